@@ -1,0 +1,79 @@
+// buildApp(runtime): the Fastify instance with every route declared. It never listens, so
+// tests may inject into it; main.ts listens.
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type RawServerDefault } from 'fastify';
+import { accountsOpsRoutes } from './modules/accounts/accounts.routes.js';
+import { parseBearerKey } from './modules/accounts/api-key-format.js';
+import { opsRoutes } from './modules/ops/ops.routes.js';
+import { sensorsRoutes } from './modules/sensors/sensors.routes.js';
+import { systemRoutes } from './modules/system/system.routes.js';
+import { pendingMigrations } from './platform/db/migrate.js';
+import { installDocs } from './platform/http/docs.js';
+import { installErrorHandling } from './platform/http/error-handler.js';
+import { installGuard } from './platform/http/guard.js';
+import type { TypedApp } from './platform/http/typed-app.js';
+import { validatorCompiler } from './platform/http/validation.js';
+import type { Runtime } from './runtime.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface TlsOptions {
+  cert: string;
+  key: string;
+}
+
+export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<TypedApp> {
+  const { config, logger } = runtime;
+  const options = {
+    loggerInstance: logger,
+    genReqId: () => randomUUID(),
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    ...(tls ? { http2: true, https: { allowHTTP1: true, cert: tls.cert, key: tls.key } } : {}),
+  };
+  const app = Fastify(options as FastifyHttpOptions<RawServerDefault, FastifyBaseLogger>).withTypeProvider<TypeBoxTypeProvider>() as TypedApp;
+
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandling(app, config.docsUrl);
+  installGuard(app, {
+    limiter: runtime.limiter,
+    authenticator: runtime.keys,
+    parseKey: parseBearerKey,
+    opsToken: config.opsToken,
+  });
+  await installDocs(app, { publicBaseUrl: config.publicBaseUrl, docsUrl: config.docsUrl });
+
+  systemRoutes(app, {
+    ready: async () => {
+      try {
+        return (await pendingMigrations(runtime.db)).length === 0;
+      } catch {
+        return false;
+      }
+    },
+  });
+
+  await app.register(
+    async (v1) => {
+      sensorsRoutes(v1 as TypedApp);
+    },
+    { prefix: '/v1' },
+  );
+
+  // Without an operator token the operator API does not exist (404).
+  if (config.opsToken !== null) {
+    await app.register(
+      async (opsApp) => {
+        accountsOpsRoutes(opsApp as TypedApp, { accounts: runtime.accounts, keys: runtime.keys });
+        opsRoutes(opsApp as TypedApp, { clock: runtime.clock, jobs: runtime.jobs });
+      },
+      { prefix: '/ops/v1' },
+    );
+  }
+
+  await app.ready();
+  return app;
+}

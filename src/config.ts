@@ -1,0 +1,126 @@
+// The only module that reads process.env: the environment is parsed once, validated,
+// frozen and passed down (operations.md, "Configuration").
+import path from 'node:path';
+
+export type DatabaseTarget =
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'pglite-memory' }
+  | { kind: 'postgres'; url: string };
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly database: DatabaseTarget;
+  readonly dataDir: string;
+  readonly publicBaseUrl: string;
+  readonly docsUrl: string;
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
+  readonly opsToken: string | null;
+  readonly seed: 'demo' | 'none';
+  readonly testClock: boolean;
+  readonly webhookAllowPrivate: boolean;
+  readonly edgeMaxPerMinute: number;
+  readonly edgeBanSeconds: number;
+  readonly trustedProxies: readonly string[];
+  readonly secret: string | null;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const str = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const flag = (name: string): boolean => {
+    const raw = str(name);
+    if (raw === undefined || raw === '0') return false;
+    if (raw === '1') return true;
+    problems.push(`${name} must be 0 or 1 (got "${raw}")`);
+    return false;
+  };
+  const url = (name: string, value: string): string => {
+    try {
+      const parsed = new URL(value);
+      if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error('scheme');
+      return value.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be an absolute http(s) URL (got "${value}")`);
+      return value;
+    }
+  };
+
+  const port = int('EVMON_PORT', 8443, 0, 65535);
+  const host = str('EVMON_HOST') ?? '0.0.0.0';
+  const dataDir = path.resolve(cwd, str('EVMON_DATA_DIR') ?? './data');
+
+  let database: DatabaseTarget = { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') };
+  const databaseUrl = str('EVMON_DATABASE_URL');
+  if (databaseUrl === 'memory://') database = { kind: 'pglite-memory' };
+  else if (databaseUrl !== undefined) {
+    if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
+      problems.push('EVMON_DATABASE_URL must be postgres://… or memory://');
+    }
+    database = { kind: 'postgres', url: databaseUrl };
+  }
+
+  const publicBaseUrl = url('EVMON_PUBLIC_BASE_URL', str('EVMON_PUBLIC_BASE_URL') ?? `https://localhost:${port}`);
+  const docsUrl = url('EVMON_DOCS_URL', str('EVMON_DOCS_URL') ?? `${publicBaseUrl}/docs`);
+
+  const certFile = str('EVMON_TLS_CERT');
+  const keyFile = str('EVMON_TLS_KEY');
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    problems.push('EVMON_TLS_CERT and EVMON_TLS_KEY must be set together');
+  }
+  const tls = certFile && keyFile ? { certFile: path.resolve(cwd, certFile), keyFile: path.resolve(cwd, keyFile) } : null;
+
+  const seed = str('EVMON_SEED') ?? 'demo';
+  if (seed !== 'demo' && seed !== 'none') problems.push(`EVMON_SEED must be demo or none (got "${seed}")`);
+
+  const logLevel = str('EVMON_LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`EVMON_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const secret = str('EVMON_SECRET') ?? null;
+
+  const opsToken = str('EVMON_OPS_TOKEN') ?? null;
+
+  const config: Config = {
+    port,
+    host,
+    database,
+    dataDir,
+    publicBaseUrl,
+    docsUrl,
+    tls,
+    opsToken,
+    seed: seed === 'none' ? 'none' : 'demo',
+    testClock: flag('EVMON_TEST_CLOCK'),
+    webhookAllowPrivate: flag('EVMON_WEBHOOK_ALLOW_PRIVATE'),
+    edgeMaxPerMinute: int('EVMON_EDGE_MAX_PER_MINUTE', 300, 0, 1_000_000),
+    edgeBanSeconds: int('EVMON_EDGE_BAN_SECONDS', 600, 1, 86_400 * 30),
+    trustedProxies: (str('EVMON_TRUSTED_PROXIES') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    secret,
+    logLevel,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

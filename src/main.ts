@@ -1,0 +1,69 @@
+// Process entry: load config, open the database, build the app, listen, drain on SIGTERM.
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { seedOnEmptyDatabase } from './modules/demo/demo-seed.js';
+import { DataDirLockedError } from './platform/db/data-dir-lock.js';
+import { createLogger } from './platform/logger.js';
+import { loadTls } from './platform/tls.js';
+import { createRuntime } from './runtime.js';
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+
+  let runtime;
+  try {
+    runtime = await createRuntime(config, logger);
+  } catch (error) {
+    if (error instanceof DataDirLockedError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const tls = await loadTls(config);
+  logger.info(
+    { certificate: tls.certPath, sha256: tls.fingerprint256, generated: tls.generated },
+    tls.generated ? 'generated a self-signed TLS certificate' : 'TLS certificate loaded',
+  );
+
+  if (config.seed === 'demo') await seedOnEmptyDatabase(runtime);
+
+  const app = await buildApp(runtime, tls);
+  await app.listen({ port: config.port, host: config.host });
+  runtime.startBackground();
+  logger.info({ storage: runtime.db.kind, testClock: config.testClock, opsApi: config.opsToken !== null }, 'ready');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining');
+    try {
+      await app.close(); // stops accepting, lets in-flight requests finish
+      await runtime.close(); // waits for running jobs, closes the database
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'unclean shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`evmon failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

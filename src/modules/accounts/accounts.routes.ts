@@ -1,0 +1,73 @@
+// Operator API: accounts, credits, API keys and plans (operations.md). HTTP only: each route
+// validates with its schema, calls one service function and returns its result.
+import { Type } from '@sinclair/typebox';
+import type { TypedApp } from '../../platform/http/typed-app.js';
+import { IdParams } from '../../platform/http/schema-kit.js';
+import {
+  Account,
+  ApiKey,
+  CreateAccountBody,
+  CreateApiKeyBody,
+  CreditsBody,
+  Plan,
+  PlanBody,
+  PlanParams,
+  UpdateAccountBody,
+} from './accounts.schemas.js';
+import type { AccountsService } from './accounts.service.js';
+import type { KeyAuthenticator } from './key-authenticator.js';
+
+const ops = { access: 'ops' as const };
+const tags = ['Operator: accounts'];
+
+export function accountsOpsRoutes(app: TypedApp, deps: { accounts: AccountsService; keys: KeyAuthenticator }): void {
+  const { accounts, keys } = deps;
+
+  app.post('/accounts', { config: ops, schema: { tags, body: CreateAccountBody, response: { 201: Account } } }, async (request, reply) => {
+    return reply.code(201).send(await accounts.createAccount(request.body));
+  });
+
+  app.get('/accounts/:id', { config: ops, schema: { tags, params: IdParams, response: { 200: Account } } }, async (request) =>
+    accounts.getAccount(request.params.id),
+  );
+
+  app.patch('/accounts/:id', { config: ops, schema: { tags, params: IdParams, body: UpdateAccountBody, response: { 200: Account } } }, async (request) => {
+    const account = await accounts.updateAccount(request.params.id, request.body);
+    keys.evictAccount(account.id); // plan changes resize budgets at once in this process
+    return account;
+  });
+
+  app.post('/accounts/:id/credits', { config: ops, schema: { tags, params: IdParams, body: CreditsBody, response: { 200: Account } } }, async (request) =>
+    accounts.adjustCredits(request.params.id, request.body.amount, request.body.reason ?? 'operator adjustment'),
+  );
+
+  app.get(
+    '/accounts/:id/api-keys',
+    { config: ops, schema: { tags, params: IdParams, response: { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(ApiKey), has_more: Type.Boolean(), next_cursor: Type.Null() }) } } },
+    async (request) => ({ object: 'list' as const, data: await accounts.listApiKeys(request.params.id), has_more: false, next_cursor: null }),
+  );
+
+  app.post(
+    '/accounts/:id/api-keys',
+    { config: ops, schema: { tags, params: IdParams, body: CreateApiKeyBody, response: { 201: ApiKey } } },
+    async (request, reply) => reply.code(201).send(await accounts.createApiKey(request.params.id, request.body)),
+  );
+
+  app.post('/api-keys/:id/revoke', { config: ops, schema: { tags, params: IdParams, response: { 200: ApiKey } } }, async (request) => {
+    const { view, keyHash } = await accounts.revokeApiKey(request.params.id);
+    keys.evict(keyHash); // honoured at once in this process
+    return view;
+  });
+
+  app.get(
+    '/plans',
+    { config: ops, schema: { tags, response: { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(Plan), has_more: Type.Boolean(), next_cursor: Type.Null() }) } } },
+    async () => ({ object: 'list' as const, data: await accounts.listPlans(), has_more: false, next_cursor: null }),
+  );
+
+  app.put('/plans/:name', { config: ops, schema: { tags, params: PlanParams, body: PlanBody, response: { 200: Plan } } }, async (request) => {
+    const plan = await accounts.putPlan(request.params.name, request.body);
+    keys.evictAll(); // budgets follow the plan at once in this process
+    return plan;
+  });
+}

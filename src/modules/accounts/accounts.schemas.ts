@@ -1,0 +1,88 @@
+// Operator API schemas for accounts, API keys, credits and plans (operations.md).
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, StrictObject, Timestamp, Uuid } from '../../platform/http/schema-kit.js';
+import { SCOPES } from '../../platform/scopes.js';
+import { PLAN_FIELD_MINIMUM, PLAN_FIELDS } from './accounts.store.js';
+
+const Kind = Type.Union([Type.Literal('INDIVIDUAL'), Type.Literal('ORGANIZATION')]);
+const PlanName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9][a-z0-9_-]*$' });
+const DisplayName = Nullable(Type.String({ minLength: 1, maxLength: 200 }));
+
+const EntitlementsInput = StrictObject({
+  structured_reporting: Type.Optional(Type.Boolean()),
+  entity_reporting: Type.Optional(Type.Boolean()),
+  beats: Type.Optional(Type.Boolean()),
+});
+
+export const Account = Type.Object(
+  {
+    object: Type.Literal('account'),
+    id: Uuid,
+    display_name: Nullable(Type.String()),
+    kind: Kind,
+    plan: Type.String(),
+    credit_balance: Type.Integer(),
+    entitlements: Type.Object({ structured_reporting: Type.Boolean(), entity_reporting: Type.Boolean(), beats: Type.Boolean() }),
+    created_at: Timestamp,
+  },
+  { $id: 'Account' },
+);
+
+export const CreateAccountBody = StrictObject({
+  display_name: Type.Optional(DisplayName),
+  kind: Type.Optional(Kind),
+  plan: Type.Optional(PlanName),
+  credit_balance: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  entitlements: Type.Optional(EntitlementsInput),
+});
+export type CreateAccountBody = Static<typeof CreateAccountBody>;
+
+export const UpdateAccountBody = StrictObject({
+  display_name: Type.Optional(DisplayName),
+  kind: Type.Optional(Kind),
+  plan: Type.Optional(PlanName),
+  entitlements: Type.Optional(EntitlementsInput),
+});
+
+export const CreditsBody = StrictObject({
+  amount: Type.Integer({ minimum: -1_000_000_000_000, maximum: 1_000_000_000_000, not: { const: 0 }, description: 'Credits to grant (positive) or debit (negative).' }),
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+});
+
+export const ApiKey = Type.Object(
+  {
+    object: Type.Literal('api_key'),
+    id: Uuid,
+    account_id: Uuid,
+    name: Type.String(),
+    scopes: Type.Array(Type.String()),
+    prefix: Type.String(),
+    key: Type.Optional(Type.String({ description: 'The raw key. Present only in the response that creates it.' })),
+    created_at: Timestamp,
+    revoked_at: Nullable(Timestamp),
+  },
+  { $id: 'ApiKey' },
+);
+
+export const CreateApiKeyBody = StrictObject({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+});
+
+export const PlanBody = StrictObject(
+  Object.fromEntries(PLAN_FIELDS.map((field) => [field, Type.Integer({ minimum: PLAN_FIELD_MINIMUM[field], maximum: 2_147_483_647 })])) as Record<
+    (typeof PLAN_FIELDS)[number],
+    ReturnType<typeof Type.Integer>
+  >,
+);
+
+export const Plan = Type.Object(
+  {
+    object: Type.Literal('plan'),
+    name: Type.String(),
+    ...Object.fromEntries(PLAN_FIELDS.map((field) => [field, Type.Integer()])),
+  },
+  { $id: 'Plan' },
+);
+
+export const PlanParams = StrictObject({ name: PlanName });

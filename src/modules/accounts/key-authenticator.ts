@@ -1,0 +1,74 @@
+// Resolves a raw API key to its principal, with a small per-process cache so that the hot
+// path costs no database round trip. Revocation is honoured at once in the process that
+// revokes (it evicts the entry) and within CACHE_TTL_MS in every other process sharing the
+// database (documented in the API reference). Unknown keys are not cached, so a key created
+// by another process works on its first use.
+import { performance } from 'node:perf_hooks';
+import type { Queryable } from '../../platform/db/database.js';
+import { hashKey } from './api-key-format.js';
+import { accountsStore } from './accounts.store.js';
+import type { Scope } from '../../platform/scopes.js';
+
+export const CACHE_TTL_MS = 5_000;
+const CACHE_MAX_ENTRIES = 50_000;
+
+export interface KeyPrincipal {
+  keyId: string;
+  accountId: string;
+  scopes: ReadonlySet<Scope>;
+  restPerMinute: number;
+  mcpPerMinute: number;
+}
+
+interface CacheEntry {
+  principal: KeyPrincipal | null; // null: a known key that is revoked
+  // Cache freshness is process-local bookkeeping, not business time, so it runs on the
+  // monotonic timer rather than the injected (possibly frozen) clock.
+  fetchedAt: number;
+}
+
+export function keyAuthenticator(db: Queryable) {
+  const cache = new Map<string, CacheEntry>();
+
+  return {
+    async authenticate(rawKey: string): Promise<KeyPrincipal | null> {
+      const hash = hashKey(rawKey);
+      const cacheKey = hash.toString('base64');
+      const cached = cache.get(cacheKey);
+      if (cached && performance.now() - cached.fetchedAt < CACHE_TTL_MS) return cached.principal;
+
+      const row = await accountsStore.findPrincipalByHash(db, hash);
+      if (!row) {
+        cache.delete(cacheKey);
+        return null;
+      }
+      const principal: KeyPrincipal | null = row.revoked_at
+        ? null
+        : {
+            keyId: row.key_id,
+            accountId: row.account_id,
+            scopes: new Set(row.scopes as Scope[]),
+            restPerMinute: row.rest_requests_per_minute,
+            mcpPerMinute: row.mcp_requests_per_minute,
+          };
+      if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
+      cache.set(cacheKey, { principal, fetchedAt: performance.now() });
+      return principal;
+    },
+
+    evict(keyHash: Buffer): void {
+      cache.delete(keyHash.toString('base64'));
+    },
+
+    /** Plan or account changes made in this process show at once. */
+    evictAll(): void {
+      cache.clear();
+    },
+
+    evictAccount(accountId: string): void {
+      for (const [k, entry] of cache) if (entry.principal?.accountId === accountId) cache.delete(k);
+    },
+  };
+}
+
+export type KeyAuthenticator = ReturnType<typeof keyAuthenticator>;

@@ -1,0 +1,40 @@
+// Operator API: the clock and background work (operations.md, "Background work and time").
+import { Type } from '@sinclair/typebox';
+import { isManualClock, type Clock } from '../../platform/clock.js';
+import { StrictObject, Timestamp } from '../../platform/http/schema-kit.js';
+import type { TypedApp } from '../../platform/http/typed-app.js';
+import type { JobQueue } from '../../platform/jobs.js';
+import { ProblemError } from '../../platform/problems.js';
+
+const ops = { access: 'ops' as const };
+const tags = ['Operator: time and background work'];
+
+const ClockView = Type.Object({ object: Type.Literal('clock'), now: Timestamp, mode: Type.Union([Type.Literal('system'), Type.Literal('manual')]) }, { $id: 'Clock' });
+const SetClockBody = StrictObject({
+  now: Type.Optional(Timestamp),
+  advance_seconds: Type.Optional(Type.Number({ minimum: -10 * 365 * 86_400, maximum: 10 * 365 * 86_400 })),
+});
+
+export function opsRoutes(app: TypedApp, deps: { clock: Clock; jobs: JobQueue }): void {
+  const { clock, jobs } = deps;
+  const view = () => ({ object: 'clock' as const, now: clock.now().toISOString(), mode: clock.mode });
+
+  app.get('/clock', { config: ops, schema: { tags, response: { 200: ClockView } } }, async () => view());
+
+  app.post('/clock', { config: ops, schema: { tags, body: SetClockBody, response: { 200: ClockView } } }, async (request) => {
+    if (!isManualClock(clock)) throw new ProblemError('not-found', 'The clock is settable only with EVMON_TEST_CLOCK=1.');
+    const { now, advance_seconds: advance } = request.body ?? {};
+    if (now !== undefined) clock.set(new Date(now));
+    if (advance !== undefined) clock.advance(advance);
+    return view();
+  });
+
+  app.post(
+    '/drain',
+    { config: ops, schema: { tags, response: { 200: Type.Object({ object: Type.Literal('drain'), jobs: Type.Record(Type.String(), Type.Integer()) }) } } },
+    async () => {
+      await jobs.drain();
+      return { object: 'drain' as const, jobs: await jobs.counts() };
+    },
+  );
+}

@@ -1,0 +1,32 @@
+// One interface over the two storage paths: embedded PGlite and PostgreSQL. Services and
+// stores write plain PostgreSQL SQL against `Queryable` and never learn which one runs.
+
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Runs several statements separated by semicolons, without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /**
+   * Runs `work` in one transaction. On PGlite (one connection) every other query waits until
+   * it ends, so `work` must use `tx` only: awaiting the outer database inside it deadlocks.
+   */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Raised when a write cannot reach the database; surfaces as 503 write-unavailable. */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('database unavailable', { cause });
+  }
+}
+
+export async function queryOne<T>(db: Queryable, sql: string, params?: readonly unknown[]): Promise<T | undefined> {
+  const rows = await db.query<T>(sql, params);
+  return rows[0];
+}

@@ -1,0 +1,56 @@
+// PostgreSQL through a pg pool. Several server processes may share one database: every
+// rule that must hold across them lives in a transaction with the rows it depends on locked.
+import pg from 'pg';
+import type { Database, Queryable, Row } from './database.js';
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    // Counts and balances are int8; they fit a JS number far beyond any real balance.
+    if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  }) as typeof pg.types.getTypeParser,
+};
+
+function asQueryable(target: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+      return (await target.query(sql, params as unknown[])).rows as T[];
+    },
+    async exec(sql: string) {
+      await target.query(sql); // no parameters: the simple protocol runs several statements
+    },
+  };
+}
+
+export async function openPostgres(url: string, poolSize = 10): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+  // An idle client that loses its connection emits 'error'; without a listener it would
+  // crash the process. The pool replaces the client on the next checkout.
+  pool.on('error', () => undefined);
+  await pool.query('SELECT 1');
+  const outer = asQueryable(pool);
+
+  return {
+    kind: 'postgres',
+    query: outer.query,
+    exec: outer.exec,
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(asQueryable(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

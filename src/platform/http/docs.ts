@@ -1,0 +1,83 @@
+// The API reference: the OpenAPI 3.1 document generated from the route schemas (every route
+// appears by being declared), a readable rendering of it at /docs (Swagger UI, served from
+// the package, no outside requests), and one page per problem type at /docs/problems/<slug>.
+import fs from 'node:fs';
+import path from 'node:path';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { PROJECT_ROOT } from '../paths.js';
+import { PROBLEM_SLUGS, PROBLEMS, type ProblemSlug } from '../problems.js';
+import { ProblemSchema } from './schema-kit.js';
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const inlineCode = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1d1d1f}
+code{background:#f2f2f4;padding:0 .25em;border-radius:3px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3em .6em;text-align:left}</style>
+</head><body>${body}</body></html>`;
+}
+
+export async function installDocs(app: FastifyInstance, options: { publicBaseUrl: string; docsUrl: string }): Promise<void> {
+  const reference = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'api-reference.md'), 'utf8');
+  app.addSchema(ProblemSchema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Event Monitoring API', version: 'v1', description: reference },
+      servers: [{ url: options.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'An API key, `evk_…`.' },
+          opsToken: { type: 'http', scheme: 'bearer', description: 'The operator token (EVMON_OPS_TOKEN).' },
+        },
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      const config = (route.config ?? {}) as { access?: string; scope?: string };
+      const transformed = { ...(schema ?? {}) } as Record<string, unknown>;
+      if (config.access === 'key') {
+        transformed.security = [{ apiKey: [] }];
+        transformed.description = [`Scope: \`${config.scope}\`.`, transformed.description].filter(Boolean).join(' ');
+      }
+      if (config.access === 'ops') transformed.security = [{ opsToken: [] }];
+      return { schema: transformed as never, url };
+    },
+  });
+
+  app.get('/v1/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { validatorUrl: null, docExpansion: 'list', deepLinking: true },
+    staticCSP: true,
+  });
+
+  app.get('/docs/problems', { schema: { hide: true } }, async (_request, reply) => {
+    const rows = PROBLEM_SLUGS.map(
+      (slug) => `<tr><td><a href="problems/${slug}"><code>${slug}</code></a></td><td>${PROBLEMS[slug].status}</td><td>${escapeHtml(PROBLEMS[slug].title)}</td></tr>`,
+    ).join('');
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(page('Problem types', `<h1>Problem types</h1><p>Every error is an RFC 9457 problem whose <code>type</code> is <code>${escapeHtml(options.docsUrl)}/problems/&lt;slug&gt;</code>. Clients branch on <code>type</code> and <code>status</code>.</p><table><tr><th>slug</th><th>status</th><th>title</th></tr>${rows}</table>`));
+  });
+
+  app.get<{ Params: { slug: string } }>('/docs/problems/:slug', { schema: { hide: true } }, async (request, reply) => {
+    const slug = request.params.slug as ProblemSlug;
+    const definition = PROBLEMS[slug];
+    if (!Object.hasOwn(PROBLEMS, slug) || !definition) {
+      return reply.callNotFound();
+    }
+    const body = `<p><a href="../problems">All problem types</a></p><h1>${escapeHtml(definition.title)}</h1>
+<table><tr><th>type</th><td><code>${escapeHtml(options.docsUrl)}/problems/${slug}</code></td></tr>
+<tr><th>status</th><td>${definition.status}</td></tr><tr><th>retryable</th><td>${definition.retryable ? 'yes' : 'no'}</td></tr></table>
+<p>${inlineCode(definition.description)}</p>
+<p>The body carries <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code> and <code>request_id</code> (also sent as the <code>X-Request-Id</code> header).</p>`;
+    return reply.type('text/html; charset=utf-8').send(page(`${definition.title} (${slug})`, body));
+  });
+}

@@ -1,0 +1,90 @@
+// Three tiers of failure, one shape (RFC 9457): our own ProblemErrors; the framework's
+// (malformed JSON, validation, body too large, wrong media type); anything else, which is
+// logged with its stack and answered 500 internal-error without leaking it.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { DatabaseUnavailableError } from '../db/database.js';
+import { ProblemError } from '../problems.js';
+import { sendProblem } from './reply-problem.js';
+import { toFieldErrors } from './validation.js';
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '25006', '53300']);
+const RETRY_AFTER_SECONDS = '5';
+
+function isUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && UNAVAILABLE_CODES.has(code);
+}
+
+function frameworkProblem(error: FastifyError): { slug: Parameters<typeof sendProblem>[3]; detail: string } | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { slug: 'payload-too-large', detail: 'The request body is larger than this endpoint accepts.' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { slug: 'unsupported-media-type', detail: 'Send the body as JSON with Content-Type: application/json.' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { slug: 'validation-failed', detail: 'The body is empty; send a JSON object.' };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { slug: 'validation-failed', detail: 'The body is not valid JSON.' };
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) return { slug: 'payload-too-large', detail: 'The request body is too large.' };
+  if (status === 415) return { slug: 'unsupported-media-type', detail: 'Send the body as JSON with Content-Type: application/json.' };
+  if (status >= 400 && status < 500) return { slug: 'validation-failed', detail: error.message };
+  return null;
+}
+
+export function installErrorHandling(app: FastifyInstance, docsUrl: string): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ProblemError) {
+      return sendProblem(request, reply, docsUrl, error.slug, error.detail, error.extras);
+    }
+    if (error.validation) {
+      const where = error.validationContext ?? 'body';
+      if (where === 'body') {
+        return sendProblem(request, reply, docsUrl, 'validation-failed', 'The body does not match the schema of this operation.', {
+          errors: toFieldErrors(error.validation as never),
+        });
+      }
+      const fields = toFieldErrors(error.validation as never);
+      const described = fields.map((f) => `${f.pointer.replace(/^\//, '') || where} ${f.detail}`).join('; ');
+      return sendProblem(request, reply, docsUrl, 'validation-failed', `Invalid ${where}: ${described}.`);
+    }
+    if (isUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendProblem(request, reply, docsUrl, 'write-unavailable', 'The database cannot take writes right now; nothing was charged.', {
+        headers: { 'retry-after': RETRY_AFTER_SECONDS },
+      });
+    }
+    const mapped = frameworkProblem(error);
+    if (mapped) return sendProblem(request, reply, docsUrl, mapped.slug, mapped.detail);
+    request.log.error({ err: error }, 'unexpected error');
+    return sendProblem(request, reply, docsUrl, 'internal-error', 'An unexpected error occurred; it has been logged with this request id.');
+  });
+
+  // A shadow router of every declared route, so an unmatched request can tell "no such path"
+  // (404) from "path exists, other method" (405 with Allow).
+  const shadow = FindMyWay({ ignoreTrailingSlash: false });
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      try {
+        shadow.on(method as HTTPMethod, route.url, () => undefined);
+      } catch {
+        /* already present (HEAD mirrors GET) */
+      }
+    }
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) => shadow.find(m, path) !== null);
+    if (allowed.length > 0) {
+      return sendProblem(request, reply, docsUrl, 'method-not-allowed', `${request.method} is not allowed on ${path}.`, {
+        headers: { allow: allowed.join(', ') },
+      });
+    }
+    return sendProblem(request, reply, docsUrl, 'not-found', `No route ${request.method} ${path}.`);
+  });
+}

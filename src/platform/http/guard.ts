@@ -1,0 +1,130 @@
+// Every request passes one guard, in the order decisions.md gives: the IP edge policy,
+// authentication (401), the key's budget (429), scope (403). A route declares what it needs
+// in its config (`scope` for /v1 routes, `access` for the rest); nothing else checks it.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ProblemError } from '../problems.js';
+import type { RateLimiter } from '../rate-limits/rate-limiter.js';
+import type { Scope } from '../scopes.js';
+
+export interface Principal {
+  keyId: string;
+  accountId: string;
+  scopes: ReadonlySet<Scope>;
+  restPerMinute: number;
+  mcpPerMinute: number;
+}
+
+export interface Authenticator {
+  /** The principal of a well-formed raw key, or null when unknown or revoked. */
+  authenticate(rawKey: string): Promise<Principal | null>;
+}
+
+export type RouteAccess = 'public' | 'ops' | 'key' | 'probe';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call: a probe (no budget, no edge policy), anyone, the operator, or an API key. */
+    access?: RouteAccess;
+    /** The scope an API key needs (access 'key'). */
+    scope?: Scope;
+    /** Which of the key's budgets the request spends. */
+    transport?: 'rest' | 'mcp';
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export interface GuardOptions {
+  limiter: RateLimiter;
+  authenticator: Authenticator;
+  parseKey: (authorization: string | undefined) => string | null;
+  opsToken: string | null;
+}
+
+function banReply(reply: FastifyReply, retryAfterSeconds: number): FastifyReply {
+  // The edge ban is not an application error: a bare 429, no body.
+  return reply.code(429).header('retry-after', String(retryAfterSeconds)).send();
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+export function installGuard(app: FastifyInstance, options: GuardOptions): void {
+  const { limiter, authenticator, parseKey } = options;
+  const opsDigest = options.opsToken === null ? null : digest(options.opsToken);
+
+  app.decorateRequest('principal', null);
+
+  // Every /v1 route must declare its scope; a route that forgot would otherwise be open.
+  app.addHook('onRoute', (route) => {
+    const config = (route.config ?? {}) as { access?: RouteAccess; scope?: Scope };
+    if (route.url.startsWith('/v1/') && config.access !== 'public' && !config.scope) {
+      throw new Error(`route ${route.method} ${route.url} declares no scope`);
+    }
+    if (config.scope && config.access === undefined) config.access = 'key';
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    const config = request.routeOptions.config ?? {};
+    if (config.access === 'probe') return;
+
+    const ip = request.ip;
+    const bannedFor = limiter.bannedFor(ip);
+    if (bannedFor !== null) return banReply(reply, bannedFor);
+
+    if (config.access !== 'key' || !config.scope) {
+      const verdict = await limiter.hit(ip, null);
+      if (verdict.banRetryAfterSeconds !== null) return banReply(reply, verdict.banRetryAfterSeconds);
+      if (config.access === 'ops') checkOpsToken(request);
+      return;
+    }
+
+    const rawKey = parseKey(request.headers.authorization);
+    const principal = rawKey === null ? null : await authenticator.authenticate(rawKey);
+    if (principal === null) {
+      const verdict = await limiter.hit(ip, null);
+      if (verdict.banRetryAfterSeconds !== null) return banReply(reply, verdict.banRetryAfterSeconds);
+      throw new ProblemError(
+        'invalid-api-key',
+        rawKey === null ? 'Send the API key as Authorization: Bearer evk_…' : 'The API key is unknown or revoked.',
+      );
+    }
+
+    const transport = config.transport ?? 'rest';
+    const limit = transport === 'mcp' ? principal.mcpPerMinute : principal.restPerMinute;
+    const verdict = await limiter.hit(ip, { bucket: transport, subject: principal.keyId, limit });
+    if (verdict.banRetryAfterSeconds !== null) return banReply(reply, verdict.banRetryAfterSeconds);
+    const budget = verdict.budget!;
+    reply.header('ratelimit-limit', String(budget.limit));
+    reply.header('ratelimit-remaining', String(budget.remaining));
+    reply.header('ratelimit-reset', String(budget.resetSeconds));
+    reply.header('ratelimit-policy', `${budget.limit};w=60`);
+    if (budget.exceeded) {
+      throw new ProblemError('rate-limited', `The key's ${transport === 'mcp' ? 'MCP' : 'REST'} budget of ${budget.limit} requests per minute is spent.`, {
+        headers: { 'retry-after': String(budget.resetSeconds) },
+      });
+    }
+    if (!principal.scopes.has(config.scope)) {
+      throw new ProblemError('missing-scope', `This endpoint needs the scope ${config.scope}.`);
+    }
+    request.principal = principal;
+  });
+
+  function checkOpsToken(request: FastifyRequest): void {
+    const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
+    const given = match?.[1];
+    if (opsDigest === null || given === undefined || !timingSafeEqual(digest(given), opsDigest)) {
+      throw new ProblemError('invalid-api-key', 'The operator API needs Authorization: Bearer <EVMON_OPS_TOKEN>.');
+    }
+  }
+}
+
+/** The principal of a key-authenticated route; the guard has set it. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('route is not key-authenticated');
+  return request.principal;
+}

@@ -1,0 +1,39 @@
+// Building blocks for operation schemas. One schema per operation feeds validation, the
+// TypeScript types (TypeBox), the OpenAPI document and, later, MCP tool inputs.
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const Uuid = Type.String({ format: 'uuid', description: 'A UUID.' });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A JSON object body that refuses unknown members. */
+export const StrictObject: typeof Type.Object = ((properties: never, options: object = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options })) as never;
+
+export const ListEnvelope = <T extends TSchema>(item: T) =>
+  Type.Object({
+    object: Type.Literal('list'),
+    data: Type.Array(item),
+    has_more: Type.Boolean(),
+    next_cursor: Nullable(Type.String()),
+  });
+
+export const ListQuery = StrictObject({
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100. Larger is refused, not clamped.' }),
+  starting_after: Type.Optional(Type.String({ format: 'uuid', description: 'The id of the last item of the previous page.' })),
+});
+
+export const IdParams = StrictObject({ id: Uuid });
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    request_id: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String(), detail: Type.String() }))),
+    code: Type.Optional(Type.String()),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' },
+);

@@ -1,0 +1,196 @@
+// The one closed table of problem types (RFC 9457). Clients branch on `type` and `status`,
+// so a slug's status never changes; adding a slug is additive, renaming one is breaking.
+
+export interface ProblemDefinition {
+  readonly status: number;
+  readonly title: string;
+  /** Shown on the problem's documentation page, /docs/problems/<slug>. */
+  readonly description: string;
+  readonly retryable: boolean;
+}
+
+export const PROBLEMS = {
+  'validation-failed': {
+    status: 400,
+    title: 'Validation failed',
+    description:
+      'The request is malformed: invalid JSON, a missing or unknown field, a value out of range, a bad ' +
+      'Idempotency-Key, or a bad cursor. Malformed bodies carry `errors`, an array of `{pointer, detail}` ' +
+      'where `pointer` is an RFC 6901 JSON Pointer into the body. Fix the request; retrying it unchanged fails again.',
+    retryable: false,
+  },
+  'invalid-api-key': {
+    status: 401,
+    title: 'Invalid API key',
+    description:
+      'The `Authorization: Bearer <key>` header is missing or malformed, or the key is unknown or revoked. ' +
+      'The response carries `WWW-Authenticate: Bearer`.',
+    retryable: false,
+  },
+  'insufficient-credits': {
+    status: 402,
+    title: 'Insufficient credits',
+    description: "The account's credit balance cannot cover the operation. Nothing was charged.",
+    retryable: false,
+  },
+  'missing-scope': {
+    status: 403,
+    title: 'Missing scope',
+    description: 'The API key lacks the scope this endpoint requires. Scopes are fixed when a key is created.',
+    retryable: false,
+  },
+  'not-entitled': {
+    status: 403,
+    title: 'Not entitled',
+    description:
+      "The key has the scope but the account lacks the entitlement. `code` tells which. Retrying does not help until the entitlement changes.",
+    retryable: false,
+  },
+  'quota-exceeded': {
+    status: 403,
+    title: 'Quota exceeded',
+    description: "A plan quota is reached (active API keys, beats, clauses).",
+    retryable: false,
+  },
+  'not-found': {
+    status: 404,
+    title: 'Not found',
+    description: "The resource or route does not exist, or belongs to another account.",
+    retryable: false,
+  },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The path exists but not with this method. The `Allow` header lists the methods it takes.',
+    retryable: false,
+  },
+  'state-conflict': {
+    status: 409,
+    title: 'State conflict',
+    description: 'The request conflicts with the current state of the resource.',
+    retryable: false,
+  },
+  'idempotency-in-flight': {
+    status: 409,
+    title: 'Idempotency key in flight',
+    description:
+      'A request with this Idempotency-Key is still running, or crashed on a billed endpoint. Retry later; after a crash on a billed endpoint use a fresh key.',
+    retryable: true,
+  },
+  'report-already-submitted': {
+    status: 409,
+    title: 'Report already submitted',
+    description: 'The Idempotency-Key already filed a report.',
+    retryable: false,
+  },
+  'search-execution-expired': {
+    status: 410,
+    title: 'Search execution expired',
+    description: "The cursor's execution is past its retention window. Running the search again is charged.",
+    retryable: false,
+  },
+  'payload-too-large': {
+    status: 413,
+    title: 'Payload too large',
+    description: 'The request body is larger than this endpoint accepts. It was refused before being read.',
+    retryable: false,
+  },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'Request bodies must be JSON, sent with `Content-Type: application/json`.',
+    retryable: false,
+  },
+  'idempotency-key-conflict': {
+    status: 422,
+    title: 'Idempotency key conflict',
+    description: 'The Idempotency-Key was already used for a different request (method, path or body bytes).',
+    retryable: false,
+  },
+  'entity-list-inaccessible': {
+    status: 422,
+    title: 'Entity list inaccessible',
+    description: 'A filter references an entity list that the account cannot use.',
+    retryable: false,
+  },
+  'rate-limited': {
+    status: 429,
+    title: 'Rate limited',
+    description:
+      "The API key's request budget for this minute is spent. `Retry-After` and the `RateLimit-*` headers say when it resets.",
+    retryable: true,
+  },
+  'internal-error': {
+    status: 500,
+    title: 'Internal error',
+    description: 'An unexpected fault. It was logged with the request id; retrying may succeed.',
+    retryable: true,
+  },
+  'upstream-error': {
+    status: 502,
+    title: 'Upstream error',
+    description:
+      'The operation could not be completed. For billed search it is ambiguous whether a charge happened; retry at most once.',
+    retryable: true,
+  },
+  'write-unavailable': {
+    status: 503,
+    title: 'Write unavailable',
+    description: 'The database cannot take writes right now. Nothing was charged. Retry after `Retry-After` seconds.',
+    retryable: true,
+  },
+} as const satisfies Record<string, ProblemDefinition>;
+
+export type ProblemSlug = keyof typeof PROBLEMS;
+
+export const PROBLEM_SLUGS = Object.keys(PROBLEMS) as ProblemSlug[];
+
+export interface FieldError {
+  pointer: string;
+  detail: string;
+}
+
+export interface ProblemExtras {
+  errors?: FieldError[];
+  code?: string;
+  headers?: Record<string, string>;
+}
+
+/** An expected failure, raised by services and mapped to problem+json by the error handler. */
+export class ProblemError extends Error {
+  constructor(
+    readonly slug: ProblemSlug,
+    readonly detail: string,
+    readonly extras: ProblemExtras = {},
+  ) {
+    super(`${slug}: ${detail}`);
+  }
+
+  get status(): number {
+    return PROBLEMS[this.slug].status;
+  }
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  request_id: string;
+  errors?: FieldError[];
+  code?: string;
+}
+
+export function problemBody(docsUrl: string, slug: ProblemSlug, detail: string, requestId: string, extras: ProblemExtras = {}): ProblemBody {
+  const definition = PROBLEMS[slug];
+  const body: ProblemBody = {
+    type: `${docsUrl}/problems/${slug}`,
+    title: definition.title,
+    status: definition.status,
+    detail,
+    request_id: requestId,
+  };
+  if (extras.errors) body.errors = extras.errors;
+  if (extras.code) body.code = extras.code;
+  return body;
+}

@@ -1,0 +1,53 @@
+// The server speaks HTTPS only. Without EVMON_TLS_CERT/KEY it makes a self-signed certificate
+// for localhost and 127.0.0.1 on first start and keeps it in the data folder.
+import { X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import selfsigned from 'selfsigned';
+import type { Config } from '../config.js';
+
+export interface TlsMaterial {
+  cert: string;
+  key: string;
+  certPath: string;
+  fingerprint256: string;
+  generated: boolean;
+}
+
+export async function loadTls(config: Config): Promise<TlsMaterial> {
+  if (config.tls) {
+    const cert = fs.readFileSync(config.tls.certFile, 'utf8');
+    const key = fs.readFileSync(config.tls.keyFile, 'utf8');
+    return { cert, key, certPath: config.tls.certFile, fingerprint256: new X509Certificate(cert).fingerprint256, generated: false };
+  }
+  const dir = path.join(config.dataDir, 'tls');
+  const certPath = path.join(dir, 'cert.pem');
+  const keyPath = path.join(dir, 'key.pem');
+  let generated = false;
+  if (!fs.existsSync(certPath) || !fs.existsSync(keyPath)) {
+    fs.mkdirSync(dir, { recursive: true });
+    const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      notAfterDate: new Date(Date.UTC(2036, 0, 1)),
+      extensions: [
+        { name: 'basicConstraints', cA: false },
+        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+        { name: 'extKeyUsage', serverAuth: true },
+        { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+      ],
+    });
+    fs.writeFileSync(keyPath, pems.private, { mode: 0o600 });
+    fs.writeFileSync(certPath, pems.cert);
+    generated = true;
+  }
+  const cert = fs.readFileSync(certPath, 'utf8');
+  return {
+    cert,
+    key: fs.readFileSync(keyPath, 'utf8'),
+    certPath,
+    fingerprint256: new X509Certificate(cert).fingerprint256,
+    generated,
+  };
+}

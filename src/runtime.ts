@@ -1,0 +1,87 @@
+// The composition root: every outside capability (database, clock, background work, rate
+// counters) is made here once and passed by hand to the services, the HTTP app and the CLI.
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { accountsService, type AccountsService } from './modules/accounts/accounts.service.js';
+import { keyAuthenticator, type KeyAuthenticator } from './modules/accounts/key-authenticator.js';
+import { manualClock, systemClock, type Clock } from './platform/clock.js';
+import type { Database } from './platform/db/database.js';
+import { migrate } from './platform/db/migrate.js';
+import { openDatabase } from './platform/db/open.js';
+import { idGenerator, type IdGenerator } from './platform/ids.js';
+import { jobQueue, type JobQueue } from './platform/jobs.js';
+import { memoryCounterStore } from './platform/rate-limits/counter-store.js';
+import { postgresCounterStore } from './platform/rate-limits/postgres-counter-store.js';
+import { rateLimiter, type RateLimiter } from './platform/rate-limits/rate-limiter.js';
+import { loadSecret } from './platform/secret.js';
+
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  clock: Clock;
+  newId: IdGenerator;
+  secret: string;
+  jobs: JobQueue;
+  limiter: RateLimiter;
+  keys: KeyAuthenticator;
+  accounts: AccountsService;
+  /** Starts background work (job polling, counter sweeping). The CLI never calls it. */
+  startBackground(): void;
+  close(): Promise<void>;
+}
+
+const SWEEP_INTERVAL_MS = 60_000;
+
+export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  const opened = await openDatabase(config.database);
+  const { db } = opened;
+  try {
+    const applied = await migrate(db);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+
+  const clock = config.testClock ? manualClock(systemClock().now()) : systemClock();
+  const newId = idGenerator(clock);
+  const jobs = jobQueue(db, clock, logger);
+  // Alone on the embedded database, this process owns every counter: memory is exact and
+  // free. Processes sharing PostgreSQL share counters there.
+  const counters = db.kind === 'postgres' ? postgresCounterStore(db) : memoryCounterStore();
+  const limiter = rateLimiter(counters, clock, { maxPerMinute: config.edgeMaxPerMinute, banSeconds: config.edgeBanSeconds });
+  const secret = await loadSecret(db, config.secret);
+  const keys = keyAuthenticator(db);
+  const accounts = accountsService({ db, clock, newId });
+
+  let sweepTimer: NodeJS.Timeout | null = null;
+
+  return {
+    config,
+    logger,
+    db,
+    clock,
+    newId,
+    secret,
+    jobs,
+    limiter,
+    keys,
+    accounts,
+    startBackground() {
+      if (db.kind === 'pglite') {
+        void jobs.releaseOrphans().then((n) => n > 0 && logger.warn({ jobs: n }, 'released jobs left running by a previous process'));
+      }
+      jobs.start();
+      sweepTimer = setInterval(() => {
+        limiter.sweep().catch((error) => logger.warn({ err: error }, 'rate counter sweep failed'));
+      }, SWEEP_INTERVAL_MS);
+      sweepTimer.unref();
+    },
+    async close() {
+      if (sweepTimer) clearInterval(sweepTimer);
+      await jobs.stop();
+      await opened.close();
+    },
+  };
+}
