@@ -37,6 +37,8 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
   const app = Fastify(options as FastifyHttpOptions<RawServerDefault, FastifyBaseLogger>).withTypeProvider<TypeBoxTypeProvider>() as TypedApp;
 
   app.setValidatorCompiler(validatorCompiler);
+  // Bodies are JSON only; Fastify's built-in text/plain parser would let text through.
+  app.removeContentTypeParser('text/plain');
   installErrorHandling(app, config.docsUrl);
   installGuard(app, {
     limiter: runtime.limiter,

@@ -209,7 +209,7 @@ export function accountsService({ db, clock, newId }: AccountsDeps) {
       const row = await store.revokeApiKey(db, id, clock.now());
       if (!row) throw notFound('API key', id);
       const { key_hash: keyHash, ...key } = row;
-      return { view: apiKeyView(key), keyHash };
+      return { view: apiKeyView(key), keyHash: Buffer.from(keyHash) }; // PGlite returns bytea as Uint8Array
     },
 
     async listApiKeys(accountId: string): Promise<ApiKeyView[]> {

@@ -3,17 +3,22 @@
 // awaited another query on the outer handle would wait on itself. The Database contract
 // forbids that by handing the callback its own `tx`.
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import type { Database, Queryable, Row } from './database.js';
+import { DatabaseUnavailableError, type Database, type Queryable, type Row } from './database.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-function asQueryable(target: PGlite | Transaction): Queryable {
+function asQueryable(target: PGlite | Transaction, isClosed: () => boolean): Queryable {
+  const guard = () => {
+    if (isClosed()) throw new DatabaseUnavailableError(new Error('the embedded database is closed'));
+  };
   return {
     async query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+      guard();
       return (await target.query(sql, params as unknown[])).rows as T[];
     },
     async exec(sql: string) {
+      guard();
       await target.exec(sql);
     },
   };
@@ -24,12 +29,21 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     // Counts and balances are int8; they fit a JS number far beyond any real balance.
     parsers: { [INT8_OID]: (value: string) => Number(value), [NUMERIC_OID]: (value: string) => Number(value) },
   });
-  const outer = asQueryable(pg);
+  let closed = false;
+  const isClosed = () => closed;
+  const outer = asQueryable(pg, isClosed);
   return {
     kind: 'pglite',
     query: outer.query,
     exec: outer.exec,
-    transaction: (work) => pg.transaction((tx) => work(asQueryable(tx))),
-    close: () => pg.close(),
+    async transaction(work) {
+      if (closed) throw new DatabaseUnavailableError(new Error('the embedded database is closed'));
+      return pg.transaction((tx) => work(asQueryable(tx, isClosed)));
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pg.close();
+    },
   };
 }

@@ -1,7 +1,7 @@
 // PostgreSQL through a pg pool. Several server processes may share one database: every
 // rule that must hold across them lives in a transaction with the rows it depends on locked.
 import pg from 'pg';
-import type { Database, Queryable, Row } from './database.js';
+import { DatabaseUnavailableError, type Database, type Queryable, type Row } from './database.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -31,13 +31,20 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Database
   // crash the process. The pool replaces the client on the next checkout.
   pool.on('error', () => undefined);
   await pool.query('SELECT 1');
-  const outer = asQueryable(pool);
+  let closed = false;
+  const unavailable = () => new DatabaseUnavailableError(new Error('the database pool is closed'));
+  const base = asQueryable(pool);
+  const outer: Queryable = {
+    query: (sql, params) => (closed ? Promise.reject(unavailable()) : base.query(sql, params)),
+    exec: (sql) => (closed ? Promise.reject(unavailable()) : base.exec(sql)),
+  };
 
   return {
     kind: 'postgres',
     query: outer.query,
     exec: outer.exec,
     async transaction(work) {
+      if (closed) throw unavailable();
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
@@ -51,6 +58,10 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Database
         client.release();
       }
     },
-    close: () => pool.end(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
   };
 }

@@ -79,6 +79,10 @@ export function installErrorHandling(app: FastifyInstance, docsUrl: string): voi
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
+    // A route that matched but had nothing to show (callNotFound) is a plain 404.
+    if (shadow.find(request.method as HTTPMethod, path) !== null) {
+      return sendProblem(request, reply, docsUrl, 'not-found', `Nothing at ${path}.`);
+    }
     const allowed = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) => shadow.find(m, path) !== null);
     if (allowed.length > 0) {
       return sendProblem(request, reply, docsUrl, 'method-not-allowed', `${request.method} is not allowed on ${path}.`, {

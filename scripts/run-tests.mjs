@@ -1,0 +1,22 @@
+// Runs every test file under test/ with node's test runner (TypeScript through tsx).
+// EVMON_TEST_DATABASE_URL=postgres://… runs the same suite against PostgreSQL.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+function find(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return name === 'helpers' ? [] : find(full);
+    return name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+const only = process.argv.slice(2);
+const files = only.length > 0 ? only : find('test').sort();
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files],
+  { stdio: 'inherit', env: { ...process.env, EVMON_LOG_LEVEL: process.env.EVMON_LOG_LEVEL ?? 'silent' } },
+);
+process.exit(result.status ?? 1);

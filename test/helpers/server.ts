@@ -1,0 +1,170 @@
+// Test servers: started in this process on a real HTTPS port (fast), or spawned as a real
+// `node src/main.ts` process (restart, crash, SIGTERM, two processes on one database).
+// EVMON_TEST_DATABASE_URL selects PostgreSQL; otherwise the embedded database in memory.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { REDACT_PATHS } from '../../src/platform/logger.js';
+import { loadTls } from '../../src/platform/tls.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { bearer, httpClient, type HttpClient } from './http.js';
+
+export const OPS_TOKEN = 'test-ops-token-0123456789';
+export const PG_URL = process.env.EVMON_TEST_DATABASE_URL ?? null;
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export function tempDir(prefix = 'evmon-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface TestServer {
+  http: HttpClient;
+  ops: OpsClient;
+  runtime: Runtime;
+  docsUrl: string;
+  ca: string;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export interface OpsClient {
+  post(path: string, body?: unknown): Promise<any>;
+  get(path: string): Promise<any>;
+  createAccount(body?: Record<string, unknown>): Promise<any>;
+  createKey(accountId: string, scopes: string[], name?: string): Promise<string>;
+}
+
+function baseEnv(env: Record<string, string>): Record<string, string> {
+  return {
+    EVMON_DATABASE_URL: PG_URL ?? 'memory://',
+    EVMON_OPS_TOKEN: OPS_TOKEN,
+    EVMON_SEED: 'none',
+    EVMON_TEST_CLOCK: '1',
+    EVMON_LOG_LEVEL: 'info',
+    ...env,
+  };
+}
+
+export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = env.EVMON_DATA_DIR ?? tempDir();
+  const config = loadConfig({ EVMON_DATA_DIR: dataDir, EVMON_PORT: '0', EVMON_HOST: '127.0.0.1', ...baseEnv(env) });
+  // Logs are kept in memory so tests can check what they contain.
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = pino({ level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  const runtime = await createRuntime(config, logger);
+  const tls = await loadTls(config);
+  const app = await buildApp(runtime, tls);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  runtime.startBackground();
+  const port = (app.server.address() as { port: number }).port;
+  const http = httpClient(`https://127.0.0.1:${port}`, tls.cert);
+  return {
+    http,
+    ops: opsClient(http),
+    runtime,
+    docsUrl: config.docsUrl,
+    ca: tls.cert,
+    logs,
+    async close() {
+      await http.close();
+      await app.close();
+      await runtime.close();
+    },
+  };
+}
+
+export function opsClient(http: HttpClient, token = OPS_TOKEN): OpsClient {
+  const expectOk = async (promise: Promise<{ status: number; json: any; text: string }>) => {
+    const response = await promise;
+    if (response.status >= 300) throw new Error(`operator call failed: ${response.status} ${response.text}`);
+    return response.json;
+  };
+  const ops: OpsClient = {
+    post: (p, body) => expectOk(http.request('POST', `/ops/v1${p}`, { body: body ?? {}, headers: bearer(token) })),
+    get: (p) => expectOk(http.request('GET', `/ops/v1${p}`, { headers: bearer(token) })),
+    createAccount: (body = {}) => ops.post('/accounts', body),
+    async createKey(accountId, scopes, name = 'test key') {
+      return (await ops.post(`/accounts/${accountId}/api-keys`, { name, scopes })).key;
+    },
+  };
+  return ops;
+}
+
+export interface SpawnedServer {
+  child: ChildProcess;
+  http: HttpClient;
+  ops: OpsClient;
+  output: () => string;
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `node src/main.ts` and resolves once /readyz answers 200. */
+export async function spawnServer(env: Record<string, string>, options: { expectFailure?: boolean } = {}): Promise<SpawnedServer> {
+  const dataDir = env.EVMON_DATA_DIR ?? tempDir();
+  const port = env.EVMON_PORT ?? String(await freePort());
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...baseEnv({ EVMON_DATA_DIR: dataDir, EVMON_PORT: port, EVMON_HOST: '127.0.0.1', ...env }) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const certPath = path.join(dataDir, 'tls', 'cert.pem');
+  const http = { current: null as HttpClient | null };
+  const deadline = Date.now() + 60_000;
+  let exitCode: number | null | undefined;
+  void exited.then((code) => (exitCode = code));
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined) break;
+    if (fs.existsSync(certPath)) {
+      http.current ??= httpClient(`https://127.0.0.1:${port}`, fs.readFileSync(certPath, 'utf8'));
+      const ready = await http.current.get('/readyz').catch(() => null);
+      if (ready?.status === 200) break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  if (exitCode === undefined && !http.current) throw new Error(`server did not start:\n${out}`);
+  if (exitCode !== undefined && !options.expectFailure) throw new Error(`server exited with ${exitCode}:\n${out}`);
+  const client = http.current ?? httpClient(`https://127.0.0.1:${port}`, '');
+  return {
+    child,
+    http: client,
+    ops: opsClient(client),
+    output: () => out,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (exitCode === undefined) child.kill(signal);
+      const code = await exited;
+      await client.close();
+      return code;
+    },
+  };
+}
+
+export async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export { bearer };
