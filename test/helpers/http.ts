@@ -16,8 +16,8 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-export function httpClient(baseUrl: string, ca: string, options: { http2?: boolean; connections?: number } = {}): HttpClient {
-  const agent = new Agent({ connect: { ca, servername: 'localhost' }, allowH2: options.http2 ?? false, connections: options.connections ?? 8 });
+export function httpClient(baseUrl: string, ca: string, options: { http2?: boolean; connections?: number; localAddress?: string } = {}): HttpClient {
+  const agent = new Agent({ connect: { ca, servername: 'localhost' }, localAddress: options.localAddress, allowH2: options.http2 ?? false, connections: options.connections ?? 8 });
   const client: HttpClient = {
     baseUrl,
     async request(method, path, { headers = {}, body, rawBody } = {}) {
@@ -42,3 +42,9 @@ export function httpClient(baseUrl: string, ca: string, options: { http2?: boole
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** A loopback source address of its own (127.x.y.z), so IP-keyed state is not shared between tests. */
+export function randomLoopbackAddress(): string {
+  const byte = () => 1 + Math.floor(Math.random() * 254);
+  return `127.${byte()}.${byte()}.${byte()}`;
+}

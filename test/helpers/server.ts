@@ -45,6 +45,9 @@ function baseEnv(env: Record<string, string>): Record<string, string> {
     EVMON_OPS_TOKEN: OPS_TOKEN,
     EVMON_SEED: 'none',
     EVMON_TEST_CLOCK: '1',
+    // The test clock is frozen, so every request of a file would fall in one edge window;
+    // the edge policy is tested on its own with a low threshold.
+    EVMON_EDGE_MAX_PER_MINUTE: '0',
     EVMON_LOG_LEVEL: 'info',
     ...env,
   };
@@ -103,6 +106,7 @@ export function opsClient(http: HttpClient, token = OPS_TOKEN): OpsClient {
 
 export interface SpawnedServer {
   child: ChildProcess;
+  ca: string;
   http: HttpClient;
   ops: OpsClient;
   output: () => string;
@@ -142,6 +146,7 @@ export async function spawnServer(env: Record<string, string>, options: { expect
   const client = http.current ?? httpClient(`https://127.0.0.1:${port}`, '');
   return {
     child,
+    ca: fs.existsSync(certPath) ? fs.readFileSync(certPath, 'utf8') : '',
     http: client,
     ops: opsClient(client),
     output: () => out,
