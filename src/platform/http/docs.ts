@@ -43,6 +43,7 @@ export async function installDocs(app: FastifyInstance, options: { publicBaseUrl
       const transformed = { ...(schema ?? {}) } as Record<string, unknown>;
       if (config.access === 'key') {
         transformed.security = [{ apiKey: [] }];
+        transformed['x-required-scope'] = config.scope;
         transformed.description = [`Scope: \`${config.scope}\`.`, transformed.description].filter(Boolean).join(' ');
       }
       if (config.access === 'ops') transformed.security = [{ opsToken: [] }];

@@ -1,0 +1,213 @@
+// The durable job queue against a real database (the embedded one on disk, or PostgreSQL).
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { pino } from 'pino';
+import { manualClock } from '../../src/platform/clock.js';
+import type { Database } from '../../src/platform/db/database.js';
+import { migrate } from '../../src/platform/db/migrate.js';
+import { openDatabase } from '../../src/platform/db/open.js';
+import { jobQueue, RetryLaterError } from '../../src/platform/jobs.js';
+import { PG_URL, tempDir } from '../helpers/server.js';
+
+const silent = pino({ level: 'silent' });
+const unique = () => `test-${Math.random().toString(36).slice(2)}`;
+
+async function open(dataDir = tempDir()) {
+  const opened = await openDatabase(PG_URL ? { kind: 'postgres', url: PG_URL } : { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') });
+  await migrate(opened.db);
+  return { ...opened, dataDir };
+}
+
+async function statusOf(db: Database, kind: string) {
+  return db.query<{ status: string; attempts: number; run_at: Date; last_error: string | null }>(
+    'SELECT status, attempts, run_at, last_error FROM jobs WHERE kind = $1 ORDER BY id',
+    [kind],
+  );
+}
+
+describe('durable jobs', () => {
+  it('when a job is enqueued and the process restarts before it runs, then it runs after the restart', async () => {
+    const kind = unique();
+    const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
+    const first = await open();
+    const queueA = jobQueue(first.db, clock, silent);
+    queueA.register(kind, async () => undefined);
+    await queueA.enqueue(first.db, kind, { n: 1 });
+    await first.close();
+
+    const second = await open(first.dataDir);
+    try {
+      const ran: unknown[] = [];
+      const queueB = jobQueue(second.db, clock, silent);
+      queueB.register(kind, async (payload) => void ran.push(payload));
+      await queueB.drain();
+      assert.deepEqual(ran, [{ n: 1 }]);
+      assert.equal((await statusOf(second.db, kind))[0]!.status, 'done');
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('when a job is enqueued inside a transaction that rolls back, then no job exists', async () => {
+    const kind = unique();
+    const { db, close } = await open();
+    try {
+      const queue = jobQueue(db, manualClock(new Date()), silent);
+      queue.register(kind, async () => undefined);
+      await assert.rejects(
+        db.transaction(async (tx) => {
+          await queue.enqueue(tx, kind, {});
+          throw new Error('abandon');
+        }),
+      );
+      assert.equal((await statusOf(db, kind)).length, 0);
+    } finally {
+      await close();
+    }
+  });
+
+  it('when a handler fails, then it retries with backoff on the injected clock, and fails for good after the last attempt', async () => {
+    const kind = unique();
+    const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
+    const { db, close } = await open();
+    try {
+      const queue = jobQueue(db, clock, silent);
+      let calls = 0;
+      queue.register(kind, async () => {
+        calls++;
+        throw new Error(`boom ${calls}`);
+      }, { maxAttempts: 3, backoffMs: (attempt) => attempt * 10_000 });
+      await queue.enqueue(db, kind, {});
+      await queue.drain();
+      assert.equal(calls, 1);
+      let [row] = await statusOf(db, kind);
+      assert.equal(row!.status, 'pending');
+      const delay = row!.run_at.getTime() - clock.nowMs();
+      assert.ok(delay >= 8_000 && delay <= 12_000, `first retry in ${delay} ms (10 s ± 20%)`);
+
+      await queue.drain(); // not due yet
+      assert.equal(calls, 1);
+      clock.advance(12);
+      await queue.drain();
+      assert.equal(calls, 2);
+      clock.advance(60);
+      await queue.drain();
+      assert.equal(calls, 3);
+      [row] = await statusOf(db, kind);
+      assert.equal(row!.status, 'failed');
+      assert.equal(row!.attempts, 3);
+      assert.equal(row!.last_error, 'boom 3');
+      clock.advance(3600);
+      await queue.drain();
+      assert.equal(calls, 3);
+    } finally {
+      await close();
+    }
+  });
+
+  it('when a handler asks to retry later, then the job waits exactly that long', async () => {
+    const kind = unique();
+    const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
+    const { db, close } = await open();
+    try {
+      const queue = jobQueue(db, clock, silent);
+      let calls = 0;
+      queue.register(kind, async () => {
+        if (++calls === 1) throw new RetryLaterError(30_000);
+      });
+      await queue.enqueue(db, kind, {});
+      await queue.drain();
+      assert.equal((await statusOf(db, kind))[0]!.run_at.toISOString(), '2026-11-22T10:00:30.000Z');
+      clock.advance(30);
+      await queue.drain();
+      assert.equal((await statusOf(db, kind))[0]!.status, 'done');
+    } finally {
+      await close();
+    }
+  });
+
+  it('when the same dedupe key is enqueued twice, then one job exists', async () => {
+    const kind = unique();
+    const { db, close } = await open();
+    try {
+      const queue = jobQueue(db, manualClock(new Date()), silent);
+      queue.register(kind, async () => undefined);
+      await queue.enqueue(db, kind, { a: 1 }, { dedupeKey: `${kind}:x` });
+      await queue.enqueue(db, kind, { a: 2 }, { dedupeKey: `${kind}:x` });
+      assert.equal((await statusOf(db, kind)).length, 1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('when two queues on one PostgreSQL drain the same jobs at once, then each job runs exactly once', { skip: PG_URL === null ? 'PostgreSQL only' : false }, async () => {
+    const kind = unique();
+    const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
+    const a = await open();
+    const b = await open();
+    try {
+      const runs = new Map<number, number>();
+      const handler = async (payload: unknown) => {
+        const n = (payload as { n: number }).n;
+        runs.set(n, (runs.get(n) ?? 0) + 1);
+        await new Promise((r) => setTimeout(r, 2));
+      };
+      const queueA = jobQueue(a.db, clock, silent);
+      const queueB = jobQueue(b.db, clock, silent);
+      queueA.register(kind, handler);
+      queueB.register(kind, handler);
+      for (let n = 0; n < 200; n++) await queueA.enqueue(a.db, kind, { n });
+      await Promise.all([queueA.drain(), queueB.drain()]);
+      assert.equal(runs.size, 200);
+      assert.ok([...runs.values()].every((count) => count === 1));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('when a process dies holding a job, then another takes it over once the lease has passed', async () => {
+    const kind = unique();
+    const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
+    const { db, close } = await open();
+    try {
+      const queue = jobQueue(db, clock, silent);
+      let calls = 0;
+      queue.register(kind, async () => void calls++);
+      await queue.enqueue(db, kind, {});
+      // A claim as a crashed process would leave it.
+      await db.query(`UPDATE jobs SET status = 'running', attempts = 1, locked_until = $2 WHERE kind = $1`, [kind, new Date(clock.nowMs() + 300_000)]);
+      await queue.drain();
+      assert.equal(calls, 0);
+      clock.advance(301);
+      await queue.drain();
+      assert.equal(calls, 1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('when the embedded server restarts after dying mid-job, then the job is released at start-up and runs', { skip: PG_URL !== null ? 'embedded only' : false }, async () => {
+    const kind = unique();
+    const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
+    const first = await open();
+    const queueA = jobQueue(first.db, clock, silent);
+    queueA.register(kind, async () => undefined);
+    await queueA.enqueue(first.db, kind, {});
+    await first.db.query(`UPDATE jobs SET status = 'running', attempts = 1, locked_until = $2 WHERE kind = $1`, [kind, new Date(clock.nowMs() + 300_000)]);
+    await first.close();
+
+    const second = await open(first.dataDir);
+    try {
+      let calls = 0;
+      const queueB = jobQueue(second.db, clock, silent);
+      queueB.register(kind, async () => void calls++);
+      assert.equal(await queueB.releaseOrphans(), 1);
+      await queueB.drain();
+      assert.equal(calls, 1);
+    } finally {
+      await second.close();
+    }
+  });
+});
