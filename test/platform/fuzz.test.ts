@@ -1,0 +1,136 @@
+// Property-based tests of the error paths: whatever arrives, the answer is a 2xx or a 4xx
+// problem, never a 500 and never a hang.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { generateRawKey, parseBearerKey } from '../../src/modules/accounts/api-key-format.js';
+import { bearer, OPS_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+
+const RUNS = 150;
+
+function assertClientOutcome(response: { status: number; headers: Record<string, string>; json: any; text: string }, context: unknown) {
+  assert.ok(response.status < 500, `${response.status} for ${JSON.stringify(context)}: ${response.text}`);
+  if (response.status >= 400) {
+    assert.match(response.headers['content-type'] ?? '', /^application\/problem\+json/, JSON.stringify(context));
+    assert.equal(response.json.status, response.status);
+    assert.ok(response.json.request_id);
+  }
+}
+
+describe('API key parser', () => {
+  it('when given any header value, then it never throws and accepts only canonical evk_ keys', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('Bearer ', 'bearer evk_', 'Bearer evk_' + 'A'.repeat(43))), (header) => {
+        const parsed = parseBearerKey(header);
+        if (parsed !== null) {
+          assert.match(parsed, /^evk_[A-Za-z0-9_-]{43}$/);
+          assert.equal(Buffer.from(parsed.slice(4), 'base64url').length, 32);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('when a key is generated, then its bearer header parses back to it, with any case of "Bearer"', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('Bearer', 'bearer', 'BEARER'), fc.integer({ min: 1, max: 3 }), (scheme, spaces) => {
+        const key = generateRawKey();
+        assert.equal(parseBearerKey(`${scheme}${' '.repeat(spaces)}${key.raw}`), key.raw);
+        assert.equal(key.prefix, key.raw.slice(4, 12));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('when a character of a key is changed to a non-alphabet one, then it is refused', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 46 }), fc.constantFrom('+', '/', '=', ' ', '.', 'é', '\u0000'), (index, ch) => {
+        const raw = generateRawKey().raw;
+        const mutated = raw.slice(0, index) + ch + raw.slice(index + 1);
+        assert.equal(parseBearerKey(`Bearer ${mutated}`), null);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('request handling under arbitrary input', () => {
+  let server: TestServer;
+  let accountId: string;
+  let key: string;
+  before(async () => {
+    server = await startServer();
+    accountId = (await server.ops.createAccount()).id;
+    key = await server.ops.createKey(accountId, ['SENSORS_READ']);
+    await server.ops.post('/plans/unused', undefined).catch(() => undefined);
+  });
+  after(() => server.close());
+
+  const opsCall = (method: string, path: string, rawBody: string, contentType = 'application/json') =>
+    server.http.request(method, `/ops/v1${path}`, { headers: { ...bearer(OPS_TOKEN), 'content-type': contentType }, rawBody });
+
+  it('when operator bodies are arbitrary JSON, then every answer is a 2xx or a 4xx problem', async () => {
+    const targets = [
+      ['POST', '/accounts'],
+      ['PATCH', () => `/accounts/${accountId}`],
+      ['POST', () => `/accounts/${accountId}/credits`],
+      ['POST', () => `/accounts/${accountId}/api-keys`],
+      ['PUT', '/plans/fuzzed'],
+      ['POST', '/clock'],
+    ] as const;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...targets), fc.jsonValue({ maxDepth: 4 }), async ([method, path], value) => {
+        const target = typeof path === 'function' ? path() : path;
+        const response = await opsCall(method, target, JSON.stringify(value));
+        assertClientOutcome(response, { method, target, value });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('when operator bodies are objects with plausible keys and hostile values, then every answer is a 2xx or a 4xx problem', async () => {
+    const hostile = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.constantFrom(-1, 0, 1e308, -1e308, 2 ** 53, 'INDIVIDUAL', 'standard', '', '\u0000', '__proto__', null, [], {}),
+    );
+    const keys = fc.constantFrom('display_name', 'kind', 'plan', 'credit_balance', 'entitlements', 'amount', 'reason', 'name', 'scopes', 'now', 'advance_seconds', 'beats_max', '__proto__', 'constructor');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/accounts', `/accounts/${'00000000-0000-4000-8000-000000000000'}/credits`, '/clock', '/plans/p1'),
+        fc.dictionary(keys, hostile, { maxKeys: 5 }),
+        async (path, body) => {
+          const method = path.startsWith('/plans') ? 'PUT' : 'POST';
+          assertClientOutcome(await opsCall(method, path, JSON.stringify(body)), { path, body });
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('when bodies are arbitrary text, bytes or content types, then every answer is a 4xx problem or a 2xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('{', '[]', 'null', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', '\ufeff{}')),
+        fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', 'application/jsonx'),
+        async (text, type) => assertClientOutcome(await opsCall('POST', '/accounts', text, type), { text, type }),
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('when Authorization headers, paths and query strings are arbitrary, then no answer is a 5xx', async () => {
+    const safeHeader = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(safeHeader, fc.constant(`Bearer ${key}`), safeHeader.map((s) => `Bearer ${s}`)),
+        fc.constantFrom('/v1/sensors', '/v1/sensors/', '/v1/Sensors', '/v1', '/', '/ops/v1/accounts/x', '/v1/sensors/%00', '/docs/problems/%2e%2e'),
+        fc.webQueryParameters(),
+        async (authorization, path, query) => {
+          const response = await server.http.request('GET', `${path}${query ? `?${query}` : ''}`, { headers: { authorization } });
+          assertClientOutcome(response, { authorization, path, query });
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+});
