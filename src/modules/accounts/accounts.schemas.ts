@@ -1,10 +1,10 @@
 // Operator API schemas for accounts, API keys, credits and plans (operations.md).
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, StrictObject, Timestamp, Uuid } from '../../platform/http/schema-kit.js';
+import { Nullable, StrictObject, StringEnum, Timestamp, Uuid } from '../../platform/http/schema-kit.js';
 import { SCOPES } from '../../platform/scopes.js';
 import { PLAN_FIELD_MINIMUM, PLAN_FIELDS } from './accounts.store.js';
 
-const Kind = Type.Union([Type.Literal('INDIVIDUAL'), Type.Literal('ORGANIZATION')]);
+const Kind = StringEnum(['INDIVIDUAL', 'ORGANIZATION']);
 const PlanName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9][a-z0-9_-]*$' });
 const DisplayName = Nullable(Type.String({ minLength: 1, maxLength: 200 }));
 
@@ -66,7 +66,7 @@ export const ApiKey = Type.Object(
 
 export const CreateApiKeyBody = StrictObject({
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+  scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
 });
 
 export const PlanBody = StrictObject(

@@ -4,6 +4,10 @@ import { Type, type TSchema } from '@sinclair/typebox';
 
 export const Uuid = Type.String({ format: 'uuid', description: 'A UUID.' });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' });
+/** A string from a closed set: one `enum` keyword, so errors list the allowed values. */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** A JSON object body that refuses unknown members. */

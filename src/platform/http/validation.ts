@@ -38,6 +38,8 @@ export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
     } else if (error.keyword === 'required') {
       pointer += `/${escapePointer(String(params.missingProperty))}`;
       detail = 'is required';
+    } else if (error.keyword === 'enum') {
+      detail = `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
     } else if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') {
       continue; // the branch errors that follow say what is wrong
     }
@@ -47,4 +49,10 @@ export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
     out.push({ pointer, detail });
   }
   return out.length > 0 ? out : [{ pointer: '', detail: 'is invalid' }];
+}
+
+/** Validates a value against a body schema outside HTTP (the CLI), with the same rules. */
+export function compileBodyValidator(schema: object): (value: unknown) => FieldError[] {
+  const validate = bodyAjv.compile(schema);
+  return (value) => (validate(value) ? [] : toFieldErrors(validate.errors ?? []));
 }

@@ -1,0 +1,168 @@
+// `evmon`: the operator command line. It works on the configured database directly (the same
+// EVMON_* environment as the server) through the same services and schemas as the operator
+// API, and prints JSON.
+import { parseArgs } from 'node:util';
+import type { TSchema } from '@sinclair/typebox';
+import { ConfigError, loadConfig } from '../config.js';
+import {
+  CreateAccountBody,
+  CreateApiKeyBody,
+  CreditsBody,
+  PlanBody,
+  UpdateAccountBody,
+} from '../modules/accounts/accounts.schemas.js';
+import { PLAN_FIELDS } from '../modules/accounts/accounts.store.js';
+import { DataDirLockedError } from '../platform/db/data-dir-lock.js';
+import { isUuid } from '../platform/ids.js';
+import { createLogger } from '../platform/logger.js';
+import { ProblemError } from '../platform/problems.js';
+import { compileBodyValidator } from '../platform/http/validation.js';
+import { createRuntime, type Runtime } from '../runtime.js';
+
+const USAGE = `Usage: evmon <command> [options]
+
+  migrate                                   apply pending migrations
+  accounts create [--display-name N] [--kind INDIVIDUAL|ORGANIZATION] [--plan P]
+                  [--credits N] [--entitlements structured_reporting,entity_reporting,beats]
+  accounts show <account-id>
+  accounts update <account-id> [--display-name N] [--kind K] [--plan P] [--entitlements LIST]
+  credits add <account-id> <amount> [--reason TEXT]      (a negative amount debits)
+  keys create <account-id> --name N --scopes SCOPE[,SCOPE…]   (prints the raw key once)
+  keys list <account-id>
+  keys revoke <key-id>
+  plans list
+  plans set <name> --beats_max N … (every plan field)
+
+The database is the one the server uses: EVMON_DATABASE_URL, or the embedded database in
+EVMON_DATA_DIR (which the server must not hold open at the same time).`;
+
+class UsageError extends Error {}
+
+function validated<T>(schema: TSchema, value: unknown): T {
+  const errors = compileBodyValidator(schema)(value);
+  if (errors.length > 0) {
+    throw new UsageError(errors.map((e) => `${e.pointer || '(body)'} ${e.detail}`).join('\n'));
+  }
+  return value as T;
+}
+
+function requireId(value: string | undefined, what: string): string {
+  if (!value || !isUuid(value)) throw new UsageError(`expected ${what} (a UUID), got ${value ?? 'nothing'}`);
+  return value;
+}
+
+const ENTITLEMENTS = ['structured_reporting', 'entity_reporting', 'beats'] as const;
+
+function accountFields(values: Record<string, string | undefined>, forCreate: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (values['display-name'] !== undefined) body.display_name = values['display-name'];
+  if (values.kind !== undefined) body.kind = values.kind;
+  if (values.plan !== undefined) body.plan = values.plan;
+  if (forCreate && values.credits !== undefined) body.credit_balance = Number(values.credits);
+  if (values.entitlements !== undefined) {
+    const granted = new Set(values.entitlements.split(',').map((s) => s.trim()).filter(Boolean));
+    for (const name of granted) if (!(ENTITLEMENTS as readonly string[]).includes(name)) throw new UsageError(`unknown entitlement ${name}`);
+    body.entitlements = Object.fromEntries(ENTITLEMENTS.map((name) => [name, granted.has(name)]));
+  }
+  return body;
+}
+
+async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unknown> {
+  // parseArgs reads "-9" as an option; a leading marker keeps negative numbers positional.
+  const NEGATIVE = '\u0000';
+  const { values, positionals: marked } = parseArgs({
+    args: argv.map((arg) => (/^-\d+$/.test(arg) ? `${NEGATIVE}${arg}` : arg)),
+    allowPositionals: true,
+    strict: true,
+    options: {
+      'display-name': { type: 'string' },
+      kind: { type: 'string' },
+      plan: { type: 'string' },
+      credits: { type: 'string' },
+      entitlements: { type: 'string' },
+      reason: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      ...Object.fromEntries(PLAN_FIELDS.map((field) => [field, { type: 'string' as const }])),
+    },
+  });
+  const positionals = marked.map((arg) => (arg.startsWith(NEGATIVE) ? arg.slice(1) : arg));
+  const [group, action, ...rest] = positionals;
+  const v = values as Record<string, string | undefined>;
+  if (values.help || !group) throw new UsageError('');
+
+  switch (`${group} ${action ?? ''}`.trim()) {
+    case 'migrate': {
+      await runtime(); // opening the runtime applies pending migrations
+      return { object: 'migrations', status: 'up to date' };
+    }
+    case 'accounts create':
+      return (await runtime()).accounts.createAccount(validated(CreateAccountBody, accountFields(v, true)));
+    case 'accounts show':
+      return (await runtime()).accounts.getAccount(requireId(rest[0], 'an account id'));
+    case 'accounts update':
+      return (await runtime()).accounts.updateAccount(requireId(rest[0], 'an account id'), validated(UpdateAccountBody, accountFields(v, false)));
+    case 'credits add': {
+      const id = requireId(rest[0], 'an account id');
+      const body = validated<{ amount: number; reason?: string }>(CreditsBody, { amount: Number(rest[1]), ...(v.reason ? { reason: v.reason } : {}) });
+      return (await runtime()).accounts.adjustCredits(id, body.amount, body.reason ?? 'operator adjustment');
+    }
+    case 'keys create': {
+      const id = requireId(rest[0], 'an account id');
+      const body = validated<{ name: string; scopes: never[] }>(CreateApiKeyBody, {
+        name: v.name,
+        scopes: (v.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+      });
+      return (await runtime()).accounts.createApiKey(id, body);
+    }
+    case 'keys list':
+      return { object: 'list', data: await (await runtime()).accounts.listApiKeys(requireId(rest[0], 'an account id')), has_more: false, next_cursor: null };
+    case 'keys revoke':
+      return (await (await runtime()).accounts.revokeApiKey(requireId(rest[0], 'a key id'))).view;
+    case 'plans list':
+      return { object: 'list', data: await (await runtime()).accounts.listPlans(), has_more: false, next_cursor: null };
+    case 'plans set': {
+      const name = rest[0];
+      if (!name) throw new UsageError('expected a plan name');
+      const body = Object.fromEntries(PLAN_FIELDS.filter((f) => v[f] !== undefined).map((f) => [f, Number(v[f])]));
+      return (await runtime()).accounts.putPlan(name, validated(PlanBody, body));
+    }
+    default:
+      throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+  }
+}
+
+async function main(): Promise<number> {
+  let opened: Runtime | null = null;
+  try {
+    const config = loadConfig();
+    const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+    const result = await run(process.argv.slice(2), async () => (opened ??= await createRuntime(config, logger)));
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(error.message ? `evmon: ${error.message}\n\n${USAGE}\n` : `${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof ProblemError) {
+      const pointers = error.extras.errors?.map((e) => `\n  ${e.pointer} ${e.detail}`).join('') ?? '';
+      process.stderr.write(`evmon: ${error.slug}: ${error.detail}${pointers}\n`);
+      return 1;
+    }
+    if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+      process.stderr.write(`evmon: ${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`evmon: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  } finally {
+    if (opened) await (opened as Runtime).close();
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { bearer, PG_URL, ROOT, spawnServer, tempDir } from '../helpers/server.js';
+
+function evmon(env: Record<string, string>, ...args: string[]) {
+  const result = spawnSync(process.execPath, ['bin/evmon.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  return { status: result.status, json: result.status === 0 ? JSON.parse(result.stdout) : null, stderr: result.stderr };
+}
+
+describe('evmon command line', () => {
+  const env = PG_URL ? { EVMON_DATABASE_URL: PG_URL, EVMON_DATA_DIR: tempDir() } : { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir() };
+
+  it('when an account and a key are made with evmon, then the server accepts the key; once revoked, it refuses it', async () => {
+    const account = evmon(env, 'accounts', 'create', '--display-name', 'Wire Desk', '--kind', 'ORGANIZATION', '--credits', '25', '--entitlements', 'beats');
+    assert.equal(account.status, 0, account.stderr);
+    assert.equal(account.json.display_name, 'Wire Desk');
+    assert.equal(account.json.credit_balance, 25);
+    assert.deepEqual(account.json.entitlements, { structured_reporting: false, entity_reporting: false, beats: true });
+
+    const key = evmon(env, 'keys', 'create', account.json.id, '--name', 'cli', '--scopes', 'SENSORS_READ,BEATS_READ');
+    assert.equal(key.status, 0, key.stderr);
+    assert.match(key.json.key, /^evk_/);
+
+    const credited = evmon(env, 'credits', 'add', account.json.id, '-5', '--reason', 'correction');
+    assert.equal(credited.json.credit_balance, 20);
+
+    const server = await spawnServer(env);
+    try {
+      assert.equal((await server.http.get('/v1/sensors', bearer(key.json.key))).status, 200);
+      if (PG_URL) {
+        // With PostgreSQL the CLI and the server run side by side.
+        assert.equal(evmon(env, 'keys', 'revoke', key.json.id).status, 0);
+        await new Promise((r) => setTimeout(r, 5_200)); // other processes honour revocation within 5 s
+        assert.equal((await server.http.get('/v1/sensors', bearer(key.json.key))).status, 401);
+      } else {
+        // The embedded database belongs to one process: the CLI is refused while the server runs.
+        const refused = evmon(env, 'keys', 'list', account.json.id);
+        assert.equal(refused.status, 1);
+        assert.match(refused.stderr, /in use by another evmon process/);
+      }
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    const listed = evmon(env, 'keys', 'list', account.json.id);
+    assert.equal(listed.json.data.length, 1);
+    assert.equal(listed.json.data[0].key, undefined);
+  });
+
+  it('when the input is wrong, then evmon says what is wrong and exits non-zero', () => {
+    const badScope = evmon(env, 'keys', 'create', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'EVERYTHING');
+    assert.equal(badScope.status, 2);
+    assert.match(badScope.stderr, /\/scopes\/0 must be one of SENSORS_READ/);
+    const missing = evmon(env, 'accounts', 'show', '00000000-0000-4000-8000-000000000000');
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /not-found/);
+    assert.equal(evmon(env, 'accounts', 'show', 'nope').status, 2);
+    assert.equal(evmon(env, 'dance').status, 2);
+    const plan = evmon(env, 'plans', 'set', 'half', '--beats_max', '5');
+    assert.equal(plan.status, 2);
+    assert.match(plan.stderr, /\/clauses_max is required/);
+  });
+});
