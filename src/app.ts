@@ -39,13 +39,13 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
   app.setValidatorCompiler(validatorCompiler);
   // Bodies are JSON only; Fastify's built-in text/plain parser would let text through.
   app.removeContentTypeParser('text/plain');
-  installErrorHandling(app, config.docsUrl);
-  installGuard(app, {
+  const edgeGuard = installGuard(app, {
     limiter: runtime.limiter,
     authenticator: runtime.keys,
     parseKey: parseBearerKey,
     opsToken: config.opsToken,
   });
+  installErrorHandling(app, config.docsUrl, edgeGuard);
   await installDocs(app, { publicBaseUrl: config.publicBaseUrl, docsUrl: config.docsUrl });
 
   systemRoutes(app, {

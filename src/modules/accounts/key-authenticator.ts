@@ -25,6 +25,7 @@ interface CacheEntry {
   // Cache freshness is process-local bookkeeping, not business time, so it runs on the
   // monotonic timer rather than the injected (possibly frozen) clock.
   fetchedAt: number;
+  keyHash: Buffer;
 }
 
 export function keyAuthenticator(db: Queryable) {
@@ -32,10 +33,12 @@ export function keyAuthenticator(db: Queryable) {
 
   return {
     async authenticate(rawKey: string): Promise<KeyPrincipal | null> {
-      const hash = hashKey(rawKey);
-      const cacheKey = hash.toString('base64');
-      const cached = cache.get(cacheKey);
+      // Entries are keyed by the raw key so a cache hit costs no hashing; raw keys live only in
+      // this process's memory, for at most CACHE_TTL_MS, as they do in request headers.
+      const cached = cache.get(rawKey);
       if (cached && performance.now() - cached.fetchedAt < CACHE_TTL_MS) return cached.principal;
+      const hash = hashKey(rawKey);
+      const cacheKey = rawKey;
 
       const row = await accountsStore.findPrincipalByHash(db, hash);
       if (!row) {
@@ -52,12 +55,12 @@ export function keyAuthenticator(db: Queryable) {
             mcpPerMinute: row.mcp_requests_per_minute,
           };
       if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
-      cache.set(cacheKey, { principal, fetchedAt: performance.now() });
+      cache.set(cacheKey, { principal, fetchedAt: performance.now(), keyHash: hash });
       return principal;
     },
 
     evict(keyHash: Buffer): void {
-      cache.delete(keyHash.toString('base64'));
+      for (const [k, entry] of cache) if (entry.keyHash.equals(keyHash)) cache.delete(k);
     },
 
     /** Plan or account changes made in this process show at once. */

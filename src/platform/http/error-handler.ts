@@ -1,7 +1,7 @@
 // Three tiers of failure, one shape (RFC 9457): our own ProblemErrors; the framework's
 // (malformed JSON, validation, body too large, wrong media type); anything else, which is
 // logged with its stack and answered 500 internal-error without leaking it.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { DatabaseUnavailableError } from '../db/database.js';
 import { ProblemError } from '../problems.js';
@@ -35,7 +35,7 @@ function frameworkProblem(error: FastifyError): { slug: Parameters<typeof sendPr
   return null;
 }
 
-export function installErrorHandling(app: FastifyInstance, docsUrl: string): void {
+export function installErrorHandling(app: FastifyInstance, docsUrl: string, notFoundGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ProblemError) {
       return sendProblem(request, reply, docsUrl, error.slug, error.detail, error.extras);
@@ -77,7 +77,7 @@ export function installErrorHandling(app: FastifyInstance, docsUrl: string): voi
     }
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler({ preValidation: notFoundGuard as never }, (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     // A route that matched but had nothing to show (callNotFound) is a plain 404.
     if (shadow.find(request.method as HTTPMethod, path) !== null) {

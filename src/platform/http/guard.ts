@@ -52,75 +52,88 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
-export function installGuard(app: FastifyInstance, options: GuardOptions): void {
+export function installGuard(app: FastifyInstance, options: GuardOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
   const { limiter, authenticator, parseKey } = options;
   const opsDigest = options.opsToken === null ? null : digest(options.opsToken);
 
   app.decorateRequest('principal', null);
 
-  // Every /v1 route must declare its scope; a route that forgot would otherwise be open.
+  // Every response carries X-Request-Id, probes and unknown routes included.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+
+  // Each route gets the guard its declaration calls for, chosen once here rather than
+  // looked up on every request. Every /v1 route must declare its scope; a route that forgot
+  // would otherwise be open.
   app.addHook('onRoute', (route) => {
     const config = (route.config ?? {}) as { access?: RouteAccess; scope?: Scope };
     if (route.url.startsWith('/v1/') && config.access !== 'public' && !config.scope) {
       throw new Error(`route ${route.method} ${route.url} declares no scope`);
     }
     if (config.scope && config.access === undefined) config.access = 'key';
+    if (config.access === 'probe') return;
+    const guard = config.access === 'key' ? keyGuard(config.scope!, (route.config as { transport?: 'rest' | 'mcp' }).transport ?? 'rest') : config.access === 'ops' ? opsGuard : edgeGuard;
+    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [guard as never, ...existing];
   });
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    reply.header('x-request-id', request.id);
-    const config = request.routeOptions.config ?? {};
-    if (config.access === 'probe') return;
-
+  async function edgeGuard(request: FastifyRequest, reply: FastifyReply) {
     const ip = request.ip;
     const bannedFor = limiter.bannedFor(ip);
     if (bannedFor !== null) return banReply(reply, bannedFor);
-
-    if (config.access !== 'key' || !config.scope) {
-      const verdict = await limiter.hit(ip, null);
-      if (verdict.banRetryAfterSeconds !== null) return banReply(reply, verdict.banRetryAfterSeconds);
-      if (config.access === 'ops') checkOpsToken(request);
-      return;
-    }
-
-    const rawKey = parseKey(request.headers.authorization);
-    const principal = rawKey === null ? null : await authenticator.authenticate(rawKey);
-    if (principal === null) {
-      const verdict = await limiter.hit(ip, null);
-      if (verdict.banRetryAfterSeconds !== null) return banReply(reply, verdict.banRetryAfterSeconds);
-      throw new ProblemError(
-        'invalid-api-key',
-        rawKey === null ? 'Send the API key as Authorization: Bearer evk_…' : 'The API key is unknown or revoked.',
-      );
-    }
-
-    const transport = config.transport ?? 'rest';
-    const limit = transport === 'mcp' ? principal.mcpPerMinute : principal.restPerMinute;
-    const verdict = await limiter.hit(ip, { bucket: transport, subject: principal.keyId, limit });
+    const verdict = await limiter.hit(ip, null);
     if (verdict.banRetryAfterSeconds !== null) return banReply(reply, verdict.banRetryAfterSeconds);
-    const budget = verdict.budget!;
-    reply.header('ratelimit-limit', String(budget.limit));
-    reply.header('ratelimit-remaining', String(budget.remaining));
-    reply.header('ratelimit-reset', String(budget.resetSeconds));
-    reply.header('ratelimit-policy', `${budget.limit};w=60`);
-    if (budget.exceeded) {
-      throw new ProblemError('rate-limited', `The key's ${transport === 'mcp' ? 'MCP' : 'REST'} budget of ${budget.limit} requests per minute is spent.`, {
-        headers: { 'retry-after': String(budget.resetSeconds) },
-      });
-    }
-    if (!principal.scopes.has(config.scope)) {
-      throw new ProblemError('missing-scope', `This endpoint needs the scope ${config.scope}.`);
-    }
-    request.principal = principal;
-  });
+  }
 
-  function checkOpsToken(request: FastifyRequest): void {
+  async function opsGuard(request: FastifyRequest, reply: FastifyReply) {
+    await edgeGuard(request, reply);
+    if (reply.sent) return reply;
     const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
     const given = match?.[1];
     if (opsDigest === null || given === undefined || !timingSafeEqual(digest(given), opsDigest)) {
       throw new ProblemError('invalid-api-key', 'The operator API needs Authorization: Bearer <EVMON_OPS_TOKEN>.');
     }
   }
+
+  function keyGuard(scope: Scope, transport: 'rest' | 'mcp') {
+    return async function guardKey(request: FastifyRequest, reply: FastifyReply) {
+      const ip = request.ip;
+      const bannedFor = limiter.bannedFor(ip);
+      if (bannedFor !== null) return banReply(reply, bannedFor);
+
+      const rawKey = parseKey(request.headers.authorization);
+      const principal = rawKey === null ? null : await authenticator.authenticate(rawKey);
+      if (principal === null) {
+        const verdict = await limiter.hit(ip, null);
+        if (verdict.banRetryAfterSeconds !== null) return banReply(reply, verdict.banRetryAfterSeconds);
+        throw new ProblemError(
+          'invalid-api-key',
+          rawKey === null ? 'Send the API key as Authorization: Bearer evk_…' : 'The API key is unknown or revoked.',
+        );
+      }
+
+      const limit = transport === 'mcp' ? principal.mcpPerMinute : principal.restPerMinute;
+      const verdict = await limiter.hit(ip, { bucket: transport, subject: principal.keyId, limit });
+      if (verdict.banRetryAfterSeconds !== null) return banReply(reply, verdict.banRetryAfterSeconds);
+      const budget = verdict.budget!;
+      reply.header('ratelimit-limit', budget.limit);
+      reply.header('ratelimit-remaining', budget.remaining);
+      reply.header('ratelimit-reset', budget.resetSeconds);
+      reply.header('ratelimit-policy', `${budget.limit};w=60`);
+      if (budget.exceeded) {
+        throw new ProblemError('rate-limited', `The key's ${transport === 'mcp' ? 'MCP' : 'REST'} budget of ${budget.limit} requests per minute is spent.`, {
+          headers: { 'retry-after': String(budget.resetSeconds) },
+        });
+      }
+      if (!principal.scopes.has(scope)) throw new ProblemError('missing-scope', `This endpoint needs the scope ${scope}.`);
+      request.principal = principal;
+    };
+  }
+
+  /** Unknown routes still count toward the IP edge policy. */
+  return edgeGuard;
 }
 
 /** The principal of a key-authenticated route; the guard has set it. */
