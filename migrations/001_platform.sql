@@ -87,6 +87,7 @@ CREATE TABLE rate_counters (
   subject      text NOT NULL,
   window_start bigint NOT NULL,
   hits         integer NOT NULL,
+  last_grant   integer NOT NULL DEFAULT 0, -- requests granted by the latest lease (key budgets)
   PRIMARY KEY (bucket, subject, window_start)
 );
 

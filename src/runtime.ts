@@ -8,6 +8,7 @@ import { manualClock, systemClock, type Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
 import { migrate } from './platform/db/migrate.js';
 import { openDatabase } from './platform/db/open.js';
+import { openPostgres } from './platform/db/postgres.js';
 import { idGenerator, type IdGenerator } from './platform/ids.js';
 import { jobQueue, type JobQueue } from './platform/jobs.js';
 import { memoryCounterStore } from './platform/rate-limits/counter-store.js';
@@ -48,8 +49,10 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const newId = idGenerator(clock);
   const jobs = jobQueue(db, clock, logger);
   // Alone on the embedded database, this process owns every counter: memory is exact and
-  // free. Processes sharing PostgreSQL share counters there.
-  const counters = db.kind === 'postgres' ? postgresCounterStore(db) : memoryCounterStore();
+  // free. Processes sharing PostgreSQL share counters there, on connections of their own that
+  // do not wait for the WAL flush: a counter lost in a database crash costs nothing.
+  const counterDb = config.database.kind === 'postgres' ? await openPostgres(config.database.url, { poolSize: 2, settings: { synchronous_commit: 'off' } }) : null;
+  const counters = counterDb ? postgresCounterStore(counterDb) : memoryCounterStore();
   const limiter = rateLimiter(counters, clock, { maxPerMinute: config.edgeMaxPerMinute, banSeconds: config.edgeBanSeconds });
   const secret = await loadSecret(db, config.secret);
   const keys = keyAuthenticator(db);
@@ -81,6 +84,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     async close() {
       if (sweepTimer) clearInterval(sweepTimer);
       await jobs.stop();
+      await limiter.close();
+      await counterDb?.close();
       await opened.close();
     },
   };

@@ -141,6 +141,32 @@ describe('budgets across two server processes on one PostgreSQL', { skip: PG_URL
     }
   });
 
+  it('when the limit is large and two processes share it, then leases never overflow it and strand at most 2% of it', async () => {
+    const a = await spawnServer({ EVMON_DATABASE_URL: PG_URL! });
+    const b = await spawnServer({ EVMON_DATABASE_URL: PG_URL! });
+    try {
+      const instant = { now: '2026-11-22T14:00:10.000Z' };
+      await a.ops.post('/clock', instant);
+      await b.ops.post('/clock', instant);
+      const put = await a.http.request('PUT', '/ops/v1/plans/shared-500', { headers: bearer(OPS_TOKEN), body: { ...PLAN, rest_requests_per_minute: 500 } });
+      assert.equal(put.status, 200);
+      const account = await a.ops.createAccount({ plan: 'shared-500' });
+      const key = await a.ops.createKey(account.id, ['SENSORS_READ']);
+      const statuses: number[] = [];
+      for (let round = 0; round < 6; round++) {
+        const calls = Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? a : b).http.get('/v1/sensors', bearer(key)));
+        statuses.push(...(await Promise.all(calls)).map((r) => r.status));
+      }
+      const allowed = statuses.filter((s) => s === 200).length;
+      assert.ok(allowed <= 500, `${allowed} allowed, limit 500`);
+      assert.ok(allowed >= 500 - 2 * 10, `${allowed} allowed; each process strands at most one lease of 10`);
+      assert.equal(statuses.filter((s) => s !== 200 && s !== 429).length, 0);
+    } finally {
+      assert.equal(await a.stop(), 0);
+      assert.equal(await b.stop(), 0);
+    }
+  });
+
   it('when one process bans an IP, then the other refuses it too', async () => {
     const env = { EVMON_DATABASE_URL: PG_URL!, EVMON_EDGE_MAX_PER_MINUTE: '4', EVMON_EDGE_BAN_SECONDS: '600' };
     const a = await spawnServer(env);

@@ -25,8 +25,23 @@ function asQueryable(target: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
-export async function openPostgres(url: string, poolSize = 10): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+export interface PostgresOptions {
+  poolSize?: number;
+  /** Session settings run on every new connection, e.g. { synchronous_commit: 'off' }. */
+  settings?: Record<string, string>;
+}
+
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
+  // Settings travel in the start-up packet, so every connection has them before its first
+  // query; they are added to any `options` the URL already carries (a search_path, say).
+  // (pg reads them from the URL, which wins over a separate `options` field.)
+  const settings = Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`);
+  const connectionUrl = new URL(url);
+  if (settings.length > 0) {
+    const startup = [connectionUrl.searchParams.get('options'), ...settings].filter(Boolean).join(' ');
+    connectionUrl.searchParams.set('options', startup);
+  }
+  const pool = new pg.Pool({ connectionString: connectionUrl.toString(), max: options.poolSize ?? 10, types });
   // An idle client that loses its connection emits 'error'; without a listener it would
   // crash the process. The pool replaces the client on the next checkout.
   pool.on('error', () => undefined);

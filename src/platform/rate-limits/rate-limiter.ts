@@ -1,15 +1,13 @@
-// Two policies, one round trip:
+// Two policies:
 // - per-key budgets: fixed 60-second windows aligned to the minute of the injected clock,
 //   one bucket for REST and one for MCP, sized by the plan;
-// - the IP edge policy: more than `edgeMax` requests in any 60 seconds bans the IP for
+// - the IP edge policy: more than `maxPerMinute` requests in any 60 seconds bans the IP for
 //   `banSeconds`. "Any 60 seconds" is estimated with a sliding-window counter (the previous
 //   window's hits weighted by how much of it still lies inside the last 60 seconds, plus the
 //   current window's), which needs two counters per IP instead of a log of timestamps.
 // Bans are also cached in the process, so a banned IP is refused without touching storage.
 import type { Clock } from '../clock.js';
-import type { CounterIncrement, CounterStore } from './counter-store.js';
-
-export const WINDOW_MS = 60_000;
+import { WINDOW_MS, type CounterStore } from './counter-store.js';
 
 export interface BudgetRequest {
   bucket: 'rest' | 'mcp';
@@ -39,6 +37,20 @@ export function rateLimiter(store: CounterStore, clock: Clock, edge: EdgePolicy)
   const localBans = new Map<string, number>();
   const secondsUntil = (ms: number, now: number) => Math.max(1, Math.ceil((ms - now) / 1000));
 
+  async function checkEdge(ip: string, now: number, windowStart: number): Promise<number | null> {
+    const counts = await store.countEdge(ip, windowStart);
+    if (counts.bannedUntilMs !== null && counts.bannedUntilMs > now) {
+      localBans.set(ip, counts.bannedUntilMs);
+      return secondsUntil(counts.bannedUntilMs, now);
+    }
+    const previousWeight = 1 - (now - windowStart) / WINDOW_MS;
+    if (counts.previous * previousWeight + counts.current <= edge.maxPerMinute) return null;
+    const until = now + edge.banSeconds * 1000;
+    localBans.set(ip, until);
+    await store.ban(ip, until);
+    return edge.banSeconds;
+  }
+
   return {
     /** The ban still in force for `ip` as this process knows it, in seconds, or null. */
     bannedFor(ip: string): number | null {
@@ -54,43 +66,25 @@ export function rateLimiter(store: CounterStore, clock: Clock, edge: EdgePolicy)
     async hit(ip: string, budget: BudgetRequest | null): Promise<RateVerdict> {
       const now = clock.nowMs();
       const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-      const items: CounterIncrement[] = [];
-      const edgeOn = edge.maxPerMinute > 0;
-      if (edgeOn) items.push({ bucket: 'edge', subject: ip, windowStart });
-      if (budget) items.push({ bucket: budget.bucket, subject: budget.subject, windowStart });
-      if (items.length === 0) return { banRetryAfterSeconds: null, budget: null };
-
-      const result = await store.increment(items, windowStart - WINDOW_MS);
-
-      if (edgeOn) {
-        if (result.bannedUntilMs !== null && result.bannedUntilMs > now) {
-          localBans.set(ip, result.bannedUntilMs);
-          return { banRetryAfterSeconds: secondsUntil(result.bannedUntilMs, now), budget: null };
-        }
-        const currentHits = result.hits[0]!;
-        const previousWeight = 1 - (now - windowStart) / WINDOW_MS;
-        if (result.previousEdgeHits * previousWeight + currentHits > edge.maxPerMinute) {
-          const until = now + edge.banSeconds * 1000;
-          localBans.set(ip, until);
-          await store.ban(ip, until);
-          return { banRetryAfterSeconds: edge.banSeconds, budget: null };
-        }
-      }
-
-      if (!budget) return { banRetryAfterSeconds: null, budget: null };
-      const used = result.hits[items.length - 1]!;
+      const [banned, take] = await Promise.all([
+        edge.maxPerMinute > 0 ? checkEdge(ip, now, windowStart) : null,
+        budget ? store.take(budget.bucket, budget.subject, windowStart, budget.limit) : null,
+      ]);
+      if (banned !== null) return { banRetryAfterSeconds: banned, budget: null };
+      if (!budget || !take) return { banRetryAfterSeconds: null, budget: null };
       return {
         banRetryAfterSeconds: null,
         budget: {
           limit: budget.limit,
-          remaining: Math.max(0, budget.limit - used),
+          remaining: Math.max(0, budget.limit - take.used),
           resetSeconds: secondsUntil(windowStart + WINDOW_MS, now),
-          exceeded: used > budget.limit,
+          exceeded: !take.allowed,
         },
       };
     },
 
     sweep: () => store.sweep(clock.nowMs()),
+    close: () => store.close(),
   };
 }
 
