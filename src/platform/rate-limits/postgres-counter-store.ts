@@ -47,6 +47,8 @@ SELECT b.subject, b.window_start, b.hits, previous.hits AS previous_hits,
 
 interface Lease {
   windowStart: number;
+  size: number; // requests taken per lease
+  renewAt: number; // renew ahead of need once `available` falls below this
   available: number; // leased requests not yet spent
   sharedTotal: number; // the shared counter after the latest lease
   exhausted: boolean; // the shared counter reached the limit in this window
@@ -70,13 +72,19 @@ export function postgresCounterStore(db: Queryable): CounterStore {
   let flushRunning = false;
   let waiters: (() => void)[] = [];
 
+  const leaseSize = (limit: number) => Math.max(1, Math.min(MAX_LEASE, Math.floor(limit * LEASE_FRACTION)));
+
   async function takeLease(bucket: string, subject: string, lease: Lease, limit: number): Promise<void> {
-    const size = Math.max(1, Math.min(MAX_LEASE, Math.floor(limit * LEASE_FRACTION)));
-    const rows = await db.query<{ total: number; granted: number }>(LEASE_SQL, [bucket, subject, lease.windowStart, size, limit]);
+    const rows = await db.query<{ total: number; granted: number }>(LEASE_SQL, [bucket, subject, lease.windowStart, lease.size, limit]);
     const { total, granted } = rows[0]!;
     lease.available += granted;
     lease.sharedTotal = total;
     if (granted === 0) lease.exhausted = true;
+  }
+
+  function renew(bucket: string, subject: string, lease: Lease, limit: number): Promise<void> {
+    lease.pending ??= takeLease(bucket, subject, lease, limit).finally(() => (lease.pending = null));
+    return lease.pending;
   }
 
   function scheduleFlush(delay: number): void {
@@ -134,20 +142,20 @@ export function postgresCounterStore(db: Queryable): CounterStore {
       const key = `${bucket}\u0000${subject}`;
       let lease = leases.get(key);
       if (!lease || lease.windowStart !== windowStart) {
-        lease = { windowStart, available: 0, sharedTotal: 0, exhausted: false, pending: null };
+        const size = leaseSize(limit);
+        lease = { windowStart, size, renewAt: size > 1 ? size / 4 : 0, available: 0, sharedTotal: 0, exhausted: false, pending: null };
         leases.set(key, lease);
       }
       for (;;) {
         if (lease.available > 0) {
           lease.available--;
+          // A busy key renews its lease ahead of need, so requests do not queue behind the
+          // statement; a failed renewal is retried when the lease is actually empty.
+          if (lease.available < lease.renewAt && lease.pending === null && !lease.exhausted) renew(bucket, subject, lease, limit).catch(() => undefined);
           return { allowed: true, used: lease.sharedTotal - lease.available };
         }
         if (lease.exhausted) return { allowed: false, used: limit + 1 };
-        if (!lease.pending) {
-          const current = lease;
-          current.pending = takeLease(bucket, subject, current, limit).finally(() => (current.pending = null));
-        }
-        await lease.pending;
+        await renew(bucket, subject, lease, limit);
       }
     },
 

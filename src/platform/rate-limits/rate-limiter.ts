@@ -66,12 +66,12 @@ export function rateLimiter(store: CounterStore, clock: Clock, edge: EdgePolicy)
     async hit(ip: string, budget: BudgetRequest | null): Promise<RateVerdict> {
       const now = clock.nowMs();
       const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-      const [banned, take] = await Promise.all([
-        edge.maxPerMinute > 0 ? checkEdge(ip, now, windowStart) : null,
-        budget ? store.take(budget.bucket, budget.subject, windowStart, budget.limit) : null,
-      ]);
-      if (banned !== null) return { banRetryAfterSeconds: banned, budget: null };
-      if (!budget || !take) return { banRetryAfterSeconds: null, budget: null };
+      if (edge.maxPerMinute > 0) {
+        const banned = await checkEdge(ip, now, windowStart);
+        if (banned !== null) return { banRetryAfterSeconds: banned, budget: null };
+      }
+      if (!budget) return { banRetryAfterSeconds: null, budget: null };
+      const take = await store.take(budget.bucket, budget.subject, windowStart, budget.limit);
       return {
         banRetryAfterSeconds: null,
         budget: {
