@@ -2,7 +2,7 @@
 // tests may inject into it; main.ts listens.
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type RawServerDefault } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type RawServerDefault } from 'fastify';
 import { accountsOpsRoutes } from './modules/accounts/accounts.routes.js';
 import { parseBearerKey } from './modules/accounts/api-key-format.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
@@ -12,6 +12,7 @@ import { pendingMigrations } from './platform/db/migrate.js';
 import { installDocs } from './platform/http/docs.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { installGuard } from './platform/http/guard.js';
+import { OneLineRequestLog } from './platform/logger.js';
 import type { TypedApp } from './platform/http/typed-app.js';
 import { validatorCompiler } from './platform/http/validation.js';
 import type { Runtime } from './runtime.js';
@@ -28,7 +29,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
   const options = {
     loggerInstance: logger,
     genReqId: () => randomUUID(),
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new OneLineRequestLog({ requestIdLogLabel: 'request_id' }),
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,

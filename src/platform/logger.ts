@@ -1,6 +1,7 @@
 // Structured logs (pino). Authorization headers never reach a log line: request logging
 // records method, url and address only, and redaction covers any header or body that a
 // caller might pass into a log call by mistake.
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type Logger } from 'pino';
 
 export const REDACT_PATHS = [
@@ -16,4 +17,20 @@ export const REDACT_PATHS = [
 
 export function createLogger(level: string): Logger {
   return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+}
+
+/**
+ * One log line per request, when it completes, instead of Fastify's two (incoming and
+ * completed): it carries what the two did (method, url, status, time, request id through
+ * the child logger) at half the cost on the hot path.
+ */
+export class OneLineRequestLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const fields = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ip: request.ip };
+    if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else reply.log.info(fields, 'request');
+  }
 }
