@@ -18,8 +18,16 @@ export const OPS_TOKEN = 'test-ops-token-0123456789';
 export const PG_URL = process.env.EVMON_TEST_DATABASE_URL ?? null;
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
+const tempDirs: string[] = [];
+process.on('exit', () => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder, removed when the test process exits. */
 export function tempDir(prefix = 'evmon-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
 }
 
 export interface TestServer {

@@ -19,6 +19,24 @@ async function open(dataDir = tempDir()) {
   return { ...opened, dataDir };
 }
 
+interface Fixture {
+  db: Database;
+  clock: ReturnType<typeof manualClock>;
+  queue: ReturnType<typeof jobQueue>;
+  kind: string;
+}
+
+/** A queue on a fresh database (or PostgreSQL), its clock at 10:00 and a job kind of its own. */
+async function withQueue(work: (fixture: Fixture) => Promise<void>): Promise<void> {
+  const { db, close } = await open();
+  try {
+    const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
+    await work({ db, clock, queue: jobQueue(db, clock, silent), kind: unique() });
+  } finally {
+    await close();
+  }
+}
+
 async function statusOf(db: Database, kind: string) {
   return db.query<{ status: string; attempts: number; run_at: Date; last_error: string | null }>(
     'SELECT status, attempts, run_at, last_error FROM jobs WHERE kind = $1 ORDER BY id',
@@ -49,97 +67,71 @@ describe('durable jobs', () => {
     }
   });
 
-  it('when a job is enqueued inside a transaction that rolls back, then no job exists', async () => {
-    const kind = unique();
-    const { db, close } = await open();
-    try {
-      const queue = jobQueue(db, manualClock(new Date()), silent);
-      queue.register(kind, async () => undefined);
-      await assert.rejects(
-        db.transaction(async (tx) => {
-          await queue.enqueue(tx, kind, {});
-          throw new Error('abandon');
-        }),
-      );
-      assert.equal((await statusOf(db, kind)).length, 0);
-    } finally {
-      await close();
-    }
-  });
+  it('when a job is enqueued inside a transaction that rolls back, then no job exists', () =>
+    withQueue(async ({ db, clock, queue, kind }) => {
+    queue.register(kind, async () => undefined);
+    await assert.rejects(
+      db.transaction(async (tx) => {
+        await queue.enqueue(tx, kind, {});
+        throw new Error('abandon');
+      }),
+    );
+    assert.equal((await statusOf(db, kind)).length, 0);
+    }));
 
-  it('when a handler fails, then it retries with backoff on the injected clock, and fails for good after the last attempt', async () => {
-    const kind = unique();
-    const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
-    const { db, close } = await open();
-    try {
-      const queue = jobQueue(db, clock, silent);
-      let calls = 0;
-      queue.register(kind, async () => {
-        calls++;
-        throw new Error(`boom ${calls}`);
-      }, { maxAttempts: 3, backoffMs: (attempt) => attempt * 10_000 });
-      await queue.enqueue(db, kind, {});
-      await queue.drain();
-      assert.equal(calls, 1);
-      let [row] = await statusOf(db, kind);
-      assert.equal(row!.status, 'pending');
-      const delay = row!.run_at.getTime() - clock.nowMs();
-      assert.ok(delay >= 8_000 && delay <= 12_000, `first retry in ${delay} ms (10 s ± 20%)`);
+  it('when a handler fails, then it retries with backoff on the injected clock, and fails for good after the last attempt', () =>
+    withQueue(async ({ db, clock, queue, kind }) => {
+    let calls = 0;
+    queue.register(kind, async () => {
+      calls++;
+      throw new Error(`boom ${calls}`);
+    }, { maxAttempts: 3, backoffMs: (attempt) => attempt * 10_000 });
+    await queue.enqueue(db, kind, {});
+    await queue.drain();
+    assert.equal(calls, 1);
+    let [row] = await statusOf(db, kind);
+    assert.equal(row!.status, 'pending');
+    const delay = row!.run_at.getTime() - clock.nowMs();
+    assert.ok(delay >= 8_000 && delay <= 12_000, `first retry in ${delay} ms (10 s ± 20%)`);
 
-      await queue.drain(); // not due yet
-      assert.equal(calls, 1);
-      clock.advance(12);
-      await queue.drain();
-      assert.equal(calls, 2);
-      clock.advance(60);
-      await queue.drain();
-      assert.equal(calls, 3);
-      [row] = await statusOf(db, kind);
-      assert.equal(row!.status, 'failed');
-      assert.equal(row!.attempts, 3);
-      assert.equal(row!.last_error, 'boom 3');
-      clock.advance(3600);
-      await queue.drain();
-      assert.equal(calls, 3);
-    } finally {
-      await close();
-    }
-  });
+    await queue.drain(); // not due yet
+    assert.equal(calls, 1);
+    clock.advance(12);
+    await queue.drain();
+    assert.equal(calls, 2);
+    clock.advance(60);
+    await queue.drain();
+    assert.equal(calls, 3);
+    [row] = await statusOf(db, kind);
+    assert.equal(row!.status, 'failed');
+    assert.equal(row!.attempts, 3);
+    assert.equal(row!.last_error, 'boom 3');
+    clock.advance(3600);
+    await queue.drain();
+    assert.equal(calls, 3);
+    }));
 
-  it('when a handler asks to retry later, then the job waits exactly that long', async () => {
-    const kind = unique();
-    const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
-    const { db, close } = await open();
-    try {
-      const queue = jobQueue(db, clock, silent);
-      let calls = 0;
-      queue.register(kind, async () => {
-        if (++calls === 1) throw new RetryLaterError(30_000);
-      });
-      await queue.enqueue(db, kind, {});
-      await queue.drain();
-      assert.equal((await statusOf(db, kind))[0]!.run_at.toISOString(), '2026-11-22T10:00:30.000Z');
-      clock.advance(30);
-      await queue.drain();
-      assert.equal((await statusOf(db, kind))[0]!.status, 'done');
-    } finally {
-      await close();
-    }
-  });
+  it('when a handler asks to retry later, then the job waits exactly that long', () =>
+    withQueue(async ({ db, clock, queue, kind }) => {
+    let calls = 0;
+    queue.register(kind, async () => {
+      if (++calls === 1) throw new RetryLaterError(30_000);
+    });
+    await queue.enqueue(db, kind, {});
+    await queue.drain();
+    assert.equal((await statusOf(db, kind))[0]!.run_at.toISOString(), '2026-11-22T10:00:30.000Z');
+    clock.advance(30);
+    await queue.drain();
+    assert.equal((await statusOf(db, kind))[0]!.status, 'done');
+    }));
 
-  it('when the same dedupe key is enqueued twice, then one job exists', async () => {
-    const kind = unique();
-    const { db, close } = await open();
-    try {
-      const queue = jobQueue(db, manualClock(new Date()), silent);
-      queue.register(kind, async () => undefined);
-      await queue.enqueue(db, kind, { a: 1 }, { dedupeKey: `${kind}:x` });
-      await queue.enqueue(db, kind, { a: 2 }, { dedupeKey: `${kind}:x` });
-      assert.equal((await statusOf(db, kind)).length, 1);
-    } finally {
-      await close();
-    }
-  });
+  it('when the same dedupe key is enqueued twice, then one job exists', () =>
+    withQueue(async ({ db, clock, queue, kind }) => {
+    queue.register(kind, async () => undefined);
+    await queue.enqueue(db, kind, { a: 1 }, { dedupeKey: `${kind}:x` });
+    await queue.enqueue(db, kind, { a: 2 }, { dedupeKey: `${kind}:x` });
+    assert.equal((await statusOf(db, kind)).length, 1);
+    }));
 
   it('when two queues on one PostgreSQL drain the same jobs at once, then each job runs exactly once', { skip: PG_URL === null ? 'PostgreSQL only' : false }, async () => {
     const kind = unique();
@@ -167,26 +159,19 @@ describe('durable jobs', () => {
     }
   });
 
-  it('when a process dies holding a job, then another takes it over once the lease has passed', async () => {
-    const kind = unique();
-    const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
-    const { db, close } = await open();
-    try {
-      const queue = jobQueue(db, clock, silent);
-      let calls = 0;
-      queue.register(kind, async () => void calls++);
-      await queue.enqueue(db, kind, {});
-      // A claim as a crashed process would leave it.
-      await db.query(`UPDATE jobs SET status = 'running', attempts = 1, locked_until = $2 WHERE kind = $1`, [kind, new Date(clock.nowMs() + 300_000)]);
-      await queue.drain();
-      assert.equal(calls, 0);
-      clock.advance(301);
-      await queue.drain();
-      assert.equal(calls, 1);
-    } finally {
-      await close();
-    }
-  });
+  it('when a process dies holding a job, then another takes it over once the lease has passed', () =>
+    withQueue(async ({ db, clock, queue, kind }) => {
+    let calls = 0;
+    queue.register(kind, async () => void calls++);
+    await queue.enqueue(db, kind, {});
+    // A claim as a crashed process would leave it.
+    await db.query(`UPDATE jobs SET status = 'running', attempts = 1, locked_until = $2 WHERE kind = $1`, [kind, new Date(clock.nowMs() + 300_000)]);
+    await queue.drain();
+    assert.equal(calls, 0);
+    clock.advance(301);
+    await queue.drain();
+    assert.equal(calls, 1);
+    }));
 
   it('when the embedded server restarts after dying mid-job, then the job is released at start-up and runs', { skip: PG_URL !== null ? 'embedded only' : false }, async () => {
     const kind = unique();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
 import { bearer, OPS_TOKEN, startServer, type TestServer } from '../helpers/server.js';
 
 describe('operator API', () => {
@@ -78,21 +79,7 @@ describe('operator API', () => {
   it('when plans are listed and replaced, then every plan field of decisions.md is there with its default', async () => {
     const list = await server.ops.get('/plans');
     const standard = list.data.find((p: { name: string }) => p.name === 'standard');
-    assert.deepEqual(standard, {
-      object: 'plan',
-      name: 'standard',
-      beats_max: 10,
-      clauses_max: 100,
-      default_spend_cap_credits: 1000,
-      retention_days: 90,
-      backfill_days: 7,
-      search_credit_cost: 1,
-      beat_entry_credit_cost: 1,
-      rest_requests_per_minute: 60,
-      mcp_requests_per_minute: 60,
-      search_execution_retention_seconds: 86400,
-      search_max_results: 1000,
-    });
+    assert.deepEqual(standard, { object: 'plan', name: 'standard', ...STANDARD_PLAN_FIELDS });
     const { object: _o, name: _n, ...fields } = standard;
     const missing = await server.http.request('PUT', '/ops/v1/plans/partial', { headers: bearer(OPS_TOKEN), body: { beats_max: 1 } });
     assert.equal(missing.status, 400);

@@ -1,22 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ManualClock } from '../../src/platform/clock.js';
+import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
 import { httpClient, randomLoopbackAddress } from '../helpers/http.js';
 import { bearer, OPS_TOKEN, PG_URL, spawnServer, startServer, type TestServer } from '../helpers/server.js';
 
-const PLAN = {
-  beats_max: 10,
-  clauses_max: 100,
-  default_spend_cap_credits: 1000,
-  retention_days: 90,
-  backfill_days: 7,
-  search_credit_cost: 1,
-  beat_entry_credit_cost: 1,
-  rest_requests_per_minute: 5,
-  mcp_requests_per_minute: 5,
-  search_execution_retention_seconds: 86400,
-  search_max_results: 1000,
-};
+const PLAN = { ...STANDARD_PLAN_FIELDS, rest_requests_per_minute: 5, mcp_requests_per_minute: 5 };
 
 
 describe('per-key REST budget', () => {

@@ -1,0 +1,14 @@
+/** The plan fields of decisions.md with their defaults (the plan "standard"). */
+export const STANDARD_PLAN_FIELDS = {
+  beats_max: 10,
+  clauses_max: 100,
+  default_spend_cap_credits: 1000,
+  retention_days: 90,
+  backfill_days: 7,
+  search_credit_cost: 1,
+  beat_entry_credit_cost: 1,
+  rest_requests_per_minute: 60,
+  mcp_requests_per_minute: 60,
+  search_execution_retention_seconds: 86400,
+  search_max_results: 1000,
+};
