@@ -10,7 +10,7 @@ import { sensorsRoutes } from './modules/sensors/sensors.routes.js';
 import { systemRoutes } from './modules/system/system.routes.js';
 import { pendingMigrations } from './platform/db/migrate.js';
 import { installDocs } from './platform/http/docs.js';
-import { installErrorHandling } from './platform/http/error-handler.js';
+import { frameworkErrorHandler, installErrorHandling } from './platform/http/error-handler.js';
 import { installGuard } from './platform/http/guard.js';
 import { OneLineRequestLog } from './platform/logger.js';
 import type { TypedApp } from './platform/http/typed-app.js';
@@ -32,7 +32,11 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
     logController: new OneLineRequestLog({ requestIdLogLabel: 'request_id' }),
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     bodyLimit: BODY_LIMIT_BYTES,
-    return503OnClosing: true,
+    // While draining, requests on connections already open are still served; new
+    // connections are refused by the closed listener.
+    return503OnClosing: false,
+    frameworkErrors: frameworkErrorHandler(config.docsUrl),
+    maxParamLength: 200,
     ...(tls ? { http2: true, https: { allowHTTP1: true, cert: tls.cert, key: tls.key } } : {}),
   };
   const app = Fastify(options as FastifyHttpOptions<RawServerDefault, FastifyBaseLogger>).withTypeProvider<TypeBoxTypeProvider>() as TypedApp;

@@ -1,5 +1,6 @@
 // The only module that reads process.env: the environment is parsed once, validated,
 // frozen and passed down (operations.md, "Configuration").
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type DatabaseTarget =
@@ -103,6 +104,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const opsToken = str('EVMON_OPS_TOKEN') ?? null;
 
+  const trustedProxies = (str('EVMON_TRUSTED_PROXIES') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of trustedProxies) {
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    if (family === 0 || rest.length > 0 || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > maxBits))) {
+      problems.push(`EVMON_TRUSTED_PROXIES must list IP addresses or CIDR ranges, comma-separated (got "${entry}")`);
+    }
+  }
+
   const config: Config = {
     port,
     host,
@@ -117,7 +128,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     webhookAllowPrivate: flag('EVMON_WEBHOOK_ALLOW_PRIVATE'),
     edgeMaxPerMinute: int('EVMON_EDGE_MAX_PER_MINUTE', 300, 0, 1_000_000),
     edgeBanSeconds: int('EVMON_EDGE_BAN_SECONDS', 600, 1, 86_400 * 30),
-    trustedProxies: (str('EVMON_TRUSTED_PROXIES') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    trustedProxies,
     secret,
     logLevel,
   };

@@ -1,14 +1,21 @@
 // Durable background work in the database. A small queue on FOR UPDATE SKIP LOCKED rather
-// than pg-boss: pg-boss schedules with the database's now(), while every retry, backoff and
-// due time here must follow the injected clock (the test clock moves time without sleeping);
+// than pg-boss: pg-boss schedules with the database's now(), while every due time, retry and
+// backoff here must follow the injected clock (the test clock moves time without sleeping);
 // and it must run unchanged on PGlite, which is one connection.
 //
-// Guarantees: a job is stored in the caller's transaction (enqueue takes a Queryable), so it
-// exists exactly when the change that caused it commits; it survives restarts; a claim is
-// taken under SKIP LOCKED, so with several processes each attempt runs once; a claim whose
-// process died is retaken once its lease has passed (on the embedded database, which only
-// one process can open, at start-up); failures retry with exponential backoff and jitter.
+// Guarantees:
+// - a job is stored in the caller's transaction (enqueue takes a Queryable), so it exists
+//   exactly when the change that caused it commits, and survives restarts;
+// - a claim is taken under SKIP LOCKED, so with several processes each attempt runs once;
+// - a claim is a lease on the database's own clock (not the injected one: moving the test
+//   clock must not make a running job look abandoned), renewed while the job runs; a claim
+//   whose process died is retaken once its lease has passed (on the embedded database, which
+//   one process alone can open, at start-up), and fails for good once it has used its
+//   attempts, so a job that crashes its process cannot loop;
+// - outcomes are written only by the claim's owner (worker id and attempt must match);
+// - failures retry with exponential backoff and jitter on the injected clock.
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { Database, Queryable } from './db/database.js';
@@ -35,14 +42,20 @@ export interface EnqueueOptions {
 
 /** Thrown by a handler to retry after a delay it chooses (for example a Retry-After). */
 export class RetryLaterError extends Error {
-  constructor(readonly delayMs: number, message = 'retry later') {
+  constructor(
+    readonly delayMs: number,
+    message = 'retry later',
+  ) {
     super(message);
   }
 }
 
-const LEASE_MS = 5 * 60_000;
+const LEASE_SECONDS = 60;
+const HEARTBEAT_MS = 20_000;
 const POLL_INTERVAL_MS = 500;
-const BATCH = 16;
+const MAX_CONCURRENT = 16;
+/** How long drain() waits for jobs that other processes are running. */
+const DRAIN_WAIT_MS = 30_000;
 
 const defaultBackoff = (attempt: number) => Math.min(2 ** (attempt - 1) * 5_000, 3_600_000);
 
@@ -56,49 +69,62 @@ interface ClaimedJob {
 
 export function jobQueue(db: Database, clock: Clock, logger: Logger) {
   const handlers = new Map<string, { handler: JobHandler; options: Required<JobKindOptions> }>();
-  const workerId = `${hostname()}:${process.pid}`;
-  const inFlight = new Set<Promise<void>>();
+  const workerId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  const running = new Map<number, Promise<void>>();
+  let claiming: Promise<number> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
 
+  const kinds = () => [...handlers.keys()];
+
   async function claim(limit: number): Promise<ClaimedJob[]> {
-    const now = clock.now();
+    // Claims abandoned with no attempt left fail for good instead of running again.
+    await db.query(
+      `UPDATE jobs SET status = 'failed', finished_at = $1, locked_until = NULL, last_error = 'abandoned by its worker'
+        WHERE status = 'running' AND locked_until < now() AND attempts >= max_attempts AND kind = ANY($2)`,
+      [clock.now(), kinds()],
+    );
     return db.query<ClaimedJob>(
-      `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = $2, locked_by = $3
+      `UPDATE jobs SET status = 'running', attempts = attempts + 1,
+              locked_until = now() + make_interval(secs => $2), locked_by = $3
         WHERE id IN (
           SELECT id FROM jobs
-           WHERE kind = ANY($4) AND (
+           WHERE kind = ANY($4) AND NOT (id = ANY($6::bigint[])) AND (
                  (status = 'pending' AND run_at <= $1)
-              OR (status = 'running' AND locked_until < $1))
+              OR (status = 'running' AND locked_until < now()))
            ORDER BY run_at, id
            LIMIT $5
            FOR UPDATE SKIP LOCKED)
         RETURNING id, kind, payload, attempts, max_attempts`,
-      [now, new Date(now.getTime() + LEASE_MS), workerId, [...handlers.keys()], limit],
+      [clock.now(), LEASE_SECONDS, workerId, kinds(), limit, [...running.keys()]],
     );
   }
 
+  /** Writes an outcome, if this worker still owns the claim. */
   async function settle(job: ClaimedJob, error: unknown): Promise<void> {
     const now = clock.now();
+    const owned = 'id = $1 AND locked_by = $2 AND attempts = $3 AND status = \'running\'';
+    const owner = [job.id, workerId, job.attempts];
     if (error === null) {
-      await db.query(`UPDATE jobs SET status = 'done', finished_at = $2, locked_until = NULL, last_error = NULL WHERE id = $1`, [job.id, now]);
+      await db.query(`UPDATE jobs SET status = 'done', finished_at = $4, locked_until = NULL, last_error = NULL WHERE ${owned}`, [...owner, now]);
       return;
     }
     const message = error instanceof Error ? error.message : String(error);
     if (job.attempts >= job.max_attempts) {
       logger.error({ jobId: job.id, kind: job.kind, attempts: job.attempts, err: error }, 'job failed for good');
-      await db.query(`UPDATE jobs SET status = 'failed', finished_at = $2, locked_until = NULL, last_error = $3 WHERE id = $1`, [
-        job.id,
+      await db.query(`UPDATE jobs SET status = 'failed', finished_at = $4, locked_until = NULL, last_error = $5 WHERE ${owned}`, [
+        ...owner,
         now,
         message,
       ]);
       return;
     }
-    const base = error instanceof RetryLaterError ? error.delayMs : handlers.get(job.kind)!.options.backoffMs(job.attempts);
-    const delay = error instanceof RetryLaterError ? base : base * (0.8 + Math.random() * 0.4);
+    const retryLater = error instanceof RetryLaterError;
+    const base = retryLater ? error.delayMs : handlers.get(job.kind)!.options.backoffMs(job.attempts);
+    const delay = retryLater ? base : base * (0.8 + Math.random() * 0.4);
     logger.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, retryInMs: Math.round(delay), err: message }, 'job attempt failed');
-    await db.query(`UPDATE jobs SET status = 'pending', run_at = $2, locked_until = NULL, last_error = $3 WHERE id = $1`, [
-      job.id,
+    await db.query(`UPDATE jobs SET status = 'pending', run_at = $4, locked_until = NULL, last_error = $5 WHERE ${owned}`, [
+      ...owner,
       new Date(now.getTime() + delay),
       message,
     ]);
@@ -106,27 +132,45 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
 
   async function run(job: ClaimedJob): Promise<void> {
     const entry = handlers.get(job.kind)!;
+    const heartbeat = setInterval(() => {
+      db.query(`UPDATE jobs SET locked_until = now() + make_interval(secs => $3) WHERE id = $1 AND locked_by = $2 AND status = 'running'`, [
+        job.id,
+        workerId,
+        LEASE_SECONDS,
+      ]).catch((error) => logger.warn({ err: error, jobId: job.id }, 'job lease renewal failed'));
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
     let failure: unknown = null;
     try {
       await entry.handler(job.payload, { jobId: job.id, attempt: job.attempts, maxAttempts: job.max_attempts });
     } catch (error) {
       failure = error ?? new Error('job failed');
+    } finally {
+      clearInterval(heartbeat);
     }
     await settle(job, failure);
   }
 
-  function track(promise: Promise<void>): void {
-    const tracked = promise.catch((error) => logger.error({ err: error }, 'job bookkeeping failed'));
-    inFlight.add(tracked);
-    void tracked.finally(() => inFlight.delete(tracked));
-  }
-
-  /** Claims one batch of due jobs and starts them; returns how many it claimed. */
-  async function runBatch(): Promise<number> {
-    if (handlers.size === 0) return 0;
-    const jobs = await claim(BATCH);
-    for (const job of jobs) track(run(job));
-    return jobs.length;
+  /** Claims due jobs up to the concurrency bound and starts them; returns how many it claimed. */
+  function runBatch(): Promise<number> {
+    if (claiming) return claiming;
+    const room = MAX_CONCURRENT - running.size;
+    if (handlers.size === 0 || room <= 0) return Promise.resolve(0);
+    claiming = claim(room)
+      .then((jobs) => {
+        for (const job of jobs) {
+          const promise = run(job)
+            .catch((error) => logger.error({ err: error, jobId: job.id }, 'job bookkeeping failed'))
+            .finally(() => {
+              running.delete(job.id);
+              if (!stopped) schedule(0); // room for the next one
+            });
+          running.set(job.id, promise);
+        }
+        return jobs.length;
+      })
+      .finally(() => (claiming = null));
+    return claiming;
   }
 
   function schedule(delay: number): void {
@@ -136,9 +180,20 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
       timer = null;
       runBatch()
         .catch((error) => logger.error({ err: error }, 'job poll failed'))
-        .finally(() => schedule(POLL_INTERVAL_MS));
+        .finally(() => {
+          if (!timer) schedule(POLL_INTERVAL_MS);
+        });
     }, delay);
     timer.unref();
+  }
+
+  /** Jobs due now that are waiting or running anywhere (any process). */
+  async function outstanding(): Promise<number> {
+    const rows = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM jobs WHERE kind = ANY($2) AND ((status = 'pending' AND run_at <= $1) OR status = 'running')`,
+      [clock.now(), kinds()],
+    );
+    return rows[0]?.n ?? 0;
   }
 
   return {
@@ -165,12 +220,21 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
       return rows.length;
     },
 
-    /** Runs every job due now, and those they enqueue, until none is left. */
-    async drain(): Promise<void> {
+    /**
+     * Runs every job due now, and those they enqueue, until none is left; jobs that other
+     * processes hold are waited for, up to DRAIN_WAIT_MS.
+     */
+    async drain(options: { waitForOthersMs?: number } = {}): Promise<void> {
+      const deadline = performance.now() + (options.waitForOthersMs ?? DRAIN_WAIT_MS);
       for (;;) {
         const claimed = await runBatch();
-        if (claimed === 0 && inFlight.size === 0) return;
-        await Promise.all([...inFlight]);
+        if (running.size > 0) {
+          await Promise.race([...running.values()]);
+          continue;
+        }
+        if (claimed > 0) continue;
+        if ((await outstanding()) === 0 || performance.now() > deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, 25)); // another process is running one
       }
     },
 
@@ -179,12 +243,13 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
       schedule(0);
     },
 
-    /** Stops polling and waits for running jobs to settle. */
+    /** Stops polling and waits for the claim in progress and the running jobs to settle. */
     async stop(): Promise<void> {
       stopped = true;
       if (timer) clearTimeout(timer);
       timer = null;
-      await Promise.all([...inFlight]);
+      await claiming?.catch(() => 0);
+      await Promise.all([...running.values()]);
     },
 
     /** Counts by status, for tests and the operator. */

@@ -25,7 +25,10 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
   const keyPath = path.join(dir, 'key.pem');
   let generated = false;
   if (!fs.existsSync(certPath) || !fs.existsSync(keyPath)) {
-    fs.mkdirSync(dir, { recursive: true });
+    // Written to a folder of its own and renamed into place in one step, so two processes
+    // starting together on one data folder never pair one's key with the other's certificate.
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    const staging = fs.mkdtempSync(path.join(config.dataDir, 'tls-'));
     const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
       keyType: 'ec',
       curve: 'P-256',
@@ -38,9 +41,16 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
         { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
       ],
     });
-    fs.writeFileSync(keyPath, pems.private, { mode: 0o600 });
-    fs.writeFileSync(certPath, pems.cert);
-    generated = true;
+    fs.writeFileSync(path.join(staging, 'key.pem'), pems.private, { mode: 0o600 });
+    fs.writeFileSync(path.join(staging, 'cert.pem'), pems.cert);
+    try {
+      fs.renameSync(staging, dir);
+      generated = true;
+    } catch (error) {
+      fs.rmSync(staging, { recursive: true, force: true });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error; // another process won: use its pair
+    }
   }
   const cert = fs.readFileSync(certPath, 'utf8');
   return {

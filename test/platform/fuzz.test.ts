@@ -91,7 +91,8 @@ describe('request handling under arbitrary input', () => {
   it('when operator bodies are objects with plausible keys and hostile values, then every answer is a 2xx or a 4xx problem', async () => {
     const hostile = fc.oneof(
       fc.jsonValue({ maxDepth: 2 }),
-      fc.constantFrom(-1, 0, 1e308, -1e308, 2 ** 53, 'INDIVIDUAL', 'standard', '', '\u0000', '__proto__', null, [], {}),
+      fc.constantFrom(-1, 0, 1e308, -1e308, 2 ** 53, 'INDIVIDUAL', 'standard', '', '\u0000', 'a\u0000', '__proto__', null, [], {}),
+      fc.string({ unit: 'binary' }),
     );
     const keys = fc.constantFrom('display_name', 'kind', 'plan', 'credit_balance', 'entitlements', 'amount', 'reason', 'name', 'scopes', 'now', 'advance_seconds', 'beats_max', '__proto__', 'constructor');
     await fc.assert(
@@ -123,7 +124,7 @@ describe('request handling under arbitrary input', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(safeHeader, fc.constant(`Bearer ${key}`), safeHeader.map((s) => `Bearer ${s}`)),
-        fc.constantFrom('/v1/sensors', '/v1/sensors/', '/v1/Sensors', '/v1', '/', '/ops/v1/accounts/x', '/v1/sensors/%00', '/docs/problems/%2e%2e'),
+        fc.constantFrom('/v1/sensors', '/v1/sensors/', '/v1/Sensors', '/v1', '/', '/ops/v1/accounts/x', '/v1/sensors/%00', '/docs/problems/%2e%2e', '/ops/v1/accounts/%E0%A4%A', '/ops/v1/accounts/urn:uuid:00000000-0000-4000-8000-000000000000'),
         fc.webQueryParameters(),
         async (authorization, path, query) => {
           const response = await server.http.request('GET', `${path}${query ? `?${query}` : ''}`, { headers: { authorization } });

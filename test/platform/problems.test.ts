@@ -63,12 +63,35 @@ describe('problem responses', () => {
     assertProblem(server, await server.http.get('/v1/sensors', bearer(other)), 'missing-scope', 403);
   });
 
-  it('when the body is not JSON, then 400 validation-failed', async () => {
+  it('when the body is not JSON, then 400 validation-failed with errors pointing at the body', async () => {
     const response = await server.http.request('POST', '/ops/v1/accounts', {
       headers: { ...bearer(OPS_TOKEN), 'content-type': 'application/json' },
       rawBody: '{"display_name": ',
     });
     assertProblem(server, response, 'validation-failed', 400);
+    assert.deepEqual(response.json.errors, [{ pointer: '', detail: 'is not valid JSON' }]);
+  });
+
+  it('when values pass JSON but not storage (NUL characters, urn:uuid ids, unreadable timestamps), then 400, never 500', async () => {
+    const nul = await server.http.request('POST', '/ops/v1/accounts', { headers: bearer(OPS_TOKEN), body: { display_name: 'a\u0000b' } });
+    assertProblem(server, nul, 'validation-failed', 400);
+    assert.equal(nul.json.errors[0].pointer, '/display_name');
+    const urn = await server.http.get(`/ops/v1/accounts/urn:uuid:${accountId}`, bearer(OPS_TOKEN));
+    assertProblem(server, urn, 'validation-failed', 400);
+    for (const now of ['2026-01-01T00:00:00+01', '2026-12-31T23:59:60Z']) {
+      const clock = await server.http.request('POST', '/ops/v1/clock', { headers: bearer(OPS_TOKEN), body: { now } });
+      assert.equal(clock.status, 400, now);
+    }
+    assert.match((await server.ops.get('/clock')).now, /^\d{4}-/, 'the clock still reads a time');
+  });
+
+  it('when the URL is badly encoded or a path parameter is too long, then a problem with a request id', async () => {
+    for (const path of ['/v1/sensors/%E0%A4%A', `/ops/v1/accounts/${'a'.repeat(500)}`]) {
+      const response = await server.http.request('GET', path, { headers: bearer(OPS_TOKEN) });
+      assert.ok(response.status === 400 || response.status === 404, `${path}: ${response.status}`);
+      assert.match(response.headers['content-type'] ?? '', /^application\/problem\+json/);
+      assert.equal(response.json.request_id, response.headers['x-request-id']);
+    }
   });
 
   it('when the body has an unknown or mistyped member, then 400 validation-failed naming it in errors', async () => {

@@ -10,12 +10,13 @@ describe('server process', () => {
   it('when a setting is invalid, then start-up stops with a message naming it', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, EVMON_PORT: 'eighty', EVMON_SEED: 'sometimes', EVMON_DATA_DIR: tempDir() },
+      env: { ...process.env, EVMON_PORT: 'eighty', EVMON_SEED: 'sometimes', EVMON_TRUSTED_PROXIES: '10.0.0.1,banana', EVMON_DATA_DIR: tempDir() },
       encoding: 'utf8',
     });
     assert.equal(result.status, 1);
     assert.match(result.stderr, /EVMON_PORT must be a whole number/);
     assert.match(result.stderr, /EVMON_SEED must be demo or none/);
+    assert.match(result.stderr, /EVMON_TRUSTED_PROXIES must list IP addresses or CIDR ranges.*banana/);
   });
 
   it('when the embedded database is on disk, then a restart keeps its data, and SIGTERM exits 0', { skip: false }, async () => {

@@ -1,12 +1,12 @@
 // Operator API schemas for accounts, API keys, credits and plans (operations.md).
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, StrictObject, StringEnum, Timestamp, Uuid } from '../../platform/http/schema-kit.js';
+import { Nullable, StrictObject, StringEnum, Text, Timestamp, Uuid } from '../../platform/http/schema-kit.js';
 import { SCOPES } from '../../platform/scopes.js';
 import { PLAN_FIELD_MINIMUM, PLAN_FIELDS } from './accounts.store.js';
 
 const Kind = StringEnum(['INDIVIDUAL', 'ORGANIZATION']);
 const PlanName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9][a-z0-9_-]*$' });
-const DisplayName = Nullable(Type.String({ minLength: 1, maxLength: 200 }));
+const DisplayName = Nullable(Text({ minLength: 1, maxLength: 200 }));
 
 const EntitlementsInput = StrictObject({
   structured_reporting: Type.Optional(Type.Boolean()),
@@ -46,7 +46,7 @@ export const UpdateAccountBody = StrictObject({
 
 export const CreditsBody = StrictObject({
   amount: Type.Integer({ minimum: -1_000_000_000_000, maximum: 1_000_000_000_000, not: { const: 0 }, description: 'Credits to grant (positive) or debit (negative).' }),
-  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  reason: Type.Optional(Text({ minLength: 1, maxLength: 500 })),
 });
 
 export const ApiKey = Type.Object(
@@ -65,7 +65,7 @@ export const ApiKey = Type.Object(
 );
 
 export const CreateApiKeyBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Text({ minLength: 1, maxLength: 200 }),
   scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
 });
 

@@ -30,6 +30,9 @@ interface CacheEntry {
 
 export function keyAuthenticator(db: Queryable) {
   const cache = new Map<string, CacheEntry>();
+  // Bumped by every eviction: a look-up that started before one must not cache what it read,
+  // or a key revoked meanwhile would be served from the cache as active.
+  let generation = 0;
 
   return {
     async authenticate(rawKey: string): Promise<KeyPrincipal | null> {
@@ -38,11 +41,11 @@ export function keyAuthenticator(db: Queryable) {
       const cached = cache.get(rawKey);
       if (cached && performance.now() - cached.fetchedAt < CACHE_TTL_MS) return cached.principal;
       const hash = hashKey(rawKey);
-      const cacheKey = rawKey;
+      const startedAt = generation;
 
       const row = await accountsStore.findPrincipalByHash(db, hash);
       if (!row) {
-        cache.delete(cacheKey);
+        cache.delete(rawKey);
         return null;
       }
       const principal: KeyPrincipal | null = row.revoked_at
@@ -54,21 +57,25 @@ export function keyAuthenticator(db: Queryable) {
             restPerMinute: row.rest_requests_per_minute,
             mcpPerMinute: row.mcp_requests_per_minute,
           };
+      if (startedAt !== generation) return principal;
       if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
-      cache.set(cacheKey, { principal, fetchedAt: performance.now(), keyHash: hash });
+      cache.set(rawKey, { principal, fetchedAt: performance.now(), keyHash: hash });
       return principal;
     },
 
     evict(keyHash: Buffer): void {
+      generation++;
       for (const [k, entry] of cache) if (entry.keyHash.equals(keyHash)) cache.delete(k);
     },
 
     /** Plan or account changes made in this process show at once. */
     evictAll(): void {
+      generation++;
       cache.clear();
     },
 
     evictAccount(accountId: string): void {
+      generation++;
       for (const [k, entry] of cache) if (entry.principal?.accountId === accountId) cache.delete(k);
     },
   };

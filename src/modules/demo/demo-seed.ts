@@ -8,6 +8,12 @@ export const DEMO_CREDITS = 10_000;
 export async function seedOnEmptyDatabase(runtime: Runtime): Promise<void> {
   const existing = await runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts');
   if ((existing[0]?.n ?? 0) > 0) return;
+  // Of several processes starting together on one empty database, only the one that records
+  // the seeding seeds.
+  const claimed = await runtime.db.query(
+    `INSERT INTO settings (name, value) VALUES ('demo_seeded', 'yes') ON CONFLICT (name) DO NOTHING RETURNING name`,
+  );
+  if (claimed.length === 0) return;
   const account = await runtime.accounts.createAccount({
     display_name: 'Demo Newsroom',
     kind: 'ORGANIZATION',

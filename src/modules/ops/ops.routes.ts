@@ -24,7 +24,16 @@ export function opsRoutes(app: TypedApp, deps: { clock: Clock; jobs: JobQueue })
   app.post('/clock', { config: ops, schema: { tags, body: SetClockBody, response: { 200: ClockView } } }, async (request) => {
     if (!isManualClock(clock)) throw new ProblemError('not-found', 'The clock is settable only with EVMON_TEST_CLOCK=1.');
     const { now, advance_seconds: advance } = request.body ?? {};
-    if (now !== undefined) clock.set(new Date(now));
+    if (now !== undefined) {
+      const instant = new Date(now);
+      // The date-time format admits forms (leap seconds, hour-only offsets) that Date cannot read.
+      if (Number.isNaN(instant.getTime())) {
+        throw new ProblemError('validation-failed', 'The clock needs a timestamp like 2026-11-22T06:23:42.123Z.', {
+          errors: [{ pointer: '/now', detail: 'is not a readable timestamp' }],
+        });
+      }
+      clock.set(instant);
+    }
     if (advance !== undefined) clock.advance(advance);
     return view();
   });

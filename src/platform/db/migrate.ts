@@ -23,6 +23,7 @@ export async function migrate(db: Database): Promise<string[]> {
   const applied: string[] = [];
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATIONS_LOCK]);
+    await tx.query('SET LOCAL statement_timeout = 0'); // a migration may take as long as it needs
     await tx.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );

@@ -14,20 +14,46 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 };
 
+const CONNECT_TIMEOUT_MS = 5_000;
+/** No statement of a request may hang it; migrations lift this for themselves. */
+const STATEMENT_TIMEOUT = '30s';
+
+/** A failure to reach the server (not an error the server reported) means "unavailable". */
+function classify(error: unknown): unknown {
+  const reported = typeof (error as { severity?: unknown }).severity === 'string';
+  const message = error instanceof Error ? error.message : '';
+  const code = (error as { code?: unknown }).code;
+  // pg raises plain Errors (or Node's errno errors) when it cannot reach the server; anything
+  // else, such as a ProblemError thrown inside a transaction, passes through untouched.
+  const plain = error instanceof Error && Object.getPrototypeOf(error) === Error.prototype;
+  if (!reported && ((plain && /timeout|connect|terminat|socket|pool/i.test(message)) || (typeof code === 'string' && /^E[A-Z]+$/.test(code)))) {
+    return new DatabaseUnavailableError(error);
+  }
+  return error;
+}
+
 function asQueryable(target: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-      return (await target.query(sql, params as unknown[])).rows as T[];
+      try {
+        return (await target.query(sql, params as unknown[])).rows as T[];
+      } catch (error) {
+        throw classify(error);
+      }
     },
     async exec(sql: string) {
-      await target.query(sql); // no parameters: the simple protocol runs several statements
+      try {
+        await target.query(sql); // no parameters: the simple protocol runs several statements
+      } catch (error) {
+        throw classify(error);
+      }
     },
   };
 }
 
 export interface PostgresOptions {
   poolSize?: number;
-  /** Session settings run on every new connection, e.g. { synchronous_commit: 'off' }. */
+  /** Session settings of every connection, e.g. { synchronous_commit: 'off' }. */
   settings?: Record<string, string>;
 }
 
@@ -35,13 +61,16 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   // Settings travel in the start-up packet, so every connection has them before its first
   // query; they are added to any `options` the URL already carries (a search_path, say).
   // (pg reads them from the URL, which wins over a separate `options` field.)
-  const settings = Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`);
+  const settings = Object.entries({ statement_timeout: STATEMENT_TIMEOUT, ...options.settings }).map(([name, value]) => `-c ${name}=${value}`);
   const connectionUrl = new URL(url);
-  if (settings.length > 0) {
-    const startup = [connectionUrl.searchParams.get('options'), ...settings].filter(Boolean).join(' ');
-    connectionUrl.searchParams.set('options', startup);
-  }
-  const pool = new pg.Pool({ connectionString: connectionUrl.toString(), max: options.poolSize ?? 10, types });
+  const startup = [connectionUrl.searchParams.get('options'), ...settings].filter(Boolean).join(' ');
+  connectionUrl.searchParams.set('options', startup);
+  const pool = new pg.Pool({
+    connectionString: connectionUrl.toString(),
+    max: options.poolSize ?? 10,
+    types,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // An idle client that loses its connection emits 'error'; without a listener it would
   // crash the process. The pool replaces the client on the next checkout.
   pool.on('error', () => undefined);
@@ -60,7 +89,9 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     exec: outer.exec,
     async transaction(work) {
       if (closed) throw unavailable();
-      const client = await pool.connect();
+      const client = await pool.connect().catch((error) => {
+        throw classify(error);
+      });
       try {
         await client.query('BEGIN');
         const result = await work(asQueryable(client));
@@ -68,7 +99,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
+        throw classify(error);
       } finally {
         client.release();
       }

@@ -4,11 +4,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { DatabaseUnavailableError } from '../db/database.js';
-import { ProblemError } from '../problems.js';
+import { ProblemError, type FieldError, type ProblemSlug } from '../problems.js';
 import { sendProblem } from './reply-problem.js';
 import { toFieldErrors } from './validation.js';
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '25006', '53300']);
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '25006', '53300', '57014']);
 const RETRY_AFTER_SECONDS = '5';
 
 function isUnavailable(error: unknown): boolean {
@@ -17,22 +17,48 @@ function isUnavailable(error: unknown): boolean {
   return typeof code === 'string' && UNAVAILABLE_CODES.has(code);
 }
 
-function frameworkProblem(error: FastifyError): { slug: Parameters<typeof sendProblem>[3]; detail: string } | null {
+interface MappedProblem {
+  slug: ProblemSlug;
+  detail: string;
+  errors?: FieldError[];
+}
+
+function frameworkProblem(error: FastifyError): MappedProblem | null {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { slug: 'payload-too-large', detail: 'The request body is larger than this endpoint accepts.' };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { slug: 'unsupported-media-type', detail: 'Send the body as JSON with Content-Type: application/json.' };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { slug: 'validation-failed', detail: 'The body is empty; send a JSON object.' };
+      return { slug: 'validation-failed', detail: 'The body is empty; send a JSON object.', errors: [{ pointer: '', detail: 'is empty' }] };
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { slug: 'validation-failed', detail: 'The body is not valid JSON.' };
+      return { slug: 'validation-failed', detail: 'The body is not valid JSON.', errors: [{ pointer: '', detail: 'is not valid JSON' }] };
+    case 'FST_ERR_BAD_URL':
+      return { slug: 'validation-failed', detail: 'The URL is not validly encoded.' };
+  }
+  // A value the database refuses as data (SQLSTATE class 22: out of range, bad encoding…)
+  // that validation should have caught; the request is at fault, not the server.
+  const sqlState = (error as { code?: unknown }).code;
+  if (typeof sqlState === 'string' && /^22[0-9A-Z]{3}$/.test(sqlState) && (error as { severity?: unknown }).severity) {
+    return { slug: 'validation-failed', detail: 'A value in the request cannot be stored.' };
   }
   const status = error.statusCode ?? 500;
   if (status === 413) return { slug: 'payload-too-large', detail: 'The request body is too large.' };
   if (status === 415) return { slug: 'unsupported-media-type', detail: 'Send the body as JSON with Content-Type: application/json.' };
   if (status >= 400 && status < 500) return { slug: 'validation-failed', detail: error.message };
   return null;
+}
+
+/**
+ * Fastify's `frameworkErrors` hook: failures raised before routing (a badly encoded URL, a
+ * path parameter too long) get the same problem+json as everything else.
+ */
+export function frameworkErrorHandler(docsUrl: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    const mapped = frameworkProblem(error) ?? { slug: 'validation-failed' as const, detail: error.message };
+    return sendProblem(request, reply, docsUrl, mapped.slug, mapped.detail);
+  };
 }
 
 export function installErrorHandling(app: FastifyInstance, docsUrl: string, notFoundGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>): void {
@@ -58,7 +84,10 @@ export function installErrorHandling(app: FastifyInstance, docsUrl: string, notF
       });
     }
     const mapped = frameworkProblem(error);
-    if (mapped) return sendProblem(request, reply, docsUrl, mapped.slug, mapped.detail);
+    if (mapped) {
+      if (mapped.slug === 'validation-failed' && (error as { severity?: unknown }).severity) request.log.warn({ err: error }, 'database refused a value');
+      return sendProblem(request, reply, docsUrl, mapped.slug, mapped.detail, mapped.errors ? { errors: mapped.errors } : {});
+    }
     request.log.error({ err: error }, 'unexpected error');
     return sendProblem(request, reply, docsUrl, 'internal-error', 'An unexpected error occurred; it has been logged with this request id.');
   });

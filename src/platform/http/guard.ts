@@ -72,6 +72,12 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
     if (route.url.startsWith('/v1/') && config.access !== 'public' && !config.scope) {
       throw new Error(`route ${route.method} ${route.url} declares no scope`);
     }
+    if (route.url.startsWith('/ops/') && config.access !== 'ops') {
+      throw new Error(`route ${route.method} ${route.url} is under /ops/ but not declared access 'ops'`);
+    }
+    if (config.scope && config.access !== undefined && config.access !== 'key') {
+      throw new Error(`route ${route.method} ${route.url} declares a scope with access '${config.access}'`);
+    }
     if (config.scope && config.access === undefined) config.access = 'key';
     if (config.access === 'probe') return;
     const guard = config.access === 'key' ? keyGuard(config.scope!, (route.config as { transport?: 'rest' | 'mcp' }).transport ?? 'rest') : config.access === 'ops' ? opsGuard : edgeGuard;

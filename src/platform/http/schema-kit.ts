@@ -2,8 +2,15 @@
 // TypeScript types (TypeBox), the OpenAPI document and, later, MCP tool inputs.
 import { Type, type TSchema } from '@sinclair/typebox';
 
-export const Uuid = Type.String({ format: 'uuid', description: 'A UUID.' });
+// An explicit pattern rather than Ajv's `uuid` format, which also takes a `urn:uuid:` prefix
+// that PostgreSQL refuses.
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const Uuid = Type.String({ pattern: UUID_PATTERN, description: 'A UUID.' });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' });
+
+/** Text as PostgreSQL can store it: no NUL characters. */
+export const Text = (options: { minLength?: number; maxLength?: number; description?: string } = {}) =>
+  Type.String({ pattern: '^[^\\u0000]*$', ...options });
 /** A string from a closed set: one `enum` keyword, so errors list the allowed values. */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
@@ -24,7 +31,7 @@ export const ListEnvelope = <T extends TSchema>(item: T) =>
 
 export const ListQuery = StrictObject({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100. Larger is refused, not clamped.' }),
-  starting_after: Type.Optional(Type.String({ format: 'uuid', description: 'The id of the last item of the previous page.' })),
+  starting_after: Type.Optional(Type.String({ pattern: UUID_PATTERN, description: 'The id of the last item of the previous page.' })),
 });
 
 export const IdParams = StrictObject({ id: Uuid });

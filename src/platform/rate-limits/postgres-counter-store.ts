@@ -47,6 +47,7 @@ SELECT b.subject, b.window_start, b.hits, previous.hits AS previous_hits,
 
 interface Lease {
   windowStart: number;
+  limit: number;
   size: number; // requests taken per lease
   renewAt: number; // renew ahead of need once `available` falls below this
   available: number; // leased requests not yet spent
@@ -141,9 +142,11 @@ export function postgresCounterStore(db: Queryable): CounterStore {
     async take(bucket, subject, windowStart, limit) {
       const key = `${bucket}\u0000${subject}`;
       let lease = leases.get(key);
-      if (!lease || lease.windowStart !== windowStart) {
+      // A request that read the clock just before a newer window's lease was made counts in
+      // the newer window rather than replacing it. A changed limit (plan change) starts over.
+      if (!lease || lease.windowStart < windowStart || (lease.windowStart === windowStart && lease.limit !== limit)) {
         const size = leaseSize(limit);
-        lease = { windowStart, size, renewAt: size > 1 ? size / 4 : 0, available: 0, sharedTotal: 0, exhausted: false, pending: null };
+        lease = { windowStart, limit, size, renewAt: size > 1 ? size / 4 : 0, available: 0, sharedTotal: 0, exhausted: false, pending: null };
         leases.set(key, lease);
       }
       for (;;) {
