@@ -36,7 +36,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
     // connections are refused by the closed listener.
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler(config.docsUrl),
-    maxParamLength: 200,
+    routerOptions: { maxParamLength: 200 },
     ...(tls ? { http2: true, https: { allowHTTP1: true, cert: tls.cert, key: tls.key } } : {}),
   };
   const app = Fastify(options as FastifyHttpOptions<RawServerDefault, FastifyBaseLogger>).withTypeProvider<TypeBoxTypeProvider>() as TypedApp;
