@@ -107,19 +107,23 @@ describe('IP edge policy', () => {
   });
 });
 
+/** Two server processes on PostgreSQL, clocks at `instant`, and a key on a plan of `limit` per minute. */
+async function twoProcessesSharingAKey(limit: number, instant: string) {
+  const a = await spawnServer({ EVMON_DATABASE_URL: PG_URL! });
+  const b = await spawnServer({ EVMON_DATABASE_URL: PG_URL! });
+  await a.ops.post('/clock', { now: instant });
+  await b.ops.post('/clock', { now: instant });
+  const put = await a.http.request('PUT', `/ops/v1/plans/shared-${limit}`, { headers: bearer(OPS_TOKEN), body: { ...PLAN, rest_requests_per_minute: limit } });
+  assert.equal(put.status, 200);
+  const account = await a.ops.createAccount({ plan: `shared-${limit}` });
+  const key = await b.ops.createKey(account.id, ['SENSORS_READ']);
+  return { a, b, key };
+}
+
 describe('budgets across two server processes on one PostgreSQL', { skip: PG_URL === null ? 'PostgreSQL only (EVMON_TEST_DATABASE_URL)' : false }, () => {
   it('when two processes serve one key, then they share one budget exactly', async () => {
-    const a = await spawnServer({ EVMON_DATABASE_URL: PG_URL! });
-    const b = await spawnServer({ EVMON_DATABASE_URL: PG_URL! });
+    const { a, b, key } = await twoProcessesSharingAKey(10, '2026-11-22T13:00:10.000Z');
     try {
-      const instant = { now: '2026-11-22T13:00:10.000Z' };
-      await a.ops.post('/clock', instant);
-      await b.ops.post('/clock', instant);
-      await a.ops.post('/clock', {});
-      const put = await a.http.request('PUT', '/ops/v1/plans/shared-ten', { headers: bearer(OPS_TOKEN), body: { ...PLAN, rest_requests_per_minute: 10 } });
-      assert.equal(put.status, 200);
-      const account = await a.ops.createAccount({ plan: 'shared-ten' });
-      const key = await b.ops.createKey(account.id, ['SENSORS_READ']);
       const calls = Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? a : b).http.get('/v1/sensors', bearer(key)));
       const statuses = (await Promise.all(calls)).map((r) => r.status);
       assert.equal(statuses.filter((s) => s === 200).length, 10, statuses.join(','));
@@ -131,16 +135,8 @@ describe('budgets across two server processes on one PostgreSQL', { skip: PG_URL
   });
 
   it('when the limit is large and two processes share it, then leases never overflow it and strand at most 2% of it', async () => {
-    const a = await spawnServer({ EVMON_DATABASE_URL: PG_URL! });
-    const b = await spawnServer({ EVMON_DATABASE_URL: PG_URL! });
+    const { a, b, key } = await twoProcessesSharingAKey(500, '2026-11-22T14:00:10.000Z');
     try {
-      const instant = { now: '2026-11-22T14:00:10.000Z' };
-      await a.ops.post('/clock', instant);
-      await b.ops.post('/clock', instant);
-      const put = await a.http.request('PUT', '/ops/v1/plans/shared-500', { headers: bearer(OPS_TOKEN), body: { ...PLAN, rest_requests_per_minute: 500 } });
-      assert.equal(put.status, 200);
-      const account = await a.ops.createAccount({ plan: 'shared-500' });
-      const key = await a.ops.createKey(account.id, ['SENSORS_READ']);
       const statuses: number[] = [];
       for (let round = 0; round < 6; round++) {
         const calls = Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? a : b).http.get('/v1/sensors', bearer(key)));

@@ -112,8 +112,8 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
       const rawKey = parseKey(request.headers.authorization);
       const principal = rawKey === null ? null : await authenticator.authenticate(rawKey);
       if (principal === null) {
-        const verdict = await limiter.hit(ip, null);
-        if (verdict.banRetryAfterSeconds !== null) return banReply(reply, verdict.banRetryAfterSeconds);
+        await edgeGuard(request, reply); // an unauthenticated request still counts for its IP
+        if (reply.sent) return reply;
         throw new ProblemError(
           'invalid-api-key',
           rawKey === null ? 'Send the API key as Authorization: Bearer evk_…' : 'The API key is unknown or revoked.',
