@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type RawServerDefault } from 'fastify';
 import { accountsOpsRoutes } from './modules/accounts/accounts.routes.js';
 import { parseBearerKey } from './modules/accounts/api-key-format.js';
+import { referenceOpsRoutes, referencePublicRoutes } from './modules/corpus/reference.routes.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
 import { sensorsRoutes } from './modules/sensors/sensors.routes.js';
 import { systemRoutes } from './modules/system/system.routes.js';
@@ -66,6 +67,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
   await app.register(
     async (v1) => {
       sensorsRoutes(v1 as TypedApp);
+      referencePublicRoutes(v1 as TypedApp, runtime.reference);
     },
     { prefix: '/v1' },
   );
@@ -76,6 +78,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
       async (opsApp) => {
         accountsOpsRoutes(opsApp as TypedApp, { accounts: runtime.accounts, keys: runtime.keys });
         opsRoutes(opsApp as TypedApp, { clock: runtime.clock, jobs: runtime.jobs });
+        referenceOpsRoutes(opsApp as TypedApp, runtime.reference);
       },
       { prefix: '/ops/v1' },
     );

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { accountsService, type AccountsService } from './modules/accounts/accounts.service.js';
+import { referenceService, type ReferenceService } from './modules/corpus/reference.service.js';
 import { keyAuthenticator, type KeyAuthenticator } from './modules/accounts/key-authenticator.js';
 import { manualClock, systemClock, type Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
@@ -27,6 +28,7 @@ export interface Runtime {
   limiter: RateLimiter;
   keys: KeyAuthenticator;
   accounts: AccountsService;
+  reference: ReferenceService;
   /** Starts background work (job polling, counter sweeping). The CLI never calls it. */
   startBackground(): void;
   close(): Promise<void>;
@@ -57,6 +59,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const secret = await loadSecret(db, config.secret);
   const keys = keyAuthenticator(db);
   const accounts = accountsService({ db, clock, newId });
+  const reference = referenceService({ db, clock, newId });
 
   let sweepTimer: NodeJS.Timeout | null = null;
 
@@ -71,6 +74,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     limiter,
     keys,
     accounts,
+    reference,
     startBackground() {
       if (db.kind === 'pglite') {
         void jobs.releaseOrphans().then((n) => n > 0 && logger.warn({ jobs: n }, 'released jobs left running by a previous process'));

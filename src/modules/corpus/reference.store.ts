@@ -1,0 +1,181 @@
+// SQL for the corpus reference data. Returns plain rows.
+import type { Queryable } from '../../platform/db/database.js';
+import { queryOne } from '../../platform/db/database.js';
+
+export interface EntityRow {
+  id: string;
+  name: string;
+  type: string | null;
+  canonical_id: string;
+  merged_into: string | null;
+  deleted_at: Date | null;
+}
+
+export interface EventTypeRow {
+  id: string;
+  code_name: string;
+  name: string;
+  description: string;
+  sentence_template: string;
+  accepting_reports: boolean;
+}
+
+export interface RoleRow {
+  id: string;
+  event_type_id: string;
+  code_name: string;
+  name: string;
+  expected_type: string | null;
+  position: number;
+}
+
+const ENTITY_COLUMNS = 'id, name, type, canonical_id, merged_into, deleted_at';
+const EVENT_TYPE_COLUMNS = 'id, code_name, name, description, sentence_template, accepting_reports';
+const ROLE_COLUMNS = 'id, event_type_id, code_name, name, expected_type, position';
+
+export const referenceStore = {
+  insertOutlet(db: Queryable, row: { id: string; name: string; domain: string | null; created_at: Date }) {
+    return queryOne<{ id: string; name: string; domain: string | null }>(
+      db,
+      'INSERT INTO news_outlets (id, name, domain, created_at) VALUES ($1, $2, $3, $4) RETURNING id, name, domain',
+      [row.id, row.name, row.domain, row.created_at],
+    );
+  },
+
+  insertEntity(db: Queryable, row: { id: string; name: string; type: string | null; created_at: Date }) {
+    return queryOne<EntityRow>(
+      db,
+      `INSERT INTO entities (id, name, type, canonical_id, created_at) VALUES ($1, $2, $3, $1, $4) RETURNING ${ENTITY_COLUMNS}`,
+      [row.id, row.name, row.type, row.created_at],
+    );
+  },
+
+  getEntity(db: Queryable, id: string, forUpdate = false) {
+    return queryOne<EntityRow>(db, `SELECT ${ENTITY_COLUMNS} FROM entities WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  },
+
+  /** Entities by id, with their canonical survivor's row. */
+  resolveEntities(db: Queryable, ids: readonly string[]) {
+    return db.query<{ id: string; canonical_id: string; name: string; deleted: boolean }>(
+      `SELECT e.id, c.id AS canonical_id, c.name, c.deleted_at IS NOT NULL AS deleted
+         FROM entities e JOIN entities c ON c.id = e.canonical_id
+        WHERE e.id = ANY($1::uuid[])`,
+      [ids],
+    );
+  },
+
+  /** Points every entity whose survivor was `from` (itself included) at `to`. */
+  async mergeEntity(db: Queryable, from: string, to: string) {
+    await db.query('UPDATE entities SET canonical_id = $2 WHERE canonical_id = $1', [from, to]);
+    await db.query('UPDATE entities SET merged_into = $2 WHERE id = $1', [from, to]);
+    // The filter index follows: the survivor takes over the merged entity's events.
+    await db.query(
+      `INSERT INTO event_entities (event_id, entity_id, participant)
+       SELECT event_id, $2, participant FROM event_entities WHERE entity_id = $1
+       ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = event_entities.participant OR EXCLUDED.participant`,
+      [from, to],
+    );
+    await db.query('DELETE FROM event_entities WHERE entity_id = $1', [from]);
+  },
+
+  async deleteEntity(db: Queryable, id: string, at: Date) {
+    await db.query('UPDATE entities SET deleted_at = $2 WHERE id = $1', [id, at]);
+    await db.query('DELETE FROM event_entities WHERE entity_id = $1', [id]);
+  },
+
+  /** Live entities whose name contains `pattern` (a LIKE pattern), ranked, after a key. */
+  searchEntities(db: Queryable, query: string, limit: number, after: { prefix: number; length: number; id: string } | null) {
+    const pattern = `%${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const prefix = `${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return db.query<{ id: string; name: string; type: string | null; rank: number; length: number }>(
+      `SELECT id, name, type, rank, length FROM (
+         SELECT id, name, type, CASE WHEN lower(name) LIKE $2 THEN 0 ELSE 1 END AS rank, length(name) AS length
+           FROM entities
+          WHERE merged_into IS NULL AND deleted_at IS NULL AND lower(name) LIKE $1
+       ) ranked
+       WHERE $4::int IS NULL OR (rank, length, id) > ($4::int, $5::int, $6::uuid)
+       ORDER BY rank, length, id
+       LIMIT $3`,
+      [pattern, prefix, limit, after?.prefix ?? null, after?.length ?? null, after?.id ?? null],
+    );
+  },
+
+  insertEntityList(db: Queryable, row: { id: string; name: string; owner_account_id: string | null; created_at: Date }, entityIds: readonly string[]) {
+    return (async () => {
+      await db.query('INSERT INTO entity_lists (id, name, owner_account_id, created_at) VALUES ($1, $2, $3, $4)', [
+        row.id,
+        row.name,
+        row.owner_account_id,
+        row.created_at,
+      ]);
+      if (entityIds.length > 0) {
+        await db.query(
+          `INSERT INTO entity_list_members (list_id, entity_id, position)
+           SELECT $1, entity_id, position FROM unnest($2::uuid[]) WITH ORDINALITY AS t(entity_id, position)
+           ON CONFLICT DO NOTHING`,
+          [row.id, entityIds],
+        );
+      }
+    })();
+  },
+
+  eventTypeByCode(db: Queryable, codeName: string) {
+    return queryOne<EventTypeRow>(db, `SELECT ${EVENT_TYPE_COLUMNS} FROM event_types WHERE code_name = $1`, [codeName]);
+  },
+
+  getEventType(db: Queryable, id: string, forUpdate = false) {
+    return queryOne<EventTypeRow>(db, `SELECT ${EVENT_TYPE_COLUMNS} FROM event_types WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  },
+
+  insertEventType(db: Queryable, row: EventTypeRow & { at: Date }) {
+    return db.query(
+      `INSERT INTO event_types (id, code_name, name, description, sentence_template, accepting_reports, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+      [row.id, row.code_name, row.name, row.description, row.sentence_template, row.accepting_reports, row.at],
+    );
+  },
+
+  updateEventType(db: Queryable, row: EventTypeRow & { at: Date }) {
+    return db.query(
+      `UPDATE event_types SET name = $2, description = $3, sentence_template = $4, accepting_reports = $5, updated_at = $6 WHERE id = $1`,
+      [row.id, row.name, row.description, row.sentence_template, row.accepting_reports, row.at],
+    );
+  },
+
+  /** Current roles of event types, in their order. */
+  rolesOf(db: Queryable, eventTypeIds: readonly string[]) {
+    return db.query<RoleRow>(
+      `SELECT ${ROLE_COLUMNS} FROM event_type_roles WHERE event_type_id = ANY($1::uuid[]) AND removed_at IS NULL ORDER BY event_type_id, position`,
+      [eventTypeIds],
+    );
+  },
+
+  /** Replaces an event type's current roles: kept ones are updated in place, others removed. */
+  async replaceRoles(db: Queryable, eventTypeId: string, roles: readonly RoleRow[], at: Date) {
+    await db.query(`UPDATE event_type_roles SET removed_at = $2 WHERE event_type_id = $1 AND removed_at IS NULL AND NOT (id = ANY($3::uuid[]))`, [
+      eventTypeId,
+      at,
+      roles.map((r) => r.id),
+    ]);
+    // Current code names step aside first, so kept roles can swap code names without tripping
+    // the unique index on (event type, code name) midway.
+    await db.query(`UPDATE event_type_roles SET code_name = '~' || id::text WHERE event_type_id = $1 AND removed_at IS NULL`, [eventTypeId]);
+    for (const role of roles) {
+      await db.query(
+        `INSERT INTO event_type_roles (id, event_type_id, code_name, name, expected_type, position)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (id) DO UPDATE SET code_name = EXCLUDED.code_name, name = EXCLUDED.name,
+           expected_type = EXCLUDED.expected_type, position = EXCLUDED.position`,
+        [role.id, eventTypeId, role.code_name, role.name, role.expected_type, role.position],
+      );
+    }
+  },
+
+  acceptingEventTypes(db: Queryable) {
+    return db.query<EventTypeRow>(`SELECT ${EVENT_TYPE_COLUMNS} FROM event_types WHERE accepting_reports ORDER BY code_name, id`);
+  },
+
+  accountExists(db: Queryable, id: string) {
+    return queryOne<{ id: string }>(db, 'SELECT id FROM accounts WHERE id = $1', [id]);
+  },
+};
