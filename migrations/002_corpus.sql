@@ -69,6 +69,9 @@ CREATE TABLE events (
   first_report_date    timestamptz NOT NULL,
   last_report_date     timestamptz NOT NULL,
   sentence             text,
+  -- Participants in role order, then mentioned entities; canonical when last refreshed, so
+  -- readers map them through entities.canonical_id (an entity merged later) once more.
+  involved_entity_ids  uuid[] NOT NULL DEFAULT '{}',
   merged_into_event_id uuid REFERENCES events (id),
   deleted_at           timestamptz,
   created_at           timestamptz NOT NULL,

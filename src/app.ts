@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type RawServerDefault } from 'fastify';
 import { accountsOpsRoutes } from './modules/accounts/accounts.routes.js';
 import { parseBearerKey } from './modules/accounts/api-key-format.js';
+import { eventsOpsRoutes } from './modules/corpus/events.routes.js';
 import { referenceOpsRoutes, referencePublicRoutes } from './modules/corpus/reference.routes.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
 import { sensorsRoutes } from './modules/sensors/sensors.routes.js';
@@ -79,6 +80,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
         accountsOpsRoutes(opsApp as TypedApp, { accounts: runtime.accounts, keys: runtime.keys });
         opsRoutes(opsApp as TypedApp, { clock: runtime.clock, jobs: runtime.jobs });
         referenceOpsRoutes(opsApp as TypedApp, runtime.reference);
+        eventsOpsRoutes(opsApp as TypedApp, runtime.events);
       },
       { prefix: '/ops/v1' },
     );

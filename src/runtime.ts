@@ -3,6 +3,8 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { accountsService, type AccountsService } from './modules/accounts/accounts.service.js';
+import { eventChanges, type EventChanges } from './modules/corpus/event-changes.js';
+import { eventsService, type EventsService } from './modules/corpus/events.service.js';
 import { referenceService, type ReferenceService } from './modules/corpus/reference.service.js';
 import { keyAuthenticator, type KeyAuthenticator } from './modules/accounts/key-authenticator.js';
 import { manualClock, systemClock, type Clock } from './platform/clock.js';
@@ -29,6 +31,8 @@ export interface Runtime {
   keys: KeyAuthenticator;
   accounts: AccountsService;
   reference: ReferenceService;
+  changes: EventChanges;
+  events: EventsService;
   /** Starts background work (job polling, counter sweeping). The CLI never calls it. */
   startBackground(): void;
   close(): Promise<void>;
@@ -60,6 +64,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const keys = keyAuthenticator(db);
   const accounts = accountsService({ db, clock, newId });
   const reference = referenceService({ db, clock, newId });
+  const changes = eventChanges(jobs);
+  const events = eventsService({ db, clock, newId, changes });
 
   let sweepTimer: NodeJS.Timeout | null = null;
 
@@ -75,6 +81,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     keys,
     accounts,
     reference,
+    changes,
+    events,
     startBackground() {
       if (db.kind === 'pglite') {
         void jobs.releaseOrphans().then((n) => n > 0 && logger.warn({ jobs: n }, 'released jobs left running by a previous process'));

@@ -1,0 +1,42 @@
+// The clustering rule, in one replaceable function: a report without an explicit event joins
+// the most recently first-reported live event of the same type that shares a participant
+// entity and whose happened_at (or, when that does not read as a date, first report) lies
+// within CLUSTER_WINDOW_DAYS of the report's own happened_at (or report date); otherwise it
+// opens a new event.
+import type { Queryable } from '../../platform/db/database.js';
+
+export const CLUSTER_WINDOW_DAYS = 3;
+
+export interface ClusterCandidate {
+  eventTypeId: string;
+  /** Canonical ids of the entities playing roles in the report. */
+  participantIds: readonly string[];
+  /** The report's happened_at read as a date, else its report date. */
+  anchor: Date;
+}
+
+export async function findCluster(tx: Queryable, candidate: ClusterCandidate): Promise<string | null> {
+  if (candidate.participantIds.length === 0) return null;
+  const rows = await tx.query<{ id: string }>(
+    `SELECT e.id
+       FROM events e
+      WHERE e.event_type_id = $1
+        AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
+        AND EXISTS (SELECT 1 FROM event_entities ee
+                     WHERE ee.event_id = e.id AND ee.participant AND ee.entity_id = ANY($2::uuid[]))
+        AND abs(extract(epoch FROM (COALESCE(e.happened_on::timestamptz, e.first_report_date) - $3::timestamptz))) <= $4 * 86400
+      ORDER BY e.first_report_date DESC, e.id DESC
+      LIMIT 1`,
+    [candidate.eventTypeId, candidate.participantIds, candidate.anchor, CLUSTER_WINDOW_DAYS],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/** A date-like happened_at ("2026-11-20", "2026-11-20T08:00:00Z") as a UTC day, else null. */
+export function readHappenedOn(happenedAt: string | null | undefined): string | null {
+  if (!happenedAt) return null;
+  const match = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/.exec(happenedAt.trim());
+  if (!match) return null;
+  const instant = new Date(match[1] === happenedAt.trim() ? `${match[1]}T00:00:00Z` : happenedAt.trim());
+  return Number.isNaN(instant.getTime()) ? null : instant.toISOString().slice(0, 10);
+}

@@ -1,0 +1,45 @@
+// Schemas of the event pipeline's operator calls: article ingest, event reads, merges.
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, StrictObject, Text, Timestamp, Uuid } from '../../platform/http/schema-kit.js';
+import { RoleEntry } from './role-values.js';
+
+export const IngestArticleBody = StrictObject({
+  outlet_id: Uuid,
+  event_type_id: Uuid,
+  published_at: Type.Optional(Nullable(Timestamp)),
+  received_at: Type.Optional(Timestamp),
+  happened_at: Type.Optional(Nullable(Text({ maxLength: 100, description: 'When the event happened, as the source says it; date-like.' }))),
+  roles: Type.Array(RoleEntry, { maxItems: 200 }),
+  mentioned_entity_ids: Type.Optional(Type.Array(Uuid, { maxItems: 500 })),
+  incident_id: Type.Optional(Uuid),
+  headline: Type.Optional(Text({ maxLength: 1000 })),
+  url: Type.Optional(Text({ maxLength: 2000 })),
+});
+export type IngestArticleBody = Static<typeof IngestArticleBody>;
+
+export const IncidentReport = Type.Object(
+  { object: Type.Literal('incident_report'), id: Uuid, incident_id: Uuid, report_date: Timestamp },
+  { $id: 'IncidentReport' },
+);
+
+const InvolvedEntity = Type.Object({ id: Uuid, name: Type.String(), type: Nullable(Type.String()) });
+
+export const OpsEvent = Type.Object(
+  {
+    object: Type.Literal('event'),
+    id: Uuid,
+    event_type: Type.Object({ code_name: Type.String() }),
+    sentence: Nullable(Type.String()),
+    happened_at: Nullable(Type.String()),
+    first_report_date: Timestamp,
+    last_report_date: Timestamp,
+    matched_report_count: Type.Integer(),
+    distinct_outlet_count: Type.Integer(),
+    involved_entities: Type.Array(InvolvedEntity),
+    merged_into_event_id: Nullable(Uuid),
+    deleted: Type.Boolean(),
+  },
+  { $id: 'OpsEvent' },
+);
+
+export const MergeEventBody = StrictObject({ into_event_id: Uuid });

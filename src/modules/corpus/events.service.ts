@@ -1,0 +1,228 @@
+// The event pipeline: a report is validated, clustered into an event and the event's state
+// refreshed, all in one transaction with the change's "event changed" job; merges and
+// deletions likewise.
+import type { Clock } from '../../platform/clock.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import { ProblemError } from '../../platform/problems.js';
+import { findCluster, readHappenedOn } from './clustering.js';
+import type { EventChanges } from './event-changes.js';
+import type { IngestArticleBody } from './events.schemas.js';
+import { eventsStore as store } from './events.store.js';
+import { referenceStore } from './reference.store.js';
+import { displayValue, refuse, resolveRoleValues } from './role-values.js';
+import { renderSentence } from './sentence.js';
+
+const DAY_MS = 86_400_000;
+
+export interface EventsDeps {
+  db: Database;
+  clock: Clock;
+  newId: IdGenerator;
+  changes: EventChanges;
+}
+
+export interface InvolvedEntity {
+  id: string;
+  name: string;
+  type: string | null;
+}
+
+const invalid = (pointer: string, detail: string) =>
+  new ProblemError('validation-failed', `${pointer.slice(1)} ${detail}.`, { errors: [{ pointer, detail }] });
+
+/** Rule 3 of event search: the publish time, unless missing or more than a day after receipt. */
+export function reportDate(publishedAt: Date | null, receivedAt: Date): Date {
+  if (publishedAt === null || publishedAt.getTime() > receivedAt.getTime() + DAY_MS) return receivedAt;
+  return publishedAt;
+}
+
+/** Recomputes an event's stored state from all its reports. */
+export async function refreshEvent(tx: Queryable, eventId: string, eventTypeId: string, at: Date): Promise<void> {
+  const reports = await store.reportsOf(tx, eventId);
+  if (reports.length === 0) return;
+  // One after another: a transaction is one connection (pg warns on overlapping queries).
+  const type = await referenceStore.getEventType(tx, eventTypeId);
+  const roles = await referenceStore.rolesOf(tx, [eventTypeId]);
+  const values = await store.valuesOf(tx, eventId);
+  const mentions = await store.mentionsOf(tx, eventId);
+  const dates = reports.map((r) => r.report_date.getTime());
+  const happenedAt = reports.find((r) => r.happened_at !== null)?.happened_at ?? null;
+
+  // Each role's value is the one from the earliest report that carries it.
+  const firstValue = new Map<string, (typeof values)[number]>();
+  for (const value of values) if (!firstValue.has(value.role_id)) firstValue.set(value.role_id, value);
+  const sentenceValues = new Map<string, string>();
+  for (const role of roles) {
+    const value = firstValue.get(role.id);
+    if (!value || value.entity_deleted) continue;
+    const shown = displayValue({ ...(value.entity_id ? { entityName: value.entity_name } : {}), date: value.date_value, amount: value.amount_value === null ? null : { value: value.amount_value, unit: value.amount_unit ?? '' }, text: value.text_value });
+    if (shown) sentenceValues.set(role.code_name, shown);
+  }
+
+  // Participants in role order (each role's entities in report order), then mentions.
+  const involved: string[] = [];
+  const participants = new Set<string>();
+  for (const role of roles) {
+    for (const value of values) {
+      if (value.role_id !== role.id || !value.entity_id || value.entity_deleted || participants.has(value.entity_id)) continue;
+      participants.add(value.entity_id);
+      involved.push(value.entity_id);
+    }
+  }
+  for (const { entity_id: id } of mentions) if (!involved.includes(id)) involved.push(id);
+
+  await store.writeSummary(tx, eventId, {
+    first: new Date(Math.min(...dates)),
+    last: new Date(Math.max(...dates)),
+    happenedAt,
+    happenedOn: readHappenedOn(happenedAt),
+    sentence: type ? renderSentence(type.sentence_template, sentenceValues) : null,
+    involved,
+    participants,
+    at,
+  });
+}
+
+export function eventsService({ db, clock, newId, changes }: EventsDeps) {
+  async function liveEntityIds(tx: Queryable, ids: string[]): Promise<Set<string>> {
+    const rows = await referenceStore.resolveEntities(tx, ids);
+    return new Set(rows.filter((r) => !r.deleted).map((r) => r.id));
+  }
+
+  return {
+    /** Ingests one report taken from a news article; answers its id, event and report date. */
+    async ingestArticle(input: IngestArticleBody) {
+      return db.transaction(async (tx) => {
+        const now = clock.now();
+        const outlet = await tx.query('SELECT id FROM news_outlets WHERE id = $1', [input.outlet_id]);
+        if (outlet.length === 0) throw invalid('/outlet_id', 'names no news outlet');
+        const type = await referenceStore.getEventType(tx, input.event_type_id);
+        if (!type) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
+        const roles = await referenceStore.rolesOf(tx, [type.id]);
+        const values = await resolveRoleValues(input.roles, roles, (ids) => liveEntityIds(tx, ids));
+        const mentioned = [...new Set(input.mentioned_entity_ids ?? [])];
+        const liveMentions = await liveEntityIds(tx, mentioned);
+        const missing = mentioned.findIndex((id) => !liveMentions.has(id));
+        if (missing >= 0) throw invalid(`/mentioned_entity_ids/${(input.mentioned_entity_ids ?? []).indexOf(mentioned[missing]!)}`, 'names no entity');
+
+        const receivedAt = input.received_at ? new Date(input.received_at) : now;
+        const publishedAt = input.published_at ? new Date(input.published_at) : null;
+        if (Number.isNaN(receivedAt.getTime())) throw invalid('/received_at', 'is not a readable timestamp');
+        if (publishedAt && Number.isNaN(publishedAt.getTime())) throw invalid('/published_at', 'is not a readable timestamp');
+        const date = reportDate(publishedAt, receivedAt);
+
+        // Reports of one type cluster one at a time, so two at once cannot both open an event.
+        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`cluster:${type.id}`]);
+        let eventId: string | null = null;
+        if (input.incident_id) {
+          const event = await store.getEvent(tx, input.incident_id, true);
+          if (!event || event.deleted_at) throw invalid('/incident_id', 'names no event');
+          eventId = event.merged_into_event_id ?? event.id;
+          const target = eventId === event.id ? event : await store.getEvent(tx, eventId);
+          if (target!.event_type_id !== type.id) throw invalid('/incident_id', 'names an event of another event type');
+        } else {
+          const participants = [...new Set((await referenceStore.resolveEntities(tx, values.flatMap((v) => (v.entityId ? [v.entityId] : [])))).map((r) => r.canonical_id))];
+          const happenedOn = readHappenedOn(input.happened_at);
+          eventId = await findCluster(tx, { eventTypeId: type.id, participantIds: participants, anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date });
+        }
+        if (eventId === null) {
+          eventId = newId();
+          await store.insertEvent(tx, { id: eventId, event_type_id: type.id, at: now, report_date: date });
+        }
+
+        const reportId = newId();
+        await store.insertReport(tx, {
+          id: reportId,
+          event_id: eventId,
+          source_kind: 'ARTICLE',
+          outlet_id: input.outlet_id,
+          account_id: null,
+          grant_id: null,
+          event_type_id: type.id,
+          published_at: publishedAt,
+          received_at: receivedAt,
+          report_date: date,
+          happened_at: input.happened_at ?? null,
+          headline: input.headline ?? null,
+          url: input.url ?? null,
+          created_at: now,
+        });
+        await store.insertRoleValues(tx, reportId, values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })));
+        await store.insertMentions(tx, reportId, mentioned);
+        await refreshEvent(tx, eventId, type.id, now);
+        await changes.publish(tx, { kind: 'report-added', eventId, reportId });
+        return { object: 'incident_report' as const, id: reportId, incident_id: eventId, report_date: date.toISOString() };
+      });
+    },
+
+    /** An event as the operator sees it: the search-event fields, counts as of now, and its fate. */
+    async getEvent(id: string) {
+      const event = await store.getEvent(db, id);
+      if (!event) throw new ProblemError('not-found', `No event with id ${id}.`);
+      const [type, counts, entities] = await Promise.all([
+        referenceStore.getEventType(db, event.event_type_id),
+        store.counts(db, event.id, clock.now()),
+        store.liveEntities(db, event.involved_entity_ids),
+      ]);
+      const byId = new Map(entities.map((e) => [e.id, e]));
+      const involved: InvolvedEntity[] = [];
+      const seen = new Set<string>();
+      for (const entityId of event.involved_entity_ids) {
+        const entity = byId.get(entityId);
+        if (!entity || seen.has(entity.canonical_id)) continue;
+        seen.add(entity.canonical_id);
+        involved.push({ id: entity.canonical_id, name: entity.name, type: entity.type });
+      }
+      return {
+        object: 'event' as const,
+        id: event.id,
+        event_type: { code_name: type!.code_name },
+        sentence: event.sentence,
+        happened_at: event.happened_at,
+        first_report_date: event.first_report_date.toISOString(),
+        last_report_date: event.last_report_date.toISOString(),
+        matched_report_count: counts!.reports,
+        distinct_outlet_count: counts!.outlets,
+        involved_entities: involved,
+        merged_into_event_id: event.merged_into_event_id,
+        deleted: event.deleted_at !== null,
+      };
+    },
+
+    /** Merges event `id` into `intoId` (or its survivor); answers the survivor. */
+    async mergeEvent(id: string, intoId: string) {
+      const survivorId = await db.transaction(async (tx) => {
+        const [first, second] = [id, intoId].sort();
+        await store.getEvent(tx, first!, true);
+        await store.getEvent(tx, second!, true);
+        const merged = await store.getEvent(tx, id);
+        if (!merged || merged.deleted_at) throw new ProblemError('not-found', `No event with id ${id}.`);
+        if (merged.merged_into_event_id) throw new ProblemError('state-conflict', `Event ${id} is already merged into ${merged.merged_into_event_id}.`);
+        const target = await store.getEvent(tx, intoId);
+        if (!target || target.deleted_at) throw invalid('/into_event_id', 'names no event');
+        const survivor = target.merged_into_event_id ? (await store.getEvent(tx, target.merged_into_event_id, true))! : target;
+        if (survivor.id === id) throw invalid('/into_event_id', 'resolves to the event itself');
+        if (survivor.event_type_id !== merged.event_type_id) throw invalid('/into_event_id', 'names an event of another event type');
+        const now = clock.now();
+        await store.mergeEvent(tx, id, survivor.id, now);
+        await refreshEvent(tx, survivor.id, survivor.event_type_id, now);
+        await changes.publish(tx, { kind: 'merged', eventId: id, mergedIntoEventId: survivor.id });
+        return survivor.id;
+      });
+      return this.getEvent(survivorId);
+    },
+
+    async deleteEvent(id: string): Promise<void> {
+      await db.transaction(async (tx) => {
+        const event = await store.getEvent(tx, id, true);
+        if (!event || event.deleted_at) throw new ProblemError('not-found', `No event with id ${id}.`);
+        if (event.merged_into_event_id) throw new ProblemError('state-conflict', `Event ${id} was merged into ${event.merged_into_event_id}; delete the survivor instead.`);
+        await store.deleteEvent(tx, id, clock.now());
+        await changes.publish(tx, { kind: 'deleted', eventId: id });
+      });
+    },
+  };
+}
+
+export type EventsService = ReturnType<typeof eventsService>;

@@ -1,0 +1,185 @@
+// SQL for events and reports. Returns plain rows.
+import type { Queryable } from '../../platform/db/database.js';
+import { queryOne } from '../../platform/db/database.js';
+
+export interface EventRow {
+  id: string;
+  event_type_id: string;
+  happened_at: string | null;
+  first_report_date: Date;
+  last_report_date: Date;
+  sentence: string | null;
+  involved_entity_ids: string[];
+  merged_into_event_id: string | null;
+  deleted_at: Date | null;
+}
+
+export interface ReportValueRow {
+  report_id: string;
+  report_date: Date;
+  role_id: string;
+  entity_id: string | null; // canonical
+  entity_name: string | null;
+  entity_deleted: boolean | null;
+  date_value: string | null;
+  amount_value: number | null;
+  amount_unit: string | null;
+  text_value: string | null;
+}
+
+const EVENT_COLUMNS = 'id, event_type_id, happened_at, first_report_date, last_report_date, sentence, involved_entity_ids, merged_into_event_id, deleted_at';
+
+export const eventsStore = {
+  getEvent(db: Queryable, id: string, forUpdate = false) {
+    return queryOne<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  },
+
+  insertEvent(db: Queryable, row: { id: string; event_type_id: string; at: Date; report_date: Date }) {
+    return db.query(
+      `INSERT INTO events (id, event_type_id, first_report_date, last_report_date, created_at, updated_at) VALUES ($1, $2, $3, $3, $4, $4)`,
+      [row.id, row.event_type_id, row.report_date, row.at],
+    );
+  },
+
+  insertReport(
+    db: Queryable,
+    row: {
+      id: string;
+      event_id: string;
+      source_kind: 'ARTICLE' | 'STRUCTURED';
+      outlet_id: string | null;
+      account_id: string | null;
+      grant_id: string | null;
+      event_type_id: string;
+      published_at: Date | null;
+      received_at: Date;
+      report_date: Date;
+      happened_at: string | null;
+      headline: string | null;
+      url: string | null;
+      created_at: Date;
+    },
+  ) {
+    return db.query(
+      `INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
+                            report_date, happened_at, headline, url, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+      [row.id, row.event_id, row.source_kind, row.outlet_id, row.account_id, row.grant_id, row.event_type_id, row.published_at, row.received_at,
+        row.report_date, row.happened_at, row.headline, row.url, row.created_at],
+    );
+  },
+
+  insertRoleValues(db: Queryable, reportId: string, values: readonly { roleId: string; entityId: string | null; date: string | null; amount: { value: number; unit: string } | null; text: string | null }[]) {
+    if (values.length === 0) return Promise.resolve([]);
+    return db.query(
+      `INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)
+       SELECT $1, n, role_id, entity_id, date_value, amount_value, amount_unit, text_value
+         FROM unnest($2::uuid[], $3::uuid[], $4::date[], $5::float8[], $6::text[], $7::text[]) WITH ORDINALITY
+              AS t(role_id, entity_id, date_value, amount_value, amount_unit, text_value, n)`,
+      [
+        reportId,
+        values.map((v) => v.roleId),
+        values.map((v) => v.entityId),
+        values.map((v) => v.date),
+        values.map((v) => v.amount?.value ?? null),
+        values.map((v) => v.amount?.unit ?? null),
+        values.map((v) => v.text),
+      ],
+    );
+  },
+
+  insertMentions(db: Queryable, reportId: string, entityIds: readonly string[]) {
+    if (entityIds.length === 0) return Promise.resolve([]);
+    return db.query(
+      `INSERT INTO report_mentions (report_id, entity_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`,
+      [reportId, entityIds],
+    );
+  },
+
+  /** An event's reports, oldest report date first. */
+  reportsOf(db: Queryable, eventId: string) {
+    return db.query<{ id: string; report_date: Date; happened_at: string | null }>(
+      'SELECT id, report_date, happened_at FROM reports WHERE event_id = $1 ORDER BY report_date, created_at, id',
+      [eventId],
+    );
+  },
+
+  /** Role values of an event's reports, entities resolved to their survivors. */
+  valuesOf(db: Queryable, eventId: string) {
+    return db.query<ReportValueRow>(
+      `SELECT rr.report_id, r.report_date, rr.role_id, c.id AS entity_id, c.name AS entity_name, c.deleted_at IS NOT NULL AS entity_deleted,
+              to_char(rr.date_value, 'YYYY-MM-DD') AS date_value, rr.amount_value, rr.amount_unit, rr.text_value
+         FROM report_roles rr
+         JOIN reports r ON r.id = rr.report_id
+         LEFT JOIN entities e ON e.id = rr.entity_id
+         LEFT JOIN entities c ON c.id = e.canonical_id
+        WHERE r.event_id = $1
+        ORDER BY r.report_date, r.created_at, r.id, rr.position`,
+      [eventId],
+    );
+  },
+
+  /** Mentioned entities of an event's reports, as live survivors, in report order. */
+  mentionsOf(db: Queryable, eventId: string) {
+    return db.query<{ entity_id: string }>(
+      `SELECT c.id AS entity_id
+         FROM report_mentions m
+         JOIN reports r ON r.id = m.report_id
+         JOIN entities e ON e.id = m.entity_id
+         JOIN entities c ON c.id = e.canonical_id
+        WHERE r.event_id = $1 AND c.deleted_at IS NULL
+        ORDER BY r.report_date, r.created_at, r.id, c.id`,
+      [eventId],
+    );
+  },
+
+  async writeSummary(
+    db: Queryable,
+    eventId: string,
+    summary: { first: Date; last: Date; happenedAt: string | null; happenedOn: string | null; sentence: string | null; involved: string[]; participants: Set<string>; at: Date },
+  ) {
+    await db.query(
+      `UPDATE events SET first_report_date = $2, last_report_date = $3, happened_at = $4, happened_on = $5::date, sentence = $6,
+              involved_entity_ids = $7::uuid[], updated_at = $8 WHERE id = $1`,
+      [eventId, summary.first, summary.last, summary.happenedAt, summary.happenedOn, summary.sentence, summary.involved, summary.at],
+    );
+    await db.query('DELETE FROM event_entities WHERE event_id = $1', [eventId]);
+    if (summary.involved.length > 0) {
+      await db.query(
+        `INSERT INTO event_entities (event_id, entity_id, participant) SELECT $1, id, id = ANY($3::uuid[]) FROM unnest($2::uuid[]) AS t(id)`,
+        [eventId, summary.involved, [...summary.participants]],
+      );
+    }
+  },
+
+  /** Report and distinct-source counts of an event, counting reports received up to `until`. */
+  counts(db: Queryable, eventId: string, until: Date) {
+    return queryOne<{ reports: number; outlets: number }>(
+      db,
+      `SELECT count(*)::int AS reports, count(DISTINCT COALESCE(outlet_id, account_id))::int AS outlets
+         FROM reports WHERE event_id = $1 AND received_at <= $2`,
+      [eventId, until],
+    );
+  },
+
+  /** Entities by id, mapped to their live survivors, with names and types. */
+  liveEntities(db: Queryable, ids: readonly string[]) {
+    return db.query<{ id: string; canonical_id: string; name: string; type: string | null }>(
+      `SELECT e.id, c.id AS canonical_id, c.name, c.type
+         FROM entities e JOIN entities c ON c.id = e.canonical_id
+        WHERE e.id = ANY($1::uuid[]) AND c.deleted_at IS NULL`,
+      [ids],
+    );
+  },
+
+  async mergeEvent(db: Queryable, from: string, into: string, at: Date) {
+    await db.query('UPDATE reports SET event_id = $2 WHERE event_id = $1', [from, into]);
+    await db.query('UPDATE events SET merged_into_event_id = $2, updated_at = $3 WHERE id = $1 OR merged_into_event_id = $1', [from, into, at]);
+    await db.query('DELETE FROM event_entities WHERE event_id = $1', [from]);
+  },
+
+  async deleteEvent(db: Queryable, id: string, at: Date) {
+    await db.query('UPDATE events SET deleted_at = $2, updated_at = $2 WHERE id = $1', [id, at]);
+    await db.query('DELETE FROM event_entities WHERE event_id = $1', [id]);
+  },
+};
