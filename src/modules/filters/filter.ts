@@ -1,0 +1,101 @@
+// The one filter vocabulary of event search, sensors and beat clauses (v1 document: sensor
+// filter, beat clause, event search request; decisions.md: "Event search", "Beats").
+// This file holds its meaning; matching.ts is its matching face (one changed event against
+// many saved filters), and search will add its SQL face beside it.
+
+export type ReportSourceKind = 'ANY' | 'ARTICLES_ONLY' | 'USER_REPORTS_ONLY' | 'REPRESENTED_ONLY';
+export type EntityScope = 'MENTIONED' | 'PARTICIPANT';
+
+export type RoleFilter =
+  | { kind: 'amount_gte'; role_code_name: string; min_value: number; unit?: string }
+  | { kind: 'amount_lte'; role_code_name: string; max_value: number; unit?: string }
+  | { kind: 'date_after'; role_code_name: string; after_iso: string }
+  | { kind: 'date_before'; role_code_name: string; before_iso: string }
+  | { kind: 'entity_in'; role_code_name: string; canonical_ids?: string[]; entity_list_ids?: string[] };
+
+/** A filter as saved or sent, ids as given (lists unexpanded, entities maybe merged away). */
+export interface EventFilter {
+  event_type_id: string | null;
+  involved_entity_ids: string[];
+  involved_entity_list_ids: string[];
+  /** Beat clauses choose; search and sensors match MENTIONED. */
+  scope: EntityScope;
+  required_source_news_outlet_ids: string[];
+  report_source_kind: ReportSourceKind;
+  represented_entity_ids: string[];
+  represented_entity_list_ids: string[];
+  min_reports: number;
+  role_filters: RoleFilter[];
+}
+
+/** Fills the defaults of every omitted field. */
+export function normalizeFilter(input: Partial<EventFilter>): EventFilter {
+  return {
+    event_type_id: input.event_type_id ?? null,
+    involved_entity_ids: input.involved_entity_ids ?? [],
+    involved_entity_list_ids: input.involved_entity_list_ids ?? [],
+    scope: input.scope ?? 'MENTIONED',
+    required_source_news_outlet_ids: input.required_source_news_outlet_ids ?? [],
+    report_source_kind: input.report_source_kind ?? 'ANY',
+    represented_entity_ids: input.represented_entity_ids ?? [],
+    represented_entity_list_ids: input.represented_entity_list_ids ?? [],
+    min_reports: input.min_reports ?? 1,
+    role_filters: input.role_filters ?? [],
+  };
+}
+
+/**
+ * A filter with every entity reference resolved to live canonical ids (lists expanded,
+ * merged-away ids replaced by survivors, deleted ones dropped). Matching works on this.
+ */
+export interface CompiledFilter {
+  eventTypeId: string | null;
+  /** Wanted entities, or null when the filter names none (any entity). */
+  entities: ReadonlySet<string> | null;
+  scope: EntityScope;
+  outlets: ReadonlySet<string> | null;
+  sourceKind: ReportSourceKind;
+  represented: ReadonlySet<string> | null;
+  minReports: number;
+  roleFilters: CompiledRoleFilter[];
+}
+
+export type CompiledRoleFilter =
+  | { kind: 'amount'; role: string; min: number; max: number; unit: string | null }
+  | { kind: 'date'; role: string; afterMs: number; beforeMs: number }
+  | { kind: 'entity_in'; role: string; entities: ReadonlySet<string> };
+
+/** Resolves entity ids and lists to live canonical ids. */
+export interface EntityResolver {
+  canonical(ids: readonly string[]): Promise<Map<string, string>>; // id → live canonical id (deleted left out)
+  listMembers(listIds: readonly string[]): Promise<string[]>; // member ids, as stored
+}
+
+export async function compileFilter(filter: EventFilter, resolver: EntityResolver): Promise<CompiledFilter> {
+  const resolve = async (ids: readonly string[], listIds: readonly string[]): Promise<ReadonlySet<string> | null> => {
+    if (ids.length === 0 && listIds.length === 0) return null;
+    const members = listIds.length > 0 ? await resolver.listMembers(listIds) : [];
+    const canonical = await resolver.canonical([...ids, ...members]);
+    return new Set(canonical.values());
+  };
+  const roleFilters: CompiledRoleFilter[] = [];
+  for (const rf of filter.role_filters) {
+    if (rf.kind === 'amount_gte') roleFilters.push({ kind: 'amount', role: rf.role_code_name, min: rf.min_value, max: Infinity, unit: rf.unit?.toLowerCase() ?? null });
+    if (rf.kind === 'amount_lte') roleFilters.push({ kind: 'amount', role: rf.role_code_name, min: -Infinity, max: rf.max_value, unit: rf.unit?.toLowerCase() ?? null });
+    if (rf.kind === 'date_after') roleFilters.push({ kind: 'date', role: rf.role_code_name, afterMs: Date.parse(rf.after_iso), beforeMs: Infinity });
+    if (rf.kind === 'date_before') roleFilters.push({ kind: 'date', role: rf.role_code_name, afterMs: -Infinity, beforeMs: Date.parse(rf.before_iso) });
+    if (rf.kind === 'entity_in') {
+      roleFilters.push({ kind: 'entity_in', role: rf.role_code_name, entities: (await resolve(rf.canonical_ids ?? [], rf.entity_list_ids ?? [])) ?? new Set() });
+    }
+  }
+  return {
+    eventTypeId: filter.event_type_id,
+    entities: await resolve(filter.involved_entity_ids, filter.involved_entity_list_ids),
+    scope: filter.scope,
+    outlets: filter.required_source_news_outlet_ids.length > 0 ? new Set(filter.required_source_news_outlet_ids) : null,
+    sourceKind: filter.report_source_kind,
+    represented: filter.report_source_kind === 'REPRESENTED_ONLY' ? ((await resolve(filter.represented_entity_ids, filter.represented_entity_list_ids)) ?? new Set()) : null,
+    minReports: filter.min_reports,
+    roleFilters,
+  };
+}

@@ -1,0 +1,109 @@
+// The matching face of the filter vocabulary: which of many saved filters one changed event
+// now satisfies, without looking at them all. Filters are indexed by what narrows them most:
+// their wanted entities, else their event type, else their outlets; an event looks up only
+// the entries of its own entities, type and outlets, and checks those candidates in full.
+import type { CompiledFilter, CompiledRoleFilter } from './filter.js';
+import type { EventFacts, ReportFacts, RoleValueFacts } from './event-facts.js';
+
+/** Does the event satisfy the filter? (The full check, for one candidate.) */
+export function matchesFilter(filter: CompiledFilter, event: EventFacts): boolean {
+  if (!event.live) return false;
+  if (filter.eventTypeId !== null && filter.eventTypeId !== event.eventTypeId) return false;
+  if (filter.entities !== null) {
+    const pool = filter.scope === 'PARTICIPANT' ? event.participants : event.involved;
+    if (!someIn(filter.entities, pool)) return false;
+  }
+  const counted = event.reports.filter((report) => counts(filter, report));
+  if (filter.outlets !== null && !counted.some((r) => r.outletId !== null && filter.outlets!.has(r.outletId))) return false;
+  if (new Set(counted.map((r) => r.sourceId)).size < filter.minReports) return false;
+  return filter.roleFilters.every((rf) => counted.some((report) => report.values.some((value) => roleFilterHolds(rf, value))));
+}
+
+/** Which reports a filter counts, by its report source kind. */
+function counts(filter: CompiledFilter, report: ReportFacts): boolean {
+  switch (filter.sourceKind) {
+    case 'ANY':
+      return true;
+    case 'ARTICLES_ONLY':
+      return report.sourceKind === 'ARTICLE';
+    case 'USER_REPORTS_ONLY':
+      return report.sourceKind === 'STRUCTURED';
+    case 'REPRESENTED_ONLY':
+      return report.sourceKind === 'STRUCTURED' && filter.represented !== null && someIn(filter.represented, report.represented);
+  }
+}
+
+function roleFilterHolds(rf: CompiledRoleFilter, value: RoleValueFacts): boolean {
+  if (value.role !== rf.role) return false;
+  switch (rf.kind) {
+    case 'amount':
+      return value.amount !== null && (rf.unit === null || value.amount.unit.toLowerCase() === rf.unit) && value.amount.value >= rf.min && value.amount.value <= rf.max;
+    case 'date':
+      return value.dateMs !== null && value.dateMs > rf.afterMs && value.dateMs < rf.beforeMs;
+    case 'entity_in':
+      return value.entityId !== null && rf.entities.has(value.entityId);
+  }
+}
+
+function someIn(wanted: ReadonlySet<string>, present: ReadonlySet<string>): boolean {
+  const [small, large] = wanted.size <= present.size ? [wanted, present] : [present, wanted];
+  for (const id of small) if (large.has(id)) return true;
+  return false;
+}
+
+/** Saved filters indexed for matching one event at a time. */
+export class FilterIndex<Id extends string = string> {
+  private readonly filters = new Map<Id, CompiledFilter>();
+  private readonly byEntity = new Map<string, Set<Id>>();
+  private readonly byType = new Map<string, Set<Id>>();
+  private readonly byOutlet = new Map<string, Set<Id>>();
+  /** Filters that name no entity, type or outlet: candidates for every event. */
+  private readonly unkeyed = new Set<Id>();
+
+  get size(): number {
+    return this.filters.size;
+  }
+
+  set(id: Id, filter: CompiledFilter): void {
+    this.delete(id);
+    this.filters.set(id, filter);
+    for (const key of this.keysOf(filter)) {
+      const [map, value] = key;
+      if (map === null) this.unkeyed.add(id);
+      else (map.get(value) ?? map.set(value, new Set()).get(value)!).add(id);
+    }
+  }
+
+  delete(id: Id): void {
+    const filter = this.filters.get(id);
+    if (!filter) return;
+    for (const [map, value] of this.keysOf(filter)) {
+      if (map === null) this.unkeyed.delete(id);
+      else {
+        const ids = map.get(value);
+        ids?.delete(id);
+        if (ids?.size === 0) map.delete(value);
+      }
+    }
+    this.filters.delete(id);
+  }
+
+  /** The ids of the filters the event satisfies. */
+  match(event: EventFacts): Id[] {
+    if (!event.live) return [];
+    const candidates = new Set<Id>(this.unkeyed);
+    const add = (ids: Set<Id> | undefined) => ids?.forEach((id) => candidates.add(id));
+    for (const entityId of event.involved) add(this.byEntity.get(entityId));
+    add(this.byType.get(event.eventTypeId));
+    for (const report of event.reports) if (report.outletId) add(this.byOutlet.get(report.outletId));
+    return [...candidates].filter((id) => matchesFilter(this.filters.get(id)!, event));
+  }
+
+  /** The index entries of a filter: its entities, else its type, else its outlets. */
+  private keysOf(filter: CompiledFilter): [Map<string, Set<Id>> | null, string][] {
+    if (filter.entities !== null) return [...filter.entities].map((id) => [this.byEntity, id] as [Map<string, Set<Id>>, string]);
+    if (filter.eventTypeId !== null) return [[this.byType, filter.eventTypeId]];
+    if (filter.outlets !== null) return [...filter.outlets].map((id) => [this.byOutlet, id] as [Map<string, Set<Id>>, string]);
+    return [[null, '']];
+  }
+}
