@@ -90,71 +90,77 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     return new Set(rows.filter((r) => !r.deleted).map((r) => r.id));
   }
 
+  async function ingestArticleIn(tx: Queryable, input: IngestArticleBody) {
+    const now = clock.now();
+    const outlet = await tx.query('SELECT id FROM news_outlets WHERE id = $1', [input.outlet_id]);
+    if (outlet.length === 0) throw invalid('/outlet_id', 'names no news outlet');
+    const type = await referenceStore.getEventType(tx, input.event_type_id);
+    if (!type) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
+    const roles = await referenceStore.rolesOf(tx, [type.id]);
+    const values = await resolveRoleValues(input.roles, roles, (ids) => liveEntityIds(tx, ids));
+    const mentioned = [...new Set(input.mentioned_entity_ids ?? [])];
+    const liveMentions = await liveEntityIds(tx, mentioned);
+    const missing = mentioned.findIndex((id) => !liveMentions.has(id));
+    if (missing >= 0) throw invalid(`/mentioned_entity_ids/${(input.mentioned_entity_ids ?? []).indexOf(mentioned[missing]!)}`, 'names no entity');
+
+    const receivedAt = input.received_at ? new Date(input.received_at) : now;
+    const publishedAt = input.published_at ? new Date(input.published_at) : null;
+    if (Number.isNaN(receivedAt.getTime())) throw invalid('/received_at', 'is not a readable timestamp');
+    if (publishedAt && Number.isNaN(publishedAt.getTime())) throw invalid('/published_at', 'is not a readable timestamp');
+    const date = reportDate(publishedAt, receivedAt);
+
+    // Reports of one type cluster one at a time, so two at once cannot both open an event.
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`cluster:${type.id}`]);
+    let eventId: string | null = null;
+    if (input.incident_id) {
+      const event = await store.getEvent(tx, input.incident_id, true);
+      if (!event || event.deleted_at) throw invalid('/incident_id', 'names no event');
+      eventId = event.merged_into_event_id ?? event.id;
+      const target = eventId === event.id ? event : await store.getEvent(tx, eventId);
+      if (target!.event_type_id !== type.id) throw invalid('/incident_id', 'names an event of another event type');
+    } else {
+      const participants = [...new Set((await referenceStore.resolveEntities(tx, values.flatMap((v) => (v.entityId ? [v.entityId] : [])))).map((r) => r.canonical_id))];
+      const happenedOn = readHappenedOn(input.happened_at);
+      eventId = await findCluster(tx, { eventTypeId: type.id, participantIds: participants, anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date });
+    }
+    if (eventId === null) {
+      eventId = newId();
+      await store.insertEvent(tx, { id: eventId, event_type_id: type.id, at: now, report_date: date });
+    }
+
+    const reportId = newId();
+    await store.insertReport(tx, {
+      id: reportId,
+      event_id: eventId,
+      source_kind: 'ARTICLE',
+      outlet_id: input.outlet_id,
+      account_id: null,
+      grant_id: null,
+      event_type_id: type.id,
+      published_at: publishedAt,
+      received_at: receivedAt,
+      report_date: date,
+      happened_at: input.happened_at ?? null,
+      headline: input.headline ?? null,
+      url: input.url ?? null,
+      created_at: now,
+    });
+    await store.insertRoleValues(tx, reportId, values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })));
+    await store.insertMentions(tx, reportId, mentioned);
+    await refreshEvent(tx, eventId, type.id, now);
+    await changes.publish(tx, { kind: 'report-added', eventId, reportId });
+    return { object: 'incident_report' as const, id: reportId, incident_id: eventId, report_date: date.toISOString() };
+  }
+
   return {
     /** Ingests one report taken from a news article; answers its id, event and report date. */
-    async ingestArticle(input: IngestArticleBody) {
-      return db.transaction(async (tx) => {
-        const now = clock.now();
-        const outlet = await tx.query('SELECT id FROM news_outlets WHERE id = $1', [input.outlet_id]);
-        if (outlet.length === 0) throw invalid('/outlet_id', 'names no news outlet');
-        const type = await referenceStore.getEventType(tx, input.event_type_id);
-        if (!type) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
-        const roles = await referenceStore.rolesOf(tx, [type.id]);
-        const values = await resolveRoleValues(input.roles, roles, (ids) => liveEntityIds(tx, ids));
-        const mentioned = [...new Set(input.mentioned_entity_ids ?? [])];
-        const liveMentions = await liveEntityIds(tx, mentioned);
-        const missing = mentioned.findIndex((id) => !liveMentions.has(id));
-        if (missing >= 0) throw invalid(`/mentioned_entity_ids/${(input.mentioned_entity_ids ?? []).indexOf(mentioned[missing]!)}`, 'names no entity');
-
-        const receivedAt = input.received_at ? new Date(input.received_at) : now;
-        const publishedAt = input.published_at ? new Date(input.published_at) : null;
-        if (Number.isNaN(receivedAt.getTime())) throw invalid('/received_at', 'is not a readable timestamp');
-        if (publishedAt && Number.isNaN(publishedAt.getTime())) throw invalid('/published_at', 'is not a readable timestamp');
-        const date = reportDate(publishedAt, receivedAt);
-
-        // Reports of one type cluster one at a time, so two at once cannot both open an event.
-        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`cluster:${type.id}`]);
-        let eventId: string | null = null;
-        if (input.incident_id) {
-          const event = await store.getEvent(tx, input.incident_id, true);
-          if (!event || event.deleted_at) throw invalid('/incident_id', 'names no event');
-          eventId = event.merged_into_event_id ?? event.id;
-          const target = eventId === event.id ? event : await store.getEvent(tx, eventId);
-          if (target!.event_type_id !== type.id) throw invalid('/incident_id', 'names an event of another event type');
-        } else {
-          const participants = [...new Set((await referenceStore.resolveEntities(tx, values.flatMap((v) => (v.entityId ? [v.entityId] : [])))).map((r) => r.canonical_id))];
-          const happenedOn = readHappenedOn(input.happened_at);
-          eventId = await findCluster(tx, { eventTypeId: type.id, participantIds: participants, anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date });
-        }
-        if (eventId === null) {
-          eventId = newId();
-          await store.insertEvent(tx, { id: eventId, event_type_id: type.id, at: now, report_date: date });
-        }
-
-        const reportId = newId();
-        await store.insertReport(tx, {
-          id: reportId,
-          event_id: eventId,
-          source_kind: 'ARTICLE',
-          outlet_id: input.outlet_id,
-          account_id: null,
-          grant_id: null,
-          event_type_id: type.id,
-          published_at: publishedAt,
-          received_at: receivedAt,
-          report_date: date,
-          happened_at: input.happened_at ?? null,
-          headline: input.headline ?? null,
-          url: input.url ?? null,
-          created_at: now,
-        });
-        await store.insertRoleValues(tx, reportId, values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })));
-        await store.insertMentions(tx, reportId, mentioned);
-        await refreshEvent(tx, eventId, type.id, now);
-        await changes.publish(tx, { kind: 'report-added', eventId, reportId });
-        return { object: 'incident_report' as const, id: reportId, incident_id: eventId, report_date: date.toISOString() };
-      });
+    ingestArticle(input: IngestArticleBody) {
+      return db.transaction((tx) => ingestArticleIn(tx, input));
     },
+
+    /** The same, inside the caller's transaction (bulk import runs many in one). */
+    ingestArticleIn: (tx: Queryable, input: IngestArticleBody) => ingestArticleIn(tx, input),
+
 
     /** An event as the operator sees it: the search-event fields, counts as of now, and its fate. */
     async getEvent(id: string) {

@@ -50,6 +50,21 @@ export const referenceStore = {
     );
   },
 
+  bulkInsertOutlets(db: Queryable, rows: readonly { id: string; name: string; domain: string | null }[], at: Date) {
+    return db.query(
+      'INSERT INTO news_outlets (id, name, domain, created_at) SELECT id, name, domain, $4 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(id, name, domain)',
+      [rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.domain), at],
+    );
+  },
+
+  bulkInsertEntities(db: Queryable, rows: readonly { id: string; name: string; type: string | null }[], at: Date) {
+    return db.query(
+      `INSERT INTO entities (id, name, type, canonical_id, created_at)
+       SELECT id, name, type, id, $4 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(id, name, type)`,
+      [rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.type), at],
+    );
+  },
+
   getEntity(db: Queryable, id: string, forUpdate = false) {
     return queryOne<EntityRow>(db, `SELECT ${ENTITY_COLUMNS} FROM entities WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   },

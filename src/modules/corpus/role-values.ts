@@ -4,6 +4,7 @@
 // is checked by the operation's schema; what needs the event type or the database is
 // checked here and refused with a content code (v1 document, "Report content codes").
 import { Type, type Static } from '@sinclair/typebox';
+import currencyCodes from 'currency-codes';
 import { ProblemError } from '../../platform/problems.js';
 import { StrictObject, Text, Uuid } from '../../platform/http/schema-kit.js';
 import type { RoleRow } from './reference.store.js';
@@ -22,7 +23,8 @@ export const RoleEntry = StrictObject({
 export type RoleEntry = Static<typeof RoleEntry>;
 
 const AMOUNT_TYPES = new Set(['CURRENCY', 'NUMBER', 'DISTANCE', 'WEIGHT', 'LENGTH', 'AREA', 'VOLUME', 'TEMPERATURE', 'SPEED']);
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+// ISO 4217 codes from the currency-codes package (kept current with the standard).
+const CURRENCIES = new Set(currencyCodes.codes());
 
 export interface ResolvedRoleValue {
   role: RoleRow;

@@ -1,11 +1,13 @@
-// On an empty database with EVMON_SEED=demo: a demo account with every entitlement and a key
-// with every scope, printed once. (The demo corpus arrives with the corpus feature.)
+// On an empty database with EVMON_SEED=demo: the demo corpus (about 20,000 events over the
+// past year), a demo account with every entitlement and a key with every scope, printed once.
 import { SCOPES } from '../../platform/scopes.js';
 import type { Runtime } from '../../runtime.js';
+import { generateDemoCorpus } from './demo-corpus.js';
 
 export const DEMO_CREDITS = 10_000;
+export const DEMO_EVENTS = 20_000;
 
-export async function seedOnEmptyDatabase(runtime: Runtime): Promise<void> {
+export async function seedOnEmptyDatabase(runtime: Runtime, events = DEMO_EVENTS): Promise<void> {
   const existing = await runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts');
   if ((existing[0]?.n ?? 0) > 0) return;
   // Of several processes starting together on one empty database, only the one that records
@@ -21,8 +23,11 @@ export async function seedOnEmptyDatabase(runtime: Runtime): Promise<void> {
     entitlements: { structured_reporting: true, entity_reporting: true, beats: true },
   });
   const key = await runtime.accounts.createApiKey(account.id, { name: 'demo', scopes: [...SCOPES] });
+  const corpus = await generateDemoCorpus(runtime, { events });
+  runtime.logger.info(corpus, 'demo corpus seeded');
   // Printed to the terminal once, on purpose: this is the only time the raw key exists.
   process.stdout.write(
-    `\nDemo account ${account.id} seeded with ${DEMO_CREDITS} credits.\nDemo API key (all scopes, shown once): ${key.key}\n\n`,
+    `\nDemo corpus: ${corpus.events} events, ${corpus.reports} reports, ${corpus.merges} merges, in ${corpus.seconds} s.\n` +
+      `Demo account ${account.id} seeded with ${DEMO_CREDITS} credits.\nDemo API key (all scopes, shown once): ${key.key}\n\n`,
   );
 }
