@@ -18,6 +18,7 @@ import { createLogger } from '../platform/logger.js';
 import { ProblemError } from '../platform/problems.js';
 import { compileBodyValidator } from '../platform/http/validation.js';
 import { createRuntime, type Runtime } from '../runtime.js';
+import { CORPUS_OPTIONS, CORPUS_USAGE, runCorpusCommand } from './corpus-commands.js';
 
 const USAGE = `Usage: evmon <command> [options]
 
@@ -31,7 +32,7 @@ const USAGE = `Usage: evmon <command> [options]
   keys list <account-id>
   keys revoke <key-id>
   plans list
-  plans set <name> --beats_max N … (every plan field)
+  plans set <name> --beats_max N … (every plan field)${CORPUS_USAGE}
 
 The database is the one the server uses: EVMON_DATABASE_URL, or the embedded database in
 EVMON_DATA_DIR (which the server must not hold open at the same time).`;
@@ -84,6 +85,7 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
       name: { type: 'string' },
       scopes: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      ...CORPUS_OPTIONS,
       ...Object.fromEntries(PLAN_FIELDS.map((field) => [field, { type: 'string' as const }])),
     },
   });
@@ -128,8 +130,14 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
       const body = Object.fromEntries(PLAN_FIELDS.filter((f) => v[f] !== undefined).map((f) => [f, Number(v[f])]));
       return (await runtime()).accounts.putPlan(name, validated(PlanBody, body));
     }
-    default:
-      throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+    default: {
+      const tools = { validated, requireId, usage: (message: string) => new UsageError(message) };
+      const key = positionals[0] === 'import' || positionals[0] === 'demo' ? positionals[0] : `${group} ${action ?? ''}`.trim();
+      const args = key === 'import' || key === 'demo' ? positionals.slice(1) : rest;
+      const result = await runCorpusCommand(key, v, args, runtime, tools);
+      if (result === undefined) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+      return result;
+    }
   }
 }
 

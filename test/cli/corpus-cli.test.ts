@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { PG_URL, ROOT, tempDir } from '../helpers/server.js';
+
+function evmon(env: Record<string, string>, ...args: string[]) {
+  const result = spawnSync(process.execPath, ['bin/evmon.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  return { status: result.status, json: result.status === 0 ? JSON.parse(result.stdout) : null, stderr: result.stderr };
+}
+
+const token = () => Math.random().toString(36).slice(2, 10);
+
+describe('evmon corpus commands', () => {
+  const dir = tempDir();
+  const env = PG_URL ? { EVMON_DATABASE_URL: PG_URL, EVMON_DATA_DIR: dir } : { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dir };
+
+  it('when reference data is made with evmon and articles imported from NDJSON, then good lines land and bad ones are reported by line', () => {
+    const outlet = evmon(env, 'outlets', 'create', '--name', 'Wire', '--domain', 'wire.example');
+    assert.equal(outlet.status, 0, outlet.stderr);
+    const a = evmon(env, 'entities', 'create', '--name', `Maker ${token()}`, '--type', 'ORGANIZATION').json;
+    const b = evmon(env, 'entities', 'create', '--name', `Maker Inc ${token()}`, '--type', 'ORGANIZATION').json;
+    assert.equal(evmon(env, 'entities', 'merge', a.id, '--into', b.id).json.id, b.id);
+    const typeFile = path.join(dir, 'type.json');
+    fs.writeFileSync(typeFile, JSON.stringify({ code_name: `launch_${token()}`, name: 'Launch', description: '', roles: [{ code_name: 'maker', name: 'Maker', expected_type: 'NAMED_ENTITY' }], sentence_template: '{maker} launched a product' }));
+    const type = evmon(env, 'event-types', 'create', '--file', typeFile);
+    assert.equal(type.status, 0, type.stderr);
+    const list = evmon(env, 'entity-lists', 'create', '--name', 'Makers', '--entities', `${a.id},${b.id}`);
+    assert.equal(list.status, 0, list.stderr);
+
+    const article = (day: string, entity: string) => ({ outlet_id: outlet.json.id, event_type_id: type.json.id, published_at: `2026-11-${day}T08:00:00.000Z`, received_at: `2026-11-${day}T08:05:00.000Z`, roles: [{ role: 'maker', entity_id: entity }] });
+    const file = path.join(dir, 'articles.ndjson');
+    fs.writeFileSync(
+      file,
+      [
+        JSON.stringify(article('10', a.id)),
+        JSON.stringify(article('11', b.id)),
+        '{"not json',
+        JSON.stringify({ ...article('12', b.id), colour: 'red' }),
+        JSON.stringify({ ...article('12', b.id), roles: [{ role: 'nobody', entity_id: b.id }] }),
+        '',
+        JSON.stringify(article('20', b.id)),
+      ].join('\n'),
+    );
+    const imported = evmon(env, 'import', file);
+    assert.equal(imported.status, 0, imported.stderr);
+    assert.equal(imported.json.imported, 3);
+    assert.equal(imported.json.refused, 3);
+    assert.match(imported.stderr, /line 3: not valid JSON/);
+    assert.match(imported.stderr, /line 4: \/colour is not a recognized field/);
+    assert.match(imported.stderr, /line 5: UNKNOWN_ROLE_CODE_NAME/);
+  });
+
+  it('when evmon demo runs, then it generates the requested corpus and reports it', () => {
+    const demo = evmon(env, 'demo', '--events', '300', '--seed', '7');
+    assert.equal(demo.status, 0, demo.stderr);
+    assert.equal(demo.json.events, 300);
+    assert.ok(demo.json.reports >= 300);
+    assert.equal(evmon(env, 'demo', '--events', 'many').status, 2);
+  });
+});

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { generateDemoCorpus } from '../../src/modules/demo/demo-corpus.js';
+import { DEMO_EVENT_TYPES } from '../../src/modules/demo/demo-event-types.js';
+import { ROLE_VALUE_TYPES } from '../../src/modules/corpus/reference.schemas.js';
+import { startServer } from '../helpers/server.js';
+
+async function corpusOf(seed: number) {
+  // The embedded database in memory: each run starts empty, whatever the suite's storage.
+  const server = await startServer({ EVMON_DATABASE_URL: 'memory://' });
+  try {
+    const summary = await generateDemoCorpus(server.runtime, { events: 400, seed, batchSize: 150 });
+    const sentences = (await server.runtime.db.query<{ sentence: string }>('SELECT sentence FROM events ORDER BY sentence')).map((r) => r.sentence);
+    const entities = (await server.runtime.db.query<{ name: string }>('SELECT name FROM entities ORDER BY name')).map((r) => r.name);
+    const counts = (await server.runtime.db.query<{ live: number; merged: number; reports: number }>(
+      `SELECT count(*) FILTER (WHERE merged_into_event_id IS NULL)::int AS live, count(*) FILTER (WHERE merged_into_event_id IS NOT NULL)::int AS merged,
+              (SELECT count(*)::int FROM reports) AS reports FROM events`,
+    ))[0]!;
+    return { summary, sentences, entities, counts };
+  } finally {
+    await server.close();
+  }
+}
+
+describe('demo corpus', () => {
+  it('when generated twice with one seed, then names and sentences are the same; with another seed, they differ', async () => {
+    const first = await corpusOf(42);
+    const second = await corpusOf(42);
+    const other = await corpusOf(43);
+    assert.deepEqual(first.sentences, second.sentences);
+    assert.deepEqual(first.entities, second.entities);
+    assert.notDeepEqual(first.sentences, other.sentences);
+    assert.equal(first.summary.events, 400);
+    assert.equal(first.counts.reports, first.summary.reports);
+    assert.ok(first.summary.reports >= 800, 'several reports per event on average');
+    assert.equal(first.counts.merged, first.summary.merges);
+    assert.ok(first.summary.merges > 0, 'some events are merged');
+    assert.ok(first.sentences.every((s) => s !== null && !s.includes('{')), 'every sentence renders');
+    assert.ok(first.entities.includes('Germany'), 'countries come from world-countries');
+  });
+
+  it('when the demo event types are listed, then they use every role value type but CATEGORICAL', () => {
+    assert.ok(DEMO_EVENT_TYPES.length >= 10);
+    const used = new Set(DEMO_EVENT_TYPES.flatMap((t) => t.roles.map((r) => r.expected_type ?? 'null')));
+    for (const type of ROLE_VALUE_TYPES.filter((t) => t !== 'CATEGORICAL')) assert.ok(used.has(type), type);
+    assert.ok(used.has('null'), 'an untyped role too');
+    assert.ok(!used.has('CATEGORICAL'));
+  });
+});
