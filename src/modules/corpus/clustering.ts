@@ -17,13 +17,14 @@ export interface ClusterCandidate {
 
 export async function findCluster(tx: Queryable, candidate: ClusterCandidate): Promise<string | null> {
   if (candidate.participantIds.length === 0) return null;
+  // Driven from the entity index: only events that share a participant are looked at.
   const rows = await tx.query<{ id: string }>(
     `SELECT e.id
-       FROM events e
-      WHERE e.event_type_id = $1
+       FROM event_entities ee
+       JOIN events e ON e.id = ee.event_id
+      WHERE ee.entity_id = ANY($2::uuid[]) AND ee.participant
+        AND e.event_type_id = $1
         AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
-        AND EXISTS (SELECT 1 FROM event_entities ee
-                     WHERE ee.event_id = e.id AND ee.participant AND ee.entity_id = ANY($2::uuid[]))
         AND abs(extract(epoch FROM (COALESCE(e.happened_on::timestamptz, e.first_report_date) - $3::timestamptz))) <= $4 * 86400
       ORDER BY e.first_report_date DESC, e.id DESC
       LIMIT 1`,

@@ -85,10 +85,6 @@ export async function refreshEvent(tx: Queryable, eventId: string, eventTypeId: 
 }
 
 export function eventsService({ db, clock, newId, changes }: EventsDeps) {
-  async function liveEntityIds(tx: Queryable, ids: string[]): Promise<Set<string>> {
-    const rows = await referenceStore.resolveEntities(tx, ids);
-    return new Set(rows.filter((r) => !r.deleted).map((r) => r.id));
-  }
 
   async function ingestArticleIn(tx: Queryable, input: IngestArticleBody) {
     const now = clock.now();
@@ -97,10 +93,14 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     const type = await referenceStore.getEventType(tx, input.event_type_id);
     if (!type) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
     const roles = await referenceStore.rolesOf(tx, [type.id]);
-    const values = await resolveRoleValues(input.roles, roles, (ids) => liveEntityIds(tx, ids));
+    // Every entity the report names, resolved in one query: live ones with their survivors.
     const mentioned = [...new Set(input.mentioned_entity_ids ?? [])];
-    const liveMentions = await liveEntityIds(tx, mentioned);
-    const missing = mentioned.findIndex((id) => !liveMentions.has(id));
+    const named = input.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : []));
+    const survivors = new Map(
+      (await referenceStore.resolveEntities(tx, [...new Set([...named, ...mentioned])])).filter((r) => !r.deleted).map((r) => [r.id, r.canonical_id]),
+    );
+    const values = await resolveRoleValues(input.roles, roles, async () => new Set(survivors.keys()));
+    const missing = mentioned.findIndex((id) => !survivors.has(id));
     if (missing >= 0) throw invalid(`/mentioned_entity_ids/${(input.mentioned_entity_ids ?? []).indexOf(mentioned[missing]!)}`, 'names no entity');
 
     const receivedAt = input.received_at ? new Date(input.received_at) : now;
@@ -119,7 +119,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       const target = eventId === event.id ? event : await store.getEvent(tx, eventId);
       if (target!.event_type_id !== type.id) throw invalid('/incident_id', 'names an event of another event type');
     } else {
-      const participants = [...new Set((await referenceStore.resolveEntities(tx, values.flatMap((v) => (v.entityId ? [v.entityId] : [])))).map((r) => r.canonical_id))];
+      const participants = [...new Set(values.flatMap((v) => (v.entityId ? [survivors.get(v.entityId)!] : [])))];
       const happenedOn = readHappenedOn(input.happened_at);
       eventId = await findCluster(tx, { eventTypeId: type.id, participantIds: participants, anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date });
     }
