@@ -92,7 +92,8 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
   const positionals = marked.map((arg) => (arg.startsWith(NEGATIVE) ? arg.slice(1) : arg));
   const [group, action, ...rest] = positionals;
   const v = values as Record<string, string | undefined>;
-  if (values.help || !group) throw new UsageError('');
+  if (values.help) return { help: USAGE };
+  if (!group) throw new UsageError('');
 
   switch (`${group} ${action ?? ''}`.trim()) {
     case 'migrate': {
@@ -147,7 +148,8 @@ async function main(): Promise<number> {
     const config = loadConfig();
     const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
     const result = await run(process.argv.slice(2), async () => (opened ??= await createRuntime(config, logger)));
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (result && typeof result === 'object' && 'help' in result) process.stdout.write(`${USAGE}\n`);
+    else process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
