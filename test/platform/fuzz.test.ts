@@ -58,10 +58,14 @@ describe('request handling under arbitrary input', () => {
   let server: TestServer;
   let accountId: string;
   let key: string;
+  let entityId: string;
+  let eventTypeId: string;
   before(async () => {
     server = await startServer();
     accountId = (await server.ops.createAccount()).id;
     key = await server.ops.createKey(accountId, ['SENSORS_READ']);
+    entityId = (await server.ops.post('/entities', { name: 'Fuzz target' })).id;
+    eventTypeId = (await server.ops.post('/event-types', { code_name: `fuzz_${Date.now()}`, name: 'F', description: '', roles: [{ code_name: 'who', name: 'Who', expected_type: 'NAMED_ENTITY' }], sentence_template: '{who}' })).id;
     await server.ops.post('/plans/unused', undefined).catch(() => undefined);
   });
   after(() => server.close());
@@ -77,6 +81,13 @@ describe('request handling under arbitrary input', () => {
       ['POST', () => `/accounts/${accountId}/api-keys`],
       ['PUT', '/plans/fuzzed'],
       ['POST', '/clock'],
+      ['POST', '/articles'],
+      ['POST', '/event-types'],
+      ['PATCH', () => `/event-types/${eventTypeId}`],
+      ['POST', '/entities'],
+      ['POST', '/entity-lists'],
+      ['POST', () => `/entities/${entityId}/merge`],
+      ['POST', () => `/events/${'00000000-0000-4000-8000-000000000000'}/merge`],
     ] as const;
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...targets), fc.jsonValue({ maxDepth: 4 }), async ([method, path], value) => {
@@ -94,10 +105,10 @@ describe('request handling under arbitrary input', () => {
       fc.constantFrom(-1, 0, 1e308, -1e308, 2 ** 53, 'INDIVIDUAL', 'standard', '', '\u0000', 'a\u0000', '__proto__', null, [], {}),
       fc.string({ unit: 'binary' }),
     );
-    const keys = fc.constantFrom('display_name', 'kind', 'plan', 'credit_balance', 'entitlements', 'amount', 'reason', 'name', 'scopes', 'now', 'advance_seconds', 'beats_max', '__proto__', 'constructor');
+    const keys = fc.constantFrom('display_name', 'kind', 'plan', 'credit_balance', 'entitlements', 'amount', 'reason', 'name', 'scopes', 'now', 'advance_seconds', 'beats_max', '__proto__', 'constructor', 'outlet_id', 'event_type_id', 'roles', 'code_name', 'sentence_template', 'entity_ids', 'into_entity_id', 'happened_at', 'published_at');
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/accounts', `/accounts/${'00000000-0000-4000-8000-000000000000'}/credits`, '/clock', '/plans/p1'),
+        fc.constantFrom('/accounts', `/accounts/${'00000000-0000-4000-8000-000000000000'}/credits`, '/clock', '/plans/p1', '/articles', '/event-types', '/entity-lists'),
         fc.dictionary(keys, hostile, { maxKeys: 5 }),
         async (path, body) => {
           const method = path.startsWith('/plans') ? 'PUT' : 'POST';
