@@ -42,7 +42,8 @@ async function main(): Promise<void> {
   const app = await buildApp(runtime, tls);
   await app.listen({ port: config.port, host: config.host });
   runtime.startBackground();
-  logger.info({ storage: runtime.db.kind, testClock: config.testClock, opsApi: config.opsToken !== null }, 'ready');
+  const { port } = app.server.address() as { port: number };
+  logger.info({ port, storage: runtime.db.kind, testClock: config.testClock, opsApi: config.opsToken !== null }, 'ready');
 
   let stopping = false;
   const stop = async (signal: string) => {

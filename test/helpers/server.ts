@@ -122,62 +122,68 @@ export interface SpawnedServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `node src/main.ts` and resolves once /readyz answers 200. */
+/**
+ * Starts `node src/main.ts` and resolves once /readyz answers 200. The server listens on a
+ * port of the system's choosing (EVMON_PORT=0) and names it in its "ready" log line, so
+ * parallel tests never race for a port.
+ */
 export async function spawnServer(env: Record<string, string>, options: { expectFailure?: boolean } = {}): Promise<SpawnedServer> {
   const dataDir = env.EVMON_DATA_DIR ?? tempDir();
-  const port = env.EVMON_PORT ?? String(await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, ...baseEnv({ EVMON_DATA_DIR: dataDir, EVMON_PORT: port, EVMON_HOST: '127.0.0.1', ...env }) },
+    env: { ...process.env, ...baseEnv({ EVMON_DATA_DIR: dataDir, EVMON_PORT: '0', EVMON_HOST: '127.0.0.1', ...env }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const certPath = path.join(dataDir, 'tls', 'cert.pem');
-  const http = { current: null as HttpClient | null };
-  const deadline = Date.now() + 60_000;
   let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   void exited.then((code) => (exitCode = code));
-  while (Date.now() < deadline) {
-    if (exitCode !== undefined) break;
-    if (fs.existsSync(certPath)) {
-      http.current ??= httpClient(`https://127.0.0.1:${port}`, fs.readFileSync(certPath, 'utf8'));
-      const ready = await http.current.get('/readyz').catch(() => null);
+  const certPath = path.join(dataDir, 'tls', 'cert.pem');
+  let client: HttpClient | null = null;
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline && exitCode === undefined) {
+    const port = /"port":(\d+)[^\n]*"msg":"ready"/.exec(out)?.[1];
+    if (port && fs.existsSync(certPath)) {
+      client ??= httpClient(`https://127.0.0.1:${port}`, fs.readFileSync(certPath, 'utf8'));
+      const ready = await client.get('/readyz').catch(() => null);
       if (ready?.status === 200) break;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  if (exitCode === undefined && !http.current) throw new Error(`server did not start:\n${out}`);
   if (exitCode !== undefined && !options.expectFailure) throw new Error(`server exited with ${exitCode}:\n${out}`);
-  const client = http.current ?? httpClient(`https://127.0.0.1:${port}`, '');
+  if (exitCode === undefined && !client) {
+    child.kill('SIGKILL');
+    throw new Error(`server did not start:\n${out}`);
+  }
+  const http = client ?? httpClient('https://127.0.0.1:1', '');
   return {
     child,
     ca: fs.existsSync(certPath) ? fs.readFileSync(certPath, 'utf8') : '',
-    http: client,
-    ops: opsClient(client),
+    http,
+    ops: opsClient(http),
     output: () => out,
     exited,
     async stop(signal = 'SIGTERM') {
       if (exitCode === undefined) child.kill(signal);
       const code = await exited;
-      await client.close();
+      await http.close();
       return code;
     },
   };
 }
 
-export async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
+/** Starts several servers; if one fails to start, the ones already started are stopped. */
+export async function spawnServers(count: number, env: Record<string, string>): Promise<SpawnedServer[]> {
+  const started: SpawnedServer[] = [];
+  try {
+    for (let i = 0; i < count; i++) started.push(await spawnServer(env));
+    return started;
+  } catch (error) {
+    await Promise.all(started.map((server) => server.stop()));
+    throw error;
+  }
 }
 
 export { bearer };

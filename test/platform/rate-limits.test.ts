@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ManualClock } from '../../src/platform/clock.js';
 import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
 import { httpClient, randomLoopbackAddress } from '../helpers/http.js';
-import { bearer, OPS_TOKEN, PG_URL, spawnServer, startServer, type TestServer } from '../helpers/server.js';
+import { bearer, OPS_TOKEN, PG_URL, spawnServers, startServer, type SpawnedServer, type TestServer } from '../helpers/server.js';
 
 const PLAN = { ...STANDARD_PLAN_FIELDS, rest_requests_per_minute: 5, mcp_requests_per_minute: 5 };
 
@@ -109,15 +109,20 @@ describe('IP edge policy', () => {
 
 /** Two server processes on PostgreSQL, clocks at `instant`, and a key on a plan of `limit` per minute. */
 async function twoProcessesSharingAKey(limit: number, instant: string) {
-  const a = await spawnServer({ EVMON_DATABASE_URL: PG_URL! });
-  const b = await spawnServer({ EVMON_DATABASE_URL: PG_URL! });
-  await a.ops.post('/clock', { now: instant });
-  await b.ops.post('/clock', { now: instant });
-  const put = await a.http.request('PUT', `/ops/v1/plans/shared-${limit}`, { headers: bearer(OPS_TOKEN), body: { ...PLAN, rest_requests_per_minute: limit } });
-  assert.equal(put.status, 200);
-  const account = await a.ops.createAccount({ plan: `shared-${limit}` });
-  const key = await b.ops.createKey(account.id, ['SENSORS_READ']);
-  return { a, b, key };
+  const [a, b] = (await spawnServers(2, { EVMON_DATABASE_URL: PG_URL! })) as [SpawnedServer, SpawnedServer];
+  try {
+    await a.ops.post('/clock', { now: instant });
+    await b.ops.post('/clock', { now: instant });
+    const put = await a.http.request('PUT', `/ops/v1/plans/shared-${limit}`, { headers: bearer(OPS_TOKEN), body: { ...PLAN, rest_requests_per_minute: limit } });
+    assert.equal(put.status, 200);
+    const account = await a.ops.createAccount({ plan: `shared-${limit}` });
+    const key = await b.ops.createKey(account.id, ['SENSORS_READ']);
+    return { a, b, key };
+  } catch (error) {
+    await a.stop();
+    await b.stop();
+    throw error;
+  }
 }
 
 describe('budgets across two server processes on one PostgreSQL', { skip: PG_URL === null ? 'PostgreSQL only (EVMON_TEST_DATABASE_URL)' : false }, () => {
@@ -154,8 +159,7 @@ describe('budgets across two server processes on one PostgreSQL', { skip: PG_URL
 
   it('when one process bans an IP, then the other refuses it too', async () => {
     const env = { EVMON_DATABASE_URL: PG_URL!, EVMON_EDGE_MAX_PER_MINUTE: '4', EVMON_EDGE_BAN_SECONDS: '600' };
-    const a = await spawnServer(env);
-    const b = await spawnServer(env);
+    const [a, b] = (await spawnServers(2, env)) as [SpawnedServer, SpawnedServer];
     const address = randomLoopbackAddress();
     const fromA = httpClient(a.http.baseUrl, a.ca, { localAddress: address });
     const fromB = httpClient(b.http.baseUrl, b.ca, { localAddress: address });
