@@ -63,9 +63,9 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const secret = await loadSecret(db, config.secret);
   const keys = keyAuthenticator(db);
   const accounts = accountsService({ db, clock, newId });
-  const reference = referenceService({ db, clock, newId });
   const changes = eventChanges(jobs);
-  const events = eventsService({ db, clock, newId, changes });
+  const events = eventsService({ db, clock, newId, changes, jobs });
+  const reference = referenceService({ db, clock, newId, jobs });
 
   let sweepTimer: NodeJS.Timeout | null = null;
 

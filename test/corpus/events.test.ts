@@ -144,6 +144,32 @@ describe('event pipeline', () => {
     assert.equal(later.incident_id, report.incident_id, 'a merged-away entity clusters as its survivor');
   });
 
+  it('when an entity named in a sentence is merged or deleted, then the sentence follows once background work has run', async () => {
+    const oldName = `Oldco ${token()}`;
+    const newName = `Newco ${token()}`;
+    const a = await entity(oldName);
+    const b = await entity(newName);
+    const target = await entity(`Target ${token()}`);
+    const report = await ingest({ roles: [{ role: 'acquirer', entity_id: a }, { role: 'target', entity_id: target }, { role: 'price', amount: { value: 3, unit: 'EUR' } }] });
+    assert.match((await event(report.incident_id)).sentence, new RegExp(`^${oldName}`));
+    await ops('POST', `/entities/${a}/merge`, { into_entity_id: b });
+    await server.http.request('POST', '/ops/v1/drain', { headers: bearer(OPS_TOKEN) });
+    assert.match((await event(report.incident_id)).sentence, new RegExp(`^${newName} acquired`));
+    assert.ok(changes.some((c) => c.kind === 'entities-changed' && c.eventId === report.incident_id));
+    await ops('DELETE', `/entities/${target}`);
+    await server.http.request('POST', '/ops/v1/drain', { headers: bearer(OPS_TOKEN) });
+    assert.equal((await event(report.incident_id)).sentence, null, 'the deleted target leaves the template unfilled');
+  });
+
+  it('when happened_at is not a real day, then it does not anchor clustering', async () => {
+    const who = await entity(`Leap ${token()}`);
+    // Read as a Date, 2026-02-31 would roll over to 03-03, six days before the second report.
+    const first = await ingest({ published_at: '2026-03-10T08:00:00.000Z', happened_at: '2026-02-31', roles: [{ role: 'acquirer', entity_id: who }] });
+    const second = await ingest({ published_at: '2026-03-10T09:00:00.000Z', happened_at: '2026-03-09', roles: [{ role: 'acquirer', entity_id: who }] });
+    assert.equal(second.incident_id, first.incident_id, 'the first report date stands in for an impossible happened_at');
+    assert.equal((await event(first.incident_id)).happened_at, '2026-02-31', 'happened_at is shown as the source said it');
+  });
+
   it('when a report breaks a role-value rule, then 400 with its content code and nothing is written', async () => {
     const who = await entity(`Rule ${token()}`);
     const base = await ingest({ roles: [{ role: 'acquirer', entity_id: who }] });
@@ -200,6 +226,10 @@ describe('event pipeline', () => {
     assert.equal(viaMerged.incident_id, b.incident_id, 'a report for a merged-away event joins the survivor');
 
     assert.equal((await ops('DELETE', `/events/${b.incident_id}`)).status, 204);
+    const viaDeletedSurvivor = await ops('POST', '/articles', { outlet_id: outletA, event_type_id: acquisition.id, incident_id: a.incident_id, roles: [{ role: 'acquirer', entity_id: who }] });
+    assert.equal(viaDeletedSurvivor.status, 400, 'an event merged into a since-deleted one takes no reports');
+    const c = await ingest({ roles: [{ role: 'acquirer', entity_id: await entity(`Loner ${token()}`) }] });
+    assert.equal((await ops('POST', `/events/${c.incident_id}/merge`, { into_event_id: a.incident_id })).status, 400, 'no merging into a deleted survivor');
     assert.equal((await event(b.incident_id)).deleted, true);
     assert.equal((await ops('DELETE', `/events/${b.incident_id}`)).status, 404);
     const toDeleted = await ops('POST', '/articles', { outlet_id: outletA, event_type_id: acquisition.id, incident_id: b.incident_id, roles: [{ role: 'acquirer', entity_id: who }] });

@@ -6,7 +6,7 @@ import { compileBodyValidator } from '../../platform/http/validation.js';
 import type { Database } from '../../platform/db/database.js';
 import { ProblemError } from '../../platform/problems.js';
 import { IngestArticleBody } from './events.schemas.js';
-import type { EventsService } from './events.service.js';
+import { lockClustering, type EventsService } from './events.service.js';
 
 export interface ImportProblem {
   line: number;
@@ -42,6 +42,7 @@ export async function importArticles(
     const current = batch;
     batch = [];
     await db.transaction(async (tx) => {
+      await lockClustering(tx, current.map(({ body }) => body.event_type_id));
       for (const { line, body } of current) {
         await tx.query('SAVEPOINT article');
         try {

@@ -4,6 +4,7 @@
 // within CLUSTER_WINDOW_DAYS of the report's own happened_at (or report date); otherwise it
 // opens a new event.
 import type { Queryable } from '../../platform/db/database.js';
+import { isRealDate } from './role-values.js';
 
 export const CLUSTER_WINDOW_DAYS = 3;
 
@@ -25,7 +26,7 @@ export async function findCluster(tx: Queryable, candidate: ClusterCandidate): P
       WHERE ee.entity_id = ANY($2::uuid[]) AND ee.participant
         AND e.event_type_id = $1
         AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
-        AND abs(extract(epoch FROM (COALESCE(e.happened_on::timestamptz, e.first_report_date) - $3::timestamptz))) <= $4 * 86400
+        AND abs(extract(epoch FROM (COALESCE(e.happened_on::timestamp AT TIME ZONE 'UTC', e.first_report_date) - $3::timestamptz))) <= $4 * 86400
       ORDER BY e.first_report_date DESC, e.id DESC
       LIMIT 1`,
     [candidate.eventTypeId, candidate.participantIds, candidate.anchor, CLUSTER_WINDOW_DAYS],
@@ -37,7 +38,7 @@ export async function findCluster(tx: Queryable, candidate: ClusterCandidate): P
 export function readHappenedOn(happenedAt: string | null | undefined): string | null {
   if (!happenedAt) return null;
   const match = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/.exec(happenedAt.trim());
-  if (!match) return null;
+  if (!match || !isRealDate(match[1]!)) return null; // Date would roll 02-30 over to 03-02
   const instant = new Date(match[1] === happenedAt.trim() ? `${match[1]}T00:00:00Z` : happenedAt.trim());
   return Number.isNaN(instant.getTime()) ? null : instant.toISOString().slice(0, 10);
 }

@@ -7,11 +7,14 @@ import type { Queryable } from '../../platform/db/database.js';
 import type { JobQueue } from '../../platform/jobs.js';
 
 export const EVENT_CHANGED_JOB = 'corpus.event-changed';
+/** Recomputes the state of events after an entity they name was merged or deleted. */
+export const REFRESH_EVENTS_JOB = 'corpus.refresh-events';
 
 export type EventChange =
   | { kind: 'report-added'; eventId: string; reportId: string }
   | { kind: 'merged'; eventId: string; mergedIntoEventId: string }
-  | { kind: 'deleted'; eventId: string };
+  | { kind: 'deleted'; eventId: string }
+  | { kind: 'entities-changed'; eventId: string };
 
 export type EventChangeSubscriber = (change: EventChange) => Promise<void>;
 

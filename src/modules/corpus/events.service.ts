@@ -6,7 +6,8 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError } from '../../platform/problems.js';
 import { findCluster, readHappenedOn } from './clustering.js';
-import type { EventChanges } from './event-changes.js';
+import { REFRESH_EVENTS_JOB, type EventChanges } from './event-changes.js';
+import type { JobQueue } from '../../platform/jobs.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { eventsStore as store } from './events.store.js';
 import { referenceStore } from './reference.store.js';
@@ -20,6 +21,7 @@ export interface EventsDeps {
   clock: Clock;
   newId: IdGenerator;
   changes: EventChanges;
+  jobs: JobQueue;
 }
 
 export interface InvolvedEntity {
@@ -37,8 +39,20 @@ export function reportDate(publishedAt: Date | null, receivedAt: Date): Date {
   return publishedAt;
 }
 
+/**
+ * Takes the clustering locks of event types, in one sorted order, for the rest of the
+ * transaction. Ingest and merges of a type run one at a time under it; a transaction that
+ * will ingest several types (bulk import) takes them all up front, so two never deadlock.
+ */
+export async function lockClustering(tx: Queryable, eventTypeIds: readonly string[]): Promise<void> {
+  const keys = [...new Set(eventTypeIds)].sort().map((id) => `cluster:${id}`);
+  await tx.query('SELECT pg_advisory_xact_lock(hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n', [keys]);
+}
+
 /** Recomputes an event's stored state from all its reports. */
 export async function refreshEvent(tx: Queryable, eventId: string, eventTypeId: string, at: Date): Promise<void> {
+  // The event row lock orders this after any merge or refresh of the same event in flight.
+  await store.getEvent(tx, eventId, true);
   const reports = await store.reportsOf(tx, eventId);
   if (reports.length === 0) return;
   // One after another: a transaction is one connection (pg warns on overlapping queries).
@@ -50,12 +64,13 @@ export async function refreshEvent(tx: Queryable, eventId: string, eventTypeId: 
   const happenedAt = reports.find((r) => r.happened_at !== null)?.happened_at ?? null;
 
   // Each role's value is the one from the earliest report that carries it.
+  // (A deleted entity's value gives way to the next report's live one.)
   const firstValue = new Map<string, (typeof values)[number]>();
-  for (const value of values) if (!firstValue.has(value.role_id)) firstValue.set(value.role_id, value);
+  for (const value of values) if (!value.entity_deleted && !firstValue.has(value.role_id)) firstValue.set(value.role_id, value);
   const sentenceValues = new Map<string, string>();
   for (const role of roles) {
     const value = firstValue.get(role.id);
-    if (!value || value.entity_deleted) continue;
+    if (!value) continue;
     const shown = displayValue({ ...(value.entity_id ? { entityName: value.entity_name } : {}), date: value.date_value, amount: value.amount_value === null ? null : { value: value.amount_value, unit: value.amount_unit ?? '' }, text: value.text_value });
     if (shown) sentenceValues.set(role.code_name, shown);
   }
@@ -84,7 +99,22 @@ export async function refreshEvent(tx: Queryable, eventId: string, eventTypeId: 
   });
 }
 
-export function eventsService({ db, clock, newId, changes }: EventsDeps) {
+export function eventsService({ db, clock, newId, changes, jobs }: EventsDeps) {
+  // An entity merged or deleted changes the sentence and entities of the events naming it.
+  jobs.register(REFRESH_EVENTS_JOB, async (payload) => {
+    const { event_ids: eventIds } = payload as { event_ids: string[] };
+    for (let i = 0; i < eventIds.length; i += 100) {
+      await db.transaction(async (tx) => {
+        for (const eventId of eventIds.slice(i, i + 100)) {
+          const event = await store.getEvent(tx, eventId);
+          if (!event || event.merged_into_event_id || event.deleted_at) continue;
+          await refreshEvent(tx, eventId, event.event_type_id, clock.now());
+          await changes.publish(tx, { kind: 'entities-changed', eventId });
+        }
+      });
+    }
+  });
+
 
   async function ingestArticleIn(tx: Queryable, input: IngestArticleBody) {
     const now = clock.now();
@@ -110,14 +140,15 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     const date = reportDate(publishedAt, receivedAt);
 
     // Reports of one type cluster one at a time, so two at once cannot both open an event.
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`cluster:${type.id}`]);
+    await lockClustering(tx, [type.id]);
     let eventId: string | null = null;
     if (input.incident_id) {
       const event = await store.getEvent(tx, input.incident_id, true);
       if (!event || event.deleted_at) throw invalid('/incident_id', 'names no event');
       eventId = event.merged_into_event_id ?? event.id;
-      const target = eventId === event.id ? event : await store.getEvent(tx, eventId);
-      if (target!.event_type_id !== type.id) throw invalid('/incident_id', 'names an event of another event type');
+      const target = eventId === event.id ? event : await store.getEvent(tx, eventId, true);
+      if (!target || target.deleted_at) throw invalid('/incident_id', 'names an event that was merged into one since deleted');
+      if (target.event_type_id !== type.id) throw invalid('/incident_id', 'names an event of another event type');
     } else {
       const participants = [...new Set(values.flatMap((v) => (v.entityId ? [survivors.get(v.entityId)!] : [])))];
       const happenedOn = readHappenedOn(input.happened_at);
@@ -199,15 +230,19 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     /** Merges event `id` into `intoId` (or its survivor); answers the survivor. */
     async mergeEvent(id: string, intoId: string) {
       const survivorId = await db.transaction(async (tx) => {
+        const merged = await store.getEvent(tx, id);
+        if (!merged || merged.deleted_at) throw new ProblemError('not-found', `No event with id ${id}.`);
+        // Merges take the clustering lock of the type first, as ingest does, so a report
+        // cannot be clustered into either event while they are merged. Row locks follow it.
+        await lockClustering(tx, [merged.event_type_id]);
         const [first, second] = [id, intoId].sort();
         await store.getEvent(tx, first!, true);
         await store.getEvent(tx, second!, true);
-        const merged = await store.getEvent(tx, id);
-        if (!merged || merged.deleted_at) throw new ProblemError('not-found', `No event with id ${id}.`);
         if (merged.merged_into_event_id) throw new ProblemError('state-conflict', `Event ${id} is already merged into ${merged.merged_into_event_id}.`);
         const target = await store.getEvent(tx, intoId);
         if (!target || target.deleted_at) throw invalid('/into_event_id', 'names no event');
         const survivor = target.merged_into_event_id ? (await store.getEvent(tx, target.merged_into_event_id, true))! : target;
+        if (survivor.deleted_at) throw invalid('/into_event_id', 'names an event that was merged into one since deleted');
         if (survivor.id === id) throw invalid('/into_event_id', 'resolves to the event itself');
         if (survivor.event_type_id !== merged.event_type_id) throw invalid('/into_event_id', 'names an event of another event type');
         const now = clock.now();

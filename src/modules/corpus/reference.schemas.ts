@@ -103,7 +103,7 @@ export const EventType = Type.Object(
 export const EventTypeList = ListEnvelope(EventType);
 
 export const EntitySearchQuery = StrictObject({
-  query: Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the name.' }),
+  query: Text({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the name.' }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   starting_after: Type.Optional(Type.String({ pattern: UUID_PATTERN })),
 });

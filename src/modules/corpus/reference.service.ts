@@ -3,6 +3,8 @@
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
+import type { JobQueue } from '../../platform/jobs.js';
+import { REFRESH_EVENTS_JOB } from './event-changes.js';
 import { ProblemError } from '../../platform/problems.js';
 import type { CreateEventTypeBody, RoleInput, RoleValueType, UpdateEventTypeBody } from './reference.schemas.js';
 import { referenceStore as store, type EntityRow, type EventTypeRow, type RoleRow } from './reference.store.js';
@@ -12,6 +14,7 @@ export interface CorpusDeps {
   db: Database;
   clock: Clock;
   newId: IdGenerator;
+  jobs: JobQueue;
 }
 
 export interface EntityView {
@@ -74,7 +77,13 @@ function checkRolesAndTemplate(roles: readonly { code_name: string }[], template
   for (const name of named) if (!seen.has(name)) throw invalid('/sentence_template', `names "{${name}}", which is not a role of this event type`);
 }
 
-export function referenceService({ db, clock, newId }: CorpusDeps) {
+export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
+  /** The events naming an entity get their state recomputed in the background. */
+  async function refreshEventsOf(tx: Queryable, entityId: string): Promise<void> {
+    const rows = await tx.query<{ event_id: string }>('SELECT DISTINCT event_id FROM event_entities WHERE entity_id = $1 ORDER BY event_id', [entityId]);
+    if (rows.length > 0) await jobs.enqueue(tx, REFRESH_EVENTS_JOB, { event_ids: rows.map((r) => r.event_id) });
+  }
+
   async function loadEventType(tx: Queryable, id: string, forUpdate = false): Promise<OpsEventTypeView> {
     const row = await store.getEventType(tx, id, forUpdate);
     if (!row) throw notFound('event type', id);
@@ -106,6 +115,7 @@ export function referenceService({ db, clock, newId }: CorpusDeps) {
         const survivor = (await store.getEntity(tx, target.canonical_id, true)) as EntityRow;
         if (survivor.id === id) throw invalid('/into_entity_id', 'resolves to the entity itself');
         if (survivor.deleted_at) throw invalid('/into_entity_id', 'names a deleted entity');
+        await refreshEventsOf(tx, id);
         await store.mergeEntity(tx, id, survivor.id);
         return entityView(survivor);
       });
@@ -116,19 +126,16 @@ export function referenceService({ db, clock, newId }: CorpusDeps) {
         const row = await store.getEntity(tx, id, true);
         if (!row || row.deleted_at) throw notFound('entity', id);
         if (row.merged_into) throw new ProblemError('state-conflict', `Entity ${id} was merged into ${row.canonical_id}; delete the survivor instead.`);
+        await refreshEventsOf(tx, id);
         await store.deleteEntity(tx, id, clock.now());
       });
     },
 
     async searchEntities(query: string, limit: number, startingAfter?: string) {
-      let after: { prefix: number; length: number; id: string } | null = null;
-      if (startingAfter) {
-        const anchor = await store.getEntity(db, startingAfter);
-        if (!anchor) throw new ProblemError('validation-failed', 'starting_after names no entity.');
-        const lower = anchor.name.toLowerCase();
-        after = { prefix: lower.startsWith(query.toLowerCase()) ? 0 : 1, length: anchor.name.length, id: anchor.id };
+      if (startingAfter && !(await store.getEntity(db, startingAfter))) {
+        throw new ProblemError('validation-failed', 'starting_after names no entity.');
       }
-      const rows = await store.searchEntities(db, query, limit + 1, after);
+      const rows = await store.searchEntities(db, query, limit + 1, startingAfter ?? null);
       const page = rows.slice(0, limit);
       const hasMore = rows.length > limit;
       return { object: 'list' as const, data: page.map(entityView), has_more: hasMore, next_cursor: hasMore ? page[page.length - 1]!.id : null };

@@ -98,20 +98,27 @@ export const referenceStore = {
     await db.query('DELETE FROM event_entities WHERE entity_id = $1', [id]);
   },
 
-  /** Live entities whose name contains `pattern` (a LIKE pattern), ranked, after a key. */
-  searchEntities(db: Queryable, query: string, limit: number, after: { prefix: number; length: number; id: string } | null) {
-    const pattern = `%${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const prefix = `${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    return db.query<{ id: string; name: string; type: string | null; rank: number; length: number }>(
-      `SELECT id, name, type, rank, length FROM (
-         SELECT id, name, type, CASE WHEN lower(name) LIKE $2 THEN 0 ELSE 1 END AS rank, length(name) AS length
+  /**
+   * Live entities whose name contains `query`, case-insensitively, ranked (names starting with
+   * it first, then shorter names, then id), after the entity `afterId`. Ranks are computed by
+   * PostgreSQL alone, for the anchor too, so pages neither repeat nor skip.
+   */
+  searchEntities(db: Queryable, query: string, limit: number, afterId: string | null) {
+    const escaped = query.replace(/[\\%_]/g, (c) => `\\${c}`);
+    return db.query<{ id: string; name: string; type: string | null }>(
+      `WITH ranked AS (
+         SELECT id, name, type, CASE WHEN lower(name) LIKE lower($1) || '%' THEN 0 ELSE 1 END AS rank, length(name) AS length
            FROM entities
-          WHERE merged_into IS NULL AND deleted_at IS NULL AND lower(name) LIKE $1
-       ) ranked
-       WHERE $4::int IS NULL OR (rank, length, id) > ($4::int, $5::int, $6::uuid)
-       ORDER BY rank, length, id
-       LIMIT $3`,
-      [pattern, prefix, limit, after?.prefix ?? null, after?.length ?? null, after?.id ?? null],
+          WHERE merged_into IS NULL AND deleted_at IS NULL AND lower(name) LIKE '%' || lower($1) || '%'
+       ), anchor AS (
+         SELECT CASE WHEN lower(name) LIKE lower($1) || '%' THEN 0 ELSE 1 END AS rank, length(name) AS length, id
+           FROM entities WHERE id = $3::uuid
+       )
+       SELECT id, name, type FROM ranked
+        WHERE $3::uuid IS NULL OR (rank, length, id) > (SELECT rank, length, id FROM anchor)
+        ORDER BY rank, length, id
+        LIMIT $2`,
+      [escaped, limit, afterId],
     );
   },
 

@@ -106,7 +106,7 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
     const batch: BulkEvent[] = [];
     for (let i = done; i < Math.min(options.events, done + batchSize); i++) {
       const type = pick(types);
-      const first = new Date(now.getTime() - faker.number.int({ min: 0, max: 365 * DAY_MS }));
+      const first = new Date(now.getTime() - faker.number.int({ min: 2 * 60_000, max: 365 * DAY_MS }));
       const happened = faker.number.int({ min: 0, max: 99 }) < 85 ? new Date(first.getTime() - faker.number.int({ min: 0, max: 2 }) * DAY_MS).toISOString().slice(0, 10) : null;
       const chosen = new Map(type.roles.flatMap((role) => {
         const spec = type.spec.roles.find((r) => r.code_name === role.code_name);
@@ -115,8 +115,10 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
       const reportTotal = faker.helpers.weightedArrayElement([{ value: 1, weight: 3 }, { value: 2, weight: 4 }, { value: 3, weight: 4 }, { value: 4, weight: 2 }, { value: 6, weight: 1 }]);
       const outletOrder = faker.helpers.shuffle(outlets).slice(0, reportTotal);
       const reports: BulkReport[] = outletOrder.map((outlet, index) => {
-        const published = index === 0 ? first : new Date(first.getTime() + faker.number.int({ min: 10 * 60_000, max: 3 * DAY_MS }));
-        const received = new Date(published.getTime() + faker.number.int({ min: 60_000, max: 30 * 60_000 }));
+        // Nothing is published or received after now: follow-ups of recent events stop there.
+        const latest = now.getTime() - 60_000;
+        const published = index === 0 ? first : new Date(Math.min(latest, first.getTime() + faker.number.int({ min: 10 * 60_000, max: 3 * DAY_MS })));
+        const received = new Date(Math.min(now.getTime(), published.getTime() + faker.number.int({ min: 60_000, max: 30 * 60_000 })));
         const roleSpecs = type.roles.map((role) => ({ role, spec: type.spec.roles.find((r) => r.code_name === role.code_name)! }));
         // The first report carries every role; later ones a part, always with an entity.
         const carried = index === 0 ? roleSpecs : roleSpecs.filter(({ spec }, n) => n === 0 || spec.pool !== undefined || faker.datatype.boolean());

@@ -61,7 +61,8 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   // Settings travel in the start-up packet, so every connection has them before its first
   // query; they are added to any `options` the URL already carries (a search_path, say).
   // (pg reads them from the URL, which wins over a separate `options` field.)
-  const settings = Object.entries({ statement_timeout: STATEMENT_TIMEOUT, ...options.settings }).map(([name, value]) => `-c ${name}=${value}`);
+  // Timestamps are compared and cast in UTC whatever the server's own TimeZone setting.
+  const settings = Object.entries({ statement_timeout: STATEMENT_TIMEOUT, TimeZone: 'UTC', ...options.settings }).map(([name, value]) => `-c ${name}=${value}`);
   const connectionUrl = new URL(url);
   const startup = [connectionUrl.searchParams.get('options'), ...settings].filter(Boolean).join(' ');
   connectionUrl.searchParams.set('options', startup);

@@ -8,7 +8,9 @@ import { ProblemError, type FieldError, type ProblemSlug } from '../problems.js'
 import { sendProblem } from './reply-problem.js';
 import { toFieldErrors } from './validation.js';
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '25006', '53300', '57014']);
+// Connection failures, read-only or overloaded servers, timeouts, and deadlock or
+// serialization victims (nothing of theirs was written, so a retry is safe).
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '25006', '53300', '57014', '40P01', '40001']);
 const RETRY_AFTER_SECONDS = '5';
 
 function isUnavailable(error: unknown): boolean {
@@ -35,6 +37,10 @@ function frameworkProblem(error: FastifyError): MappedProblem | null {
       return { slug: 'validation-failed', detail: 'The body is not valid JSON.', errors: [{ pointer: '', detail: 'is not valid JSON' }] };
     case 'FST_ERR_BAD_URL':
       return { slug: 'validation-failed', detail: 'The URL is not validly encoded.' };
+  }
+  // Two requests wrote the same unique value at once: the loser conflicts with the winner.
+  if ((error as { code?: unknown }).code === '23505' && (error as { severity?: unknown }).severity) {
+    return { slug: 'state-conflict', detail: 'Another request wrote the same record at the same time; read the current state and retry.' };
   }
   // A value the database refuses as data (SQLSTATE class 22: out of range, bad encoding…)
   // that validation should have caught; the request is at fault, not the server.
