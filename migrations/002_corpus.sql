@@ -79,6 +79,7 @@ CREATE TABLE events (
 );
 -- The search order and lookback key, live events only.
 CREATE INDEX events_live_order ON events (first_report_date DESC, id DESC) WHERE merged_into_event_id IS NULL AND deleted_at IS NULL;
+CREATE INDEX events_merged_into ON events (merged_into_event_id) WHERE merged_into_event_id IS NOT NULL;
 CREATE INDEX events_live_type_order ON events (event_type_id, first_report_date DESC, id DESC) WHERE merged_into_event_id IS NULL AND deleted_at IS NULL;
 
 CREATE TABLE reports (
