@@ -144,6 +144,10 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
     options.progress?.(Math.min(options.events, done + batchSize), options.events);
   }
 
+  // Fresh statistics after the bulk load: the embedded database has no autovacuum daemon, and
+  // without them the planner scans whole tables for the per-event queries below.
+  await db.exec('ANALYZE');
+
   // A few events turn out to be one story: merge them the way the operator would.
   const mergeTarget = Math.floor(options.events * (options.mergeShare ?? 0.005));
   let merges = 0;
