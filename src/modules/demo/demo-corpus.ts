@@ -101,7 +101,10 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
 
   const batchSize = options.batchSize ?? 1_000;
   let reportCount = 0;
-  const byType = new Map<string, string[]>();
+  // Pairs of events of one type that turn out to be one story, merged at the end.
+  const mergeShare = options.mergeShare ?? 0.005;
+  const lastOfType = new Map<string, string>();
+  const mergePairs: [string, string][] = [];
   for (let done = 0; done < options.events; done += batchSize) {
     const batch: BulkEvent[] = [];
     for (let i = done; i < Math.min(options.events, done + batchSize); i++) {
@@ -138,7 +141,9 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
       reportCount += reports.length;
       const event: BulkEvent = { id: newId(), eventTypeId: type.id, reports };
       batch.push(event);
-      byType.set(type.id, [...(byType.get(type.id) ?? []).slice(-50), event.id]);
+      const previous = lastOfType.get(type.id);
+      if (previous && faker.number.float({ min: 0, max: 1 }) < mergeShare) mergePairs.push([previous, event.id]);
+      else lastOfType.set(type.id, event.id);
     }
     await db.transaction((tx) => bulkInsertEvents(tx, batch, context));
     options.progress?.(Math.min(options.events, done + batchSize), options.events);
@@ -149,14 +154,8 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
   await db.exec('ANALYZE');
 
   // A few events turn out to be one story: merge them the way the operator would.
-  const mergeTarget = Math.floor(options.events * (options.mergeShare ?? 0.005));
-  let merges = 0;
-  for (const ids of byType.values()) {
-    for (let i = 0; i + 1 < ids.length && merges < mergeTarget; i += 10) {
-      await deps.events.mergeEvent(ids[i]!, ids[i + 1]!);
-      merges++;
-    }
-  }
+  for (const [from, into] of mergePairs) await deps.events.mergeEvent(from, into);
+  const merges = mergePairs.length;
 
   return { events: options.events, reports: reportCount, merges, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }
