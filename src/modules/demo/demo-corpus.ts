@@ -142,8 +142,10 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
       const event: BulkEvent = { id: newId(), eventTypeId: type.id, reports };
       batch.push(event);
       const previous = lastOfType.get(type.id);
-      if (previous && faker.number.float({ min: 0, max: 1 }) < mergeShare) mergePairs.push([previous, event.id]);
-      else lastOfType.set(type.id, event.id);
+      if (previous && faker.number.float({ min: 0, max: 1 }) < mergeShare) {
+        mergePairs.push([previous, event.id]);
+        lastOfType.delete(type.id); // each event takes part in one merge at most
+      } else lastOfType.set(type.id, event.id);
     }
     await db.transaction((tx) => bulkInsertEvents(tx, batch, context));
     options.progress?.(Math.min(options.events, done + batchSize), options.events);
