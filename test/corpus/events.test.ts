@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { EventChange } from '../../src/modules/corpus/event-changes.js';
+import { roleList } from '../helpers/fixtures.js';
 import { bearer, OPS_TOKEN, startServer, type TestServer } from '../helpers/server.js';
 
 const token = () => Math.random().toString(36).slice(2, 10);
@@ -31,14 +32,7 @@ describe('event pipeline', () => {
         code_name: `acquisition_${token()}`,
         name: 'Acquisition',
         description: 'One organization buys another.',
-        roles: [
-          { code_name: 'acquirer', name: 'Acquirer', expected_type: 'NAMED_ENTITY' },
-          { code_name: 'target', name: 'Target', expected_type: 'NAMED_ENTITY' },
-          { code_name: 'price', name: 'Price', expected_type: 'CURRENCY' },
-          { code_name: 'closing', name: 'Closing date', expected_type: 'DATE' },
-          { code_name: 'duration', name: 'Review period', expected_type: 'DURATION' },
-          { code_name: 'sector', name: 'Sector', expected_type: 'CATEGORICAL' },
-        ],
+        roles: roleList({ acquirer: 'NAMED_ENTITY', target: 'NAMED_ENTITY', price: 'CURRENCY', closing: 'DATE', duration: 'DURATION', sector: 'CATEGORICAL' }),
         sentence_template: '{acquirer} acquired {target} for {price}',
       })
     ).json;

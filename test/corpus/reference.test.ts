@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { roleList } from '../helpers/fixtures.js';
 import { bearer, OPS_TOKEN, startServer, type TestServer } from '../helpers/server.js';
 
 const token = () => Math.random().toString(36).slice(2, 10);
@@ -103,11 +104,7 @@ describe('corpus reference data', () => {
       code_name: code,
       name: 'Acquisition',
       description: 'One organization buys another.',
-      roles: [
-        { code_name: 'acquirer', name: 'Acquirer', expected_type: 'NAMED_ENTITY' },
-        { code_name: 'target', name: 'Target', expected_type: 'NAMED_ENTITY' },
-        { code_name: 'price', name: 'Price', expected_type: 'CURRENCY' },
-      ],
+      roles: roleList({ acquirer: 'NAMED_ENTITY', target: 'NAMED_ENTITY', price: 'CURRENCY' }),
       sentence_template: '{acquirer} acquired {target}',
     });
     assert.equal(created.status, 201, created.text);

@@ -7,6 +7,7 @@ import { databaseEntityResolver } from '../../src/modules/filters/entity-resolve
 import { loadEventFacts, type EventFacts } from '../../src/modules/filters/event-facts.js';
 import { compileFilter, normalizeFilter, type CompiledFilter, type EventFilter } from '../../src/modules/filters/filter.js';
 import { FilterIndex, matchesFilter } from '../../src/modules/filters/matching.js';
+import { roleList } from '../helpers/fixtures.js';
 import { bearer, OPS_TOKEN, startServer, type TestServer } from '../helpers/server.js';
 
 const token = () => Math.random().toString(36).slice(2, 10);
@@ -39,12 +40,7 @@ describe('filter matching against ingested events', () => {
         code_name: `deal_${token()}`,
         name: 'Deal',
         description: '',
-        roles: [
-          { code_name: 'buyer', name: 'Buyer', expected_type: 'NAMED_ENTITY' },
-          { code_name: 'seller', name: 'Seller', expected_type: 'NAMED_ENTITY' },
-          { code_name: 'price', name: 'Price', expected_type: 'CURRENCY' },
-          { code_name: 'closing', name: 'Closing', expected_type: 'DATE' },
-        ],
+        roles: roleList({ buyer: 'NAMED_ENTITY', seller: 'NAMED_ENTITY', price: 'CURRENCY', closing: 'DATE' }),
         sentence_template: '{buyer} bought from {seller}',
       })
     ).id;

@@ -12,3 +12,12 @@ export const STANDARD_PLAN_FIELDS = {
   search_execution_retention_seconds: 86400,
   search_max_results: 1000,
 };
+
+/** Role definitions of an event type from `{code_name: expected_type}`; names follow the codes. */
+export function roleList(spec: Record<string, string | null>) {
+  return Object.entries(spec).map(([code_name, expected_type]) => ({
+    code_name,
+    name: code_name.charAt(0).toUpperCase() + code_name.slice(1).replace(/_/g, ' '),
+    expected_type,
+  }));
+}

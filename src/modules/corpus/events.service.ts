@@ -10,7 +10,7 @@ import { REFRESH_EVENTS_JOB, type EventChanges } from './event-changes.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { eventsStore as store } from './events.store.js';
-import { referenceStore } from './reference.store.js';
+import { referenceStore, type EventTypeRow, type RoleRow } from './reference.store.js';
 import { displayValue, refuse, resolveRoleValues } from './role-values.js';
 import { renderSentence } from './sentence.js';
 
@@ -50,14 +50,20 @@ export async function lockClustering(tx: Queryable, eventTypeIds: readonly strin
 }
 
 /** Recomputes an event's stored state from all its reports. */
-export async function refreshEvent(tx: Queryable, eventId: string, eventTypeId: string, at: Date): Promise<void> {
+export async function refreshEvent(
+  tx: Queryable,
+  eventId: string,
+  eventTypeId: string,
+  at: Date,
+  known?: { type: EventTypeRow; roles: RoleRow[] }, // passed by callers that have them already
+): Promise<void> {
   // The event row lock orders this after any merge or refresh of the same event in flight.
   await store.getEvent(tx, eventId, true);
   const reports = await store.reportsOf(tx, eventId);
   if (reports.length === 0) return;
   // One after another: a transaction is one connection (pg warns on overlapping queries).
-  const type = await referenceStore.getEventType(tx, eventTypeId);
-  const roles = await referenceStore.rolesOf(tx, [eventTypeId]);
+  const type = known?.type ?? (await referenceStore.getEventType(tx, eventTypeId));
+  const roles = known?.roles ?? (await referenceStore.rolesOf(tx, [eventTypeId]));
   const values = await store.valuesOf(tx, eventId);
   const mentions = await store.mentionsOf(tx, eventId);
   const dates = reports.map((r) => r.report_date.getTime());
@@ -178,7 +184,7 @@ export function eventsService({ db, clock, newId, changes, jobs }: EventsDeps) {
     });
     await store.insertRoleValues(tx, reportId, values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })));
     await store.insertMentions(tx, reportId, mentioned);
-    await refreshEvent(tx, eventId, type.id, now);
+    await refreshEvent(tx, eventId, type.id, now, { type, roles });
     await changes.publish(tx, { kind: 'report-added', eventId, reportId });
     return { object: 'incident_report' as const, id: reportId, incident_id: eventId, report_date: date.toISOString() };
   }
