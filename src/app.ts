@@ -14,6 +14,8 @@ import { pendingMigrations } from './platform/db/migrate.js';
 import { installDocs } from './platform/http/docs.js';
 import { frameworkErrorHandler, installErrorHandling } from './platform/http/error-handler.js';
 import { installGuard } from './platform/http/guard.js';
+import { installIdempotency } from './platform/http/idempotency.js';
+import { searchRoutes } from './modules/search/search.routes.js';
 import { OneLineRequestLog } from './platform/logger.js';
 import type { TypedApp } from './platform/http/typed-app.js';
 import { validatorCompiler } from './platform/http/validation.js';
@@ -52,6 +54,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
     parseKey: parseBearerKey,
     opsToken: config.opsToken,
   });
+  installIdempotency(app, runtime.claims);
   installErrorHandling(app, config.docsUrl, edgeGuard);
   await installDocs(app, { publicBaseUrl: config.publicBaseUrl, docsUrl: config.docsUrl });
 
@@ -69,6 +72,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
     async (v1) => {
       sensorsRoutes(v1 as TypedApp);
       referencePublicRoutes(v1 as TypedApp, runtime.reference);
+      searchRoutes(v1 as TypedApp, runtime.search);
     },
     { prefix: '/v1' },
   );

@@ -25,6 +25,8 @@ export interface Config {
   readonly trustedProxies: readonly string[];
   readonly secret: string | null;
   readonly logLevel: string;
+  /** Test-only (needs EVMON_TEST_CLOCK=1): where a search waits, so a test can kill the process there. */
+  readonly testSearchPause: 'before-charge' | 'after-charge' | null;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +116,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     }
   }
 
+  const testSearchPause = str('EVMON_TEST_SEARCH_PAUSE') ?? null;
+  if (testSearchPause !== null && testSearchPause !== 'before-charge' && testSearchPause !== 'after-charge') {
+    problems.push(`EVMON_TEST_SEARCH_PAUSE must be before-charge or after-charge (got "${testSearchPause}")`);
+  }
+  if (testSearchPause !== null && !flag('EVMON_TEST_CLOCK')) problems.push('EVMON_TEST_SEARCH_PAUSE needs EVMON_TEST_CLOCK=1');
+
   const config: Config = {
     port,
     host,
@@ -131,6 +139,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     trustedProxies,
     secret,
     logLevel,
+    testSearchPause: testSearchPause as Config['testSearchPause'],
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -18,6 +18,9 @@ import { memoryCounterStore } from './platform/rate-limits/counter-store.js';
 import { postgresCounterStore } from './platform/rate-limits/postgres-counter-store.js';
 import { rateLimiter, type RateLimiter } from './platform/rate-limits/rate-limiter.js';
 import { loadSecret } from './platform/secret.js';
+import { cursorSigner } from './platform/cursors.js';
+import { idempotencyClaims, type IdempotencyClaims } from './platform/idempotency-claims.js';
+import { searchService, type SearchPausePoint, type SearchService } from './modules/search/search.service.js';
 
 export interface Runtime {
   config: Config;
@@ -33,6 +36,8 @@ export interface Runtime {
   reference: ReferenceService;
   changes: EventChanges;
   events: EventsService;
+  claims: IdempotencyClaims;
+  search: SearchService;
   /** Starts background work (job polling, counter sweeping). The CLI never calls it. */
   startBackground(): void;
   close(): Promise<void>;
@@ -66,6 +71,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const changes = eventChanges(jobs);
   const events = eventsService({ db, clock, newId, changes, jobs });
   const reference = referenceService({ db, clock, newId, jobs });
+  const claims = idempotencyClaims(db, clock);
+  const search = searchService({ db, clock, newId, cursors: cursorSigner(secret), ...testPause(config, logger) });
 
   let sweepTimer: NodeJS.Timeout | null = null;
 
@@ -83,6 +90,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     reference,
     changes,
     events,
+    claims,
+    search,
     startBackground() {
       if (db.kind === 'pglite') {
         void jobs.releaseOrphans().then((n) => n > 0 && logger.warn({ jobs: n }, 'released jobs left running by a previous process'));
@@ -90,6 +99,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       jobs.start();
       sweepTimer = setInterval(() => {
         limiter.sweep().catch((error) => logger.warn({ err: error }, 'rate counter sweep failed'));
+        claims.sweep().catch((error) => logger.warn({ err: error }, 'idempotency claim sweep failed'));
+        search.sweep().catch((error) => logger.warn({ err: error }, 'search execution sweep failed'));
       }, SWEEP_INTERVAL_MS);
       sweepTimer.unref();
     },
@@ -99,6 +110,19 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       await limiter.close();
       await counterDb?.close();
       await opened.close();
+    },
+  };
+}
+
+/** EVMON_TEST_SEARCH_PAUSE: a search waits at one point long enough for a test to kill the process. */
+function testPause(config: Config, logger: Logger): { pause?: (point: SearchPausePoint) => Promise<void> } {
+  const at = config.testSearchPause;
+  if (at === null) return {};
+  return {
+    pause: async (point) => {
+      if (point !== at) return;
+      logger.warn({ point }, 'test pause');
+      await new Promise((resolve) => setTimeout(resolve, 120_000));
     },
   };
 }

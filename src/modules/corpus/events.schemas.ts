@@ -24,21 +24,24 @@ export const IncidentReport = Type.Object(
 
 const InvolvedEntity = Type.Object({ id: Uuid, name: Type.String(), type: Nullable(Type.String()) });
 
+const searchEventFields = {
+  object: Type.Literal('event'),
+  id: Type.String({ format: 'uuid', description: 'Canonical id, stable across merges.' }),
+  event_type: Type.Object({ code_name: Type.String() }),
+  sentence: Nullable(Type.String({ description: 'One-line generated summary.' })),
+  happened_at: Nullable(Type.String({ description: 'When the event occurred, date-like, as reported; not a normalized timestamp.' })),
+  first_report_date: Type.String({ format: 'date-time', description: 'Publish time of the earliest report: the ordering and lookback key.' }),
+  last_report_date: Type.String({ format: 'date-time', description: 'Publish time of the latest report.' }),
+  matched_report_count: Type.Integer({ description: 'Reports, counting those received up to the time of the search.' }),
+  distinct_outlet_count: Type.Integer({ description: 'Distinct outlets (a structured report counts one per filing account); same cut-off.' }),
+  involved_entities: Type.Array(InvolvedEntity, { description: 'Role participants first, then mentioned entities; canonical ids, no duplicates.' }),
+};
+
+/** The search-event shape: every field always present, nullable ones as explicit null. */
+export const SearchEvent = Type.Object(searchEventFields, { $id: 'SearchEvent' });
+
 export const OpsEvent = Type.Object(
-  {
-    object: Type.Literal('event'),
-    id: Uuid,
-    event_type: Type.Object({ code_name: Type.String() }),
-    sentence: Nullable(Type.String()),
-    happened_at: Nullable(Type.String()),
-    first_report_date: Timestamp,
-    last_report_date: Timestamp,
-    matched_report_count: Type.Integer(),
-    distinct_outlet_count: Type.Integer(),
-    involved_entities: Type.Array(InvolvedEntity),
-    merged_into_event_id: Nullable(Uuid),
-    deleted: Type.Boolean(),
-  },
+  { ...searchEventFields, merged_into_event_id: Nullable(Uuid), deleted: Type.Boolean() },
   { $id: 'OpsEvent' },
 );
 

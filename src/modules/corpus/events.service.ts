@@ -5,6 +5,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError } from '../../platform/problems.js';
+import { loadEventViews } from './event-view.js';
 import { findCluster, readHappenedOn } from './clustering.js';
 import { REFRESH_EVENTS_JOB, type EventChanges } from './event-changes.js';
 import type { JobQueue } from '../../platform/jobs.js';
@@ -22,12 +23,6 @@ export interface EventsDeps {
   newId: IdGenerator;
   changes: EventChanges;
   jobs: JobQueue;
-}
-
-export interface InvolvedEntity {
-  id: string;
-  name: string;
-  type: string | null;
 }
 
 const invalid = (pointer: string, detail: string) =>
@@ -96,6 +91,7 @@ export async function refreshEvent(
   await store.writeSummary(tx, eventId, {
     first: new Date(Math.min(...dates)),
     last: new Date(Math.max(...dates)),
+    firstReceived: new Date(Math.min(...reports.map((r) => r.received_at.getTime()))),
     happenedAt,
     happenedOn: readHappenedOn(happenedAt),
     sentence: type ? renderSentence(type.sentence_template, sentenceValues) : null,
@@ -201,36 +197,9 @@ export function eventsService({ db, clock, newId, changes, jobs }: EventsDeps) {
 
     /** An event as the operator sees it: the search-event fields, counts as of now, and its fate. */
     async getEvent(id: string) {
-      const event = await store.getEvent(db, id);
+      const [event] = await loadEventViews(db, [id], clock.now());
       if (!event) throw new ProblemError('not-found', `No event with id ${id}.`);
-      const [type, counts, entities] = await Promise.all([
-        referenceStore.getEventType(db, event.event_type_id),
-        store.counts(db, event.id, clock.now()),
-        store.liveEntities(db, event.involved_entity_ids),
-      ]);
-      const byId = new Map(entities.map((e) => [e.id, e]));
-      const involved: InvolvedEntity[] = [];
-      const seen = new Set<string>();
-      for (const entityId of event.involved_entity_ids) {
-        const entity = byId.get(entityId);
-        if (!entity || seen.has(entity.canonical_id)) continue;
-        seen.add(entity.canonical_id);
-        involved.push({ id: entity.canonical_id, name: entity.name, type: entity.type });
-      }
-      return {
-        object: 'event' as const,
-        id: event.id,
-        event_type: { code_name: type!.code_name },
-        sentence: event.sentence,
-        happened_at: event.happened_at,
-        first_report_date: event.first_report_date.toISOString(),
-        last_report_date: event.last_report_date.toISOString(),
-        matched_report_count: counts!.reports,
-        distinct_outlet_count: counts!.outlets,
-        involved_entities: involved,
-        merged_into_event_id: event.merged_into_event_id,
-        deleted: event.deleted_at !== null,
-      };
+      return event;
     },
 
     /** Merges event `id` into `intoId` (or its survivor); answers the survivor. */

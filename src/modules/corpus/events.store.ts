@@ -98,8 +98,8 @@ export const eventsStore = {
 
   /** An event's reports, oldest report date first. */
   reportsOf(db: Queryable, eventId: string) {
-    return db.query<{ id: string; report_date: Date; happened_at: string | null }>(
-      'SELECT id, report_date, happened_at FROM reports WHERE event_id = $1 ORDER BY report_date, created_at, id',
+    return db.query<{ id: string; report_date: Date; received_at: Date; happened_at: string | null }>(
+      'SELECT id, report_date, received_at, happened_at FROM reports WHERE event_id = $1 ORDER BY report_date, created_at, id',
       [eventId],
     );
   },
@@ -136,12 +136,12 @@ export const eventsStore = {
   async writeSummary(
     db: Queryable,
     eventId: string,
-    summary: { first: Date; last: Date; happenedAt: string | null; happenedOn: string | null; sentence: string | null; involved: string[]; participants: Set<string>; at: Date },
+    summary: { first: Date; last: Date; firstReceived: Date; happenedAt: string | null; happenedOn: string | null; sentence: string | null; involved: string[]; participants: Set<string>; at: Date },
   ) {
     await db.query(
       `UPDATE events SET first_report_date = $2, last_report_date = $3, happened_at = $4, happened_on = $5::date, sentence = $6,
-              involved_entity_ids = $7::uuid[], updated_at = $8 WHERE id = $1`,
-      [eventId, summary.first, summary.last, summary.happenedAt, summary.happenedOn, summary.sentence, summary.involved, summary.at],
+              involved_entity_ids = $7::uuid[], updated_at = $8, first_received_at = $9 WHERE id = $1`,
+      [eventId, summary.first, summary.last, summary.happenedAt, summary.happenedOn, summary.sentence, summary.involved, summary.at, summary.firstReceived],
     );
     await db.query('DELETE FROM event_entities WHERE event_id = $1', [eventId]);
     if (summary.involved.length > 0) {
@@ -150,26 +150,6 @@ export const eventsStore = {
         [eventId, summary.involved, [...summary.participants]],
       );
     }
-  },
-
-  /** Report and distinct-source counts of an event, counting reports received up to `until`. */
-  counts(db: Queryable, eventId: string, until: Date) {
-    return queryOne<{ reports: number; outlets: number }>(
-      db,
-      `SELECT count(*)::int AS reports, count(DISTINCT COALESCE(outlet_id, account_id))::int AS outlets
-         FROM reports WHERE event_id = $1 AND received_at <= $2`,
-      [eventId, until],
-    );
-  },
-
-  /** Entities by id, mapped to their live survivors, with names and types. */
-  liveEntities(db: Queryable, ids: readonly string[]) {
-    return db.query<{ id: string; canonical_id: string; name: string; type: string | null }>(
-      `SELECT e.id, c.id AS canonical_id, c.name, c.type
-         FROM entities e JOIN entities c ON c.id = e.canonical_id
-        WHERE e.id = ANY($1::uuid[]) AND c.deleted_at IS NULL`,
-      [ids],
-    );
   },
 
   async mergeEvent(db: Queryable, from: string, into: string, at: Date) {

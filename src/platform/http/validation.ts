@@ -9,7 +9,7 @@ import type { FieldError } from '../problems.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function makeAjv(options: Options): Ajv {
-  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, strict: false, ...options });
+  const ajv = new Ajv({ allErrors: true, discriminator: true, removeAdditional: false, useDefaults: true, strict: false, ...options });
   addFormats(ajv);
   return ajv;
 }
@@ -40,6 +40,9 @@ export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
       detail = 'is required';
     } else if (error.keyword === 'enum') {
       detail = `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+    } else if (error.keyword === 'discriminator') {
+      pointer += `/${escapePointer(String(params.tag))}`;
+      detail = params.error === 'tag' ? 'is required and must be a string' : 'is not one of the allowed kinds';
     } else if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') {
       continue; // the branch errors that follow say what is wrong
     }

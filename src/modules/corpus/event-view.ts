@@ -1,0 +1,102 @@
+// The search-event shape (v1 document, "Search event"): what event search returns, what the
+// operator reads, and what sensor deliveries carry. Two queries for any number of events.
+import type { Queryable } from '../../platform/db/database.js';
+
+export interface InvolvedEntity {
+  id: string;
+  name: string;
+  type: string | null;
+}
+
+export interface SearchEvent {
+  object: 'event';
+  id: string;
+  event_type: { code_name: string };
+  sentence: string | null;
+  happened_at: string | null;
+  first_report_date: string;
+  last_report_date: string;
+  matched_report_count: number;
+  distinct_outlet_count: number;
+  involved_entities: InvolvedEntity[];
+}
+
+interface ViewRow {
+  id: string;
+  code_name: string;
+  sentence: string | null;
+  happened_at: string | null;
+  first_report_date: Date;
+  last_report_date: Date;
+  involved_entity_ids: string[];
+  reports: number;
+  outlets: number;
+  merged_into_event_id: string | null;
+  deleted: boolean;
+}
+
+/**
+ * The events with these ids, in the order given (missing ids left out). Dates and entities
+ * are as currently known; the counts cover the reports received up to `countsAsOf`.
+ */
+export async function loadEventViews(
+  db: Queryable,
+  ids: readonly string[],
+  countsAsOf: Date,
+): Promise<(SearchEvent & { merged_into_event_id: string | null; deleted: boolean })[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.query<ViewRow>(
+    `SELECT e.id, t.code_name, e.sentence, e.happened_at, e.first_report_date, e.last_report_date, e.involved_entity_ids,
+            e.merged_into_event_id, e.deleted_at IS NOT NULL AS deleted, c.reports, c.outlets
+       FROM events e
+       JOIN event_types t ON t.id = e.event_type_id
+       CROSS JOIN LATERAL (
+         SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id))::int AS outlets
+           FROM reports r WHERE r.event_id = e.id AND r.received_at <= $2
+       ) c
+      WHERE e.id = ANY($1::uuid[])`,
+    [ids, countsAsOf],
+  );
+  // Stored entity ids were canonical when the event was last refreshed: map them through
+  // once more, for entities merged or deleted since.
+  const entityIds = [...new Set(rows.flatMap((row) => row.involved_entity_ids))];
+  const entities =
+    entityIds.length === 0
+      ? []
+      : await db.query<{ id: string; canonical_id: string; name: string; type: string | null }>(
+          `SELECT e.id, c.id AS canonical_id, c.name, c.type
+             FROM entities e JOIN entities c ON c.id = e.canonical_id
+            WHERE e.id = ANY($1::uuid[]) AND c.deleted_at IS NULL`,
+          [entityIds],
+        );
+  const entityById = new Map(entities.map((entity) => [entity.id, entity]));
+  const rowById = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const row = rowById.get(id);
+    if (!row) return [];
+    const involved: InvolvedEntity[] = [];
+    const seen = new Set<string>();
+    for (const entityId of row.involved_entity_ids) {
+      const entity = entityById.get(entityId);
+      if (!entity || seen.has(entity.canonical_id)) continue;
+      seen.add(entity.canonical_id);
+      involved.push({ id: entity.canonical_id, name: entity.name, type: entity.type });
+    }
+    return [
+      {
+        object: 'event' as const,
+        id: row.id,
+        event_type: { code_name: row.code_name },
+        sentence: row.sentence,
+        happened_at: row.happened_at,
+        first_report_date: row.first_report_date.toISOString(),
+        last_report_date: row.last_report_date.toISOString(),
+        matched_report_count: row.reports,
+        distinct_outlet_count: row.outlets,
+        involved_entities: involved,
+        merged_into_event_id: row.merged_into_event_id,
+        deleted: row.deleted,
+      },
+    ];
+  });
+}

@@ -1,0 +1,218 @@
+// Event search (v1 document, "Event search"; decisions.md, "Event search", "Credits and
+// billing"). A cursor-less search is a new execution: its count and first page are read,
+// then one transaction charges the account and records the execution, the last thing before
+// the answer, so a failure before it charges nothing. Continuations re-run the execution's
+// filter after the cursor's position, counts cut off at the execution's time.
+import type { Clock } from '../../platform/clock.js';
+import type { CursorSigner } from '../../platform/cursors.js';
+import { DatabaseUnavailableError, type Database } from '../../platform/db/database.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import { ProblemError, type FieldError } from '../../platform/problems.js';
+import { accountAndPlan, chargeCredits } from '../accounts/billing.js';
+import { loadEventViews } from '../corpus/event-view.js';
+import { databaseEntityResolver } from '../filters/entity-resolver.js';
+import { filterConditions, SqlParams } from '../filters/filter-sql.js';
+import { compileFilter, normalizeFilter, type CompiledFilter, type EventFilter } from '../filters/filter.js';
+import { FILTER_MEMBERS, type SearchBody, type SearchResult } from './search.schemas.js';
+import { searchStore as store, type ExecutionRow, type SearchPosition } from './search.store.js';
+
+const DAY_MS = 86_400_000;
+const DEFAULT_LIMIT = 20;
+const CURSOR_KIND = 'event-search';
+/** Cursors issued before the 2026-09-14 ordering change restart at page one, uncharged. */
+const ORDERING_CHANGE_MS = Date.parse('2026-09-14T00:00:00Z');
+/** Expired executions are kept this long, so a cursor of another account still reads 404. */
+const EXPIRED_KEPT_MS = 7 * DAY_MS;
+
+/** Points where a test may hold a search, to kill the process there (EVMON_TEST_SEARCH_PAUSE). */
+export type SearchPausePoint = 'before-charge' | 'after-charge';
+
+export interface SearchDeps {
+  db: Database;
+  clock: Clock;
+  newId: IdGenerator;
+  cursors: CursorSigner;
+  /** Test-only: called at each pause point; production passes nothing. */
+  pause?: (point: SearchPausePoint) => Promise<void>;
+}
+
+export interface Searcher {
+  accountId: string;
+  keyId: string;
+}
+
+interface CursorState {
+  executionId: string;
+  position: SearchPosition | null;
+  returned: number;
+  limit: number;
+  issuedAtMs: number;
+  expiresAtMs: number;
+}
+
+/** The connection failed or the server went away: a commit may or may not have happened. */
+function lostConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return error instanceof DatabaseUnavailableError || (typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P')));
+}
+
+const invalid = (errors: FieldError[], detail = 'The search request is not valid.') => new ProblemError('validation-failed', detail, { errors });
+
+export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) {
+  async function checkFilter(searcher: Searcher, body: SearchBody): Promise<void> {
+    const errors: FieldError[] = [];
+    if (body.event_type_id) {
+      const roles = await store.roleCodeNames(db, body.event_type_id);
+      if (roles === null) errors.push({ pointer: '/event_type_id', detail: 'names no event type' });
+      body.role_filters?.forEach((rf, i) => {
+        if (roles && !roles.has(rf.role_code_name)) errors.push({ pointer: `/role_filters/${i}/role_code_name`, detail: 'is not a role of the event type' });
+      });
+    }
+    body.role_filters?.forEach((rf, i) => {
+      const iso = rf.kind === 'date_after' ? rf.after_iso : rf.kind === 'date_before' ? rf.before_iso : null;
+      if (iso !== null && Number.isNaN(Date.parse(iso))) errors.push({ pointer: `/role_filters/${i}/${rf.kind === 'date_after' ? 'after_iso' : 'before_iso'}`, detail: 'is not a readable timestamp' });
+    });
+    // Entity lists: the account's own or public ones; any other (or none) is refused.
+    const listRefs: { pointer: string; id: string }[] = (body.involved_entity_list_ids ?? []).map((id, i) => ({ pointer: `/involved_entity_list_ids/${i}`, id }));
+    body.role_filters?.forEach((rf, i) => {
+      if (rf.kind === 'entity_in') rf.entity_list_ids?.forEach((id, j) => listRefs.push({ pointer: `/role_filters/${i}/entity_list_ids/${j}`, id }));
+    });
+    const usable = await store.usableLists(db, [...new Set(listRefs.map((ref) => ref.id))], searcher.accountId);
+    for (const ref of listRefs) if (!usable.has(ref.id)) errors.push({ pointer: ref.pointer, detail: 'names no entity list this account can use' });
+    if (errors.length > 0) throw invalid(errors);
+  }
+
+  /** Reads a page (and, for a new execution, the total) of a compiled filter. */
+  async function readPage(filter: CompiledFilter, asOf: Date, windowStart: Date, after: SearchPosition | null, size: number) {
+    const params = new SqlParams();
+    const rows = size > 0 ? await store.page(db, filterConditions(filter, params, asOf), params, windowStart, after, size + 1) : [];
+    const shown = rows.slice(0, size);
+    const events = await loadEventViews(db, shown.map((row) => row.id), asOf);
+    return { rows: shown, hasMore: rows.length > size, data: events.map(({ merged_into_event_id: _m, deleted: _d, ...event }) => event) };
+  }
+
+  function result(execution: ExecutionRow, state: Omit<CursorState, 'position' | 'issuedAtMs' | 'expiresAtMs'>, page: Awaited<ReturnType<typeof readPage>>): SearchResult {
+    const returned = state.returned + page.data.length;
+    const hasMore = page.hasMore && returned < execution.max_results;
+    const last = page.rows[page.rows.length - 1];
+    const nextCursor =
+      hasMore && last
+        ? cursors.sign(CURSOR_KIND, {
+            e: execution.id,
+            d: last.first_report_date.getTime(),
+            i: last.id,
+            n: returned,
+            l: state.limit,
+            t: clock.now().getTime(),
+            x: execution.expires_at.getTime(),
+          })
+        : null;
+    return { object: 'search_result', data: page.data, has_more: hasMore, next_cursor: nextCursor, execution_id: execution.id, total_count: execution.total_count };
+  }
+
+  async function execute(searcher: Searcher, body: SearchBody): Promise<SearchResult> {
+    if (body.lookback_days === undefined) throw invalid([{ pointer: '/lookback_days', detail: 'is required without a cursor' }]);
+    await checkFilter(searcher, body);
+    const { account, plan } = await accountAndPlan(db, searcher.accountId);
+    const cost = plan.search_credit_cost;
+    const insufficient = () =>
+      new ProblemError('insufficient-credits', `A search costs ${cost} credit${cost === 1 ? '' : 's'}; the balance cannot cover it. Nothing was charged.`);
+    if (account.credit_balance < cost) throw insufficient();
+
+    const filter: EventFilter = normalizeFilter({
+      event_type_id: body.event_type_id ?? null,
+      involved_entity_ids: body.involved_entity_ids,
+      involved_entity_list_ids: body.involved_entity_list_ids,
+      required_source_news_outlet_ids: body.required_source_news_outlet_ids,
+      min_reports: body.min_reports,
+      role_filters: body.role_filters,
+    });
+    const executedAt = clock.now();
+    const windowStart = new Date(executedAt.getTime() - body.lookback_days * DAY_MS);
+    const compiled = await compileFilter(filter, databaseEntityResolver(db));
+    const countParams = new SqlParams();
+    const totalCount = await store.count(db, filterConditions(compiled, countParams, executedAt), countParams, windowStart);
+    const limit = body.limit ?? DEFAULT_LIMIT;
+    const page = await readPage(compiled, executedAt, windowStart, null, Math.min(limit, plan.search_max_results));
+    const execution: ExecutionRow = {
+      id: newId(),
+      account_id: searcher.accountId,
+      api_key_id: searcher.keyId,
+      filter,
+      window_start: windowStart,
+      executed_at: executedAt,
+      expires_at: new Date(executedAt.getTime() + plan.search_execution_retention_seconds * 1000),
+      total_count: totalCount,
+      max_results: plan.search_max_results,
+      credits: cost,
+    };
+
+    await pause?.('before-charge');
+    await charge(execution, insufficient);
+    await pause?.('after-charge');
+    return result(execution, { executionId: execution.id, returned: 0, limit }, page);
+  }
+
+  /** The charge and the execution record, in one transaction; the last step before answering. */
+  async function charge(execution: ExecutionRow, insufficient: () => ProblemError): Promise<void> {
+    let begun = false;
+    try {
+      await db.transaction(async (tx) => {
+        begun = true;
+        if (!(await chargeCredits(tx, execution.account_id, execution.credits, `event search ${execution.id}`, execution.executed_at))) throw insufficient();
+        await store.insertExecution(tx, execution);
+      });
+    } catch (error) {
+      // A connection lost after the transaction began may have lost the commit's answer: it
+      // is unknown whether the charge happened, so the answer is 502, which keeps the
+      // idempotency claim (a same-key retry gets 409, never a second charge).
+      if (begun && lostConnection(error)) {
+        throw new ProblemError('upstream-error', 'The search could not be completed and it is unknown whether it was charged; retry at most once, with a new Idempotency-Key.');
+      }
+      throw error;
+    }
+  }
+
+  function readCursor(token: string): CursorState {
+    const payload = cursors.verify(CURSOR_KIND, token);
+    const bad = () => invalid([{ pointer: '/cursor', detail: 'is not a cursor this service issued for event search' }], 'The cursor is not valid.');
+    if (payload === null) throw bad();
+    const { e, d, i, n, l, t, x } = payload;
+    if (typeof e !== 'string' || typeof d !== 'number' || typeof i !== 'string' || typeof n !== 'number' || typeof l !== 'number' || typeof t !== 'number' || typeof x !== 'number') throw bad();
+    return { executionId: e, position: { firstReportDate: new Date(d), id: i }, returned: n, limit: l, issuedAtMs: t, expiresAtMs: x };
+  }
+
+  async function continueSearch(searcher: Searcher, body: SearchBody): Promise<SearchResult> {
+    const sent = FILTER_MEMBERS.filter((member) => body[member] !== undefined);
+    if (sent.length > 0) throw invalid(sent.map((member) => ({ pointer: `/${member}`, detail: 'cannot be sent with a cursor' })), 'A continuation takes only `cursor` and `limit`.');
+    let state = readCursor(body.cursor!);
+    const execution = await store.getExecution(db, state.executionId);
+    const notFound = () => new ProblemError('not-found', 'No search execution of this account matches the cursor.');
+    if (execution && execution.account_id !== searcher.accountId) throw notFound();
+    // An execution deleted a week after expiry is still known expired from its cursor.
+    if (clock.now().getTime() >= (execution?.expires_at.getTime() ?? state.expiresAtMs)) {
+      throw new ProblemError('search-execution-expired', 'This search execution has passed its retention; run the search again (it is charged).');
+    }
+    if (!execution) throw notFound();
+    if (state.issuedAtMs < ORDERING_CHANGE_MS) state = { ...state, position: null, returned: 0 };
+    const limit = body.limit ?? state.limit;
+    const compiled = await compileFilter(execution.filter, databaseEntityResolver(db));
+    const size = Math.max(0, Math.min(limit, execution.max_results - state.returned));
+    const page = await readPage(compiled, execution.executed_at, execution.window_start, state.position, size);
+    return result(execution, { executionId: execution.id, returned: state.returned, limit }, page);
+  }
+
+  return {
+    /** One endpoint, two calls told apart by `cursor`. */
+    search(searcher: Searcher, body: SearchBody): Promise<SearchResult> {
+      return body.cursor === undefined ? execute(searcher, body) : continueSearch(searcher, body);
+    },
+
+    /** Deletes executions a week past their retention. */
+    sweep(): Promise<void> {
+      return store.deleteExpired(db, new Date(clock.now().getTime() - EXPIRED_KEPT_MS));
+    },
+  };
+}
+
+export type SearchService = ReturnType<typeof searchService>;

@@ -1,0 +1,82 @@
+// SQL for event search: executions, and the page and count queries over the filter's SQL face.
+import type { Queryable } from '../../platform/db/database.js';
+import { queryOne } from '../../platform/db/database.js';
+import type { SqlParams } from '../filters/filter-sql.js';
+import type { EventFilter } from '../filters/filter.js';
+
+export interface ExecutionRow {
+  id: string;
+  account_id: string;
+  api_key_id: string;
+  filter: EventFilter;
+  window_start: Date;
+  executed_at: Date;
+  expires_at: Date;
+  total_count: number;
+  max_results: number;
+  credits: number;
+}
+
+/** A position in search order: events strictly after it come next. */
+export interface SearchPosition {
+  firstReportDate: Date;
+  id: string;
+}
+
+export const searchStore = {
+  insertExecution(db: Queryable, row: ExecutionRow) {
+    return db.query(
+      `INSERT INTO search_executions (id, account_id, api_key_id, filter, window_start, executed_at, expires_at, total_count, max_results, credits)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [row.id, row.account_id, row.api_key_id, JSON.stringify(row.filter), row.window_start, row.executed_at, row.expires_at, row.total_count, row.max_results, row.credits],
+    );
+  },
+
+  getExecution(db: Queryable, id: string) {
+    return queryOne<ExecutionRow>(
+      db,
+      'SELECT id, account_id, api_key_id, filter, window_start, executed_at, expires_at, total_count, max_results, credits FROM search_executions WHERE id = $1',
+      [id],
+    );
+  },
+
+  /** Deletes executions expired before `before` (their cursors are answered 410 from the cursor alone). */
+  async deleteExpired(db: Queryable, before: Date) {
+    await db.query('DELETE FROM search_executions WHERE expires_at < $1', [before]);
+  },
+
+  /** Ids of the next matching events after `after`, newest first reported first, ties by id descending. */
+  async page(db: Queryable, conditions: string[], params: SqlParams, windowStart: Date, after: SearchPosition | null, limit: number) {
+    const where = [...conditions, `e.first_report_date >= ${params.add(windowStart, '::timestamptz')}`];
+    if (after) where.push(`(e.first_report_date, e.id) < (${params.add(after.firstReportDate, '::timestamptz')}, ${params.add(after.id, '::uuid')})`);
+    return db.query<{ id: string; first_report_date: Date }>(
+      `SELECT e.id, e.first_report_date FROM events e WHERE ${where.join(' AND ')}
+        ORDER BY e.first_report_date DESC, e.id DESC LIMIT ${params.add(limit, '::int')}`,
+      params.values,
+    );
+  },
+
+  async count(db: Queryable, conditions: string[], params: SqlParams, windowStart: Date) {
+    const where = [...conditions, `e.first_report_date >= ${params.add(windowStart, '::timestamptz')}`];
+    const row = await queryOne<{ n: number }>(db, `SELECT count(*)::int AS n FROM events e WHERE ${where.join(' AND ')}`, params.values);
+    return row?.n ?? 0;
+  },
+
+  /** Which of these entity lists the account may use: its own and public ones. */
+  async usableLists(db: Queryable, listIds: readonly string[], accountId: string) {
+    if (listIds.length === 0) return new Set<string>();
+    const rows = await db.query<{ id: string }>(
+      'SELECT id FROM entity_lists WHERE id = ANY($1::uuid[]) AND (owner_account_id IS NULL OR owner_account_id = $2)',
+      [listIds, accountId],
+    );
+    return new Set(rows.map((r) => r.id));
+  },
+
+  /** The role code names an event type has or had; null when there is no such type. */
+  async roleCodeNames(db: Queryable, eventTypeId: string) {
+    const type = await db.query('SELECT 1 FROM event_types WHERE id = $1', [eventTypeId]);
+    if (type.length === 0) return null;
+    const rows = await db.query<{ code_name: string }>('SELECT DISTINCT code_name FROM event_type_roles WHERE event_type_id = $1', [eventTypeId]);
+    return new Set(rows.map((r) => r.code_name));
+  },
+};

@@ -1,0 +1,106 @@
+// Idempotency claims (v1 document, "Idempotency"; decisions.md, "Idempotency"): one row per
+// (API key, Idempotency-Key). Every step is one statement, so two processes, or a crash at
+// any point, leave a state of the spec's table: unused, claimed, completed or released.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from './clock.js';
+import type { Database } from './db/database.js';
+
+export const REPLAY_WINDOW_MS = 24 * 3_600_000;
+/** A non-billed claim left in flight (its request died) may be taken over after this. */
+export const STALE_CLAIM_MS = 60_000;
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export type ClaimOutcome =
+  | { kind: 'claimed'; owner: string }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'conflict' } // same key, another request
+  | { kind: 'in-flight' };
+
+export interface ClaimRequest {
+  apiKeyId: string;
+  key: string;
+  fingerprint: Buffer;
+  billed: boolean;
+}
+
+export interface IdempotencyClaims {
+  claim(request: ClaimRequest): Promise<ClaimOutcome>;
+  /** Stores the response and completes the claim, if this owner still holds it. */
+  complete(apiKeyId: string, key: string, owner: string, response: StoredResponse): Promise<void>;
+  /** Releases the claim (the key is unused again), if this owner still holds it. */
+  release(apiKeyId: string, key: string, owner: string): Promise<void>;
+  /** Deletes claims past the replay window. */
+  sweep(): Promise<number>;
+}
+
+interface ClaimRow {
+  owner: string;
+  fingerprint: Buffer;
+  completed_at: Date | null;
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: Buffer | null;
+}
+
+export function idempotencyClaims(db: Database, clock: Clock): IdempotencyClaims {
+  return {
+    async claim(request) {
+      // A claim may vanish (released) between the two statements; then try again.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const now = clock.now();
+        const owner = randomUUID();
+        // Takes the key when unused, past the replay window, or a stale non-billed claim of
+        // the same request. A billed claim left in flight is never taken over.
+        const taken = await db.query<{ owner: string }>(
+          `INSERT INTO idempotency_claims (api_key_id, idempotency_key, fingerprint, billed, owner, claimed_at)
+           VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (api_key_id, idempotency_key) DO UPDATE
+              SET fingerprint = EXCLUDED.fingerprint, billed = EXCLUDED.billed, owner = EXCLUDED.owner, claimed_at = EXCLUDED.claimed_at,
+                  completed_at = NULL, response_status = NULL, response_headers = NULL, response_body = NULL
+            WHERE idempotency_claims.claimed_at <= $7
+               OR (idempotency_claims.completed_at IS NULL AND NOT idempotency_claims.billed
+                   AND idempotency_claims.claimed_at <= $8 AND idempotency_claims.fingerprint = EXCLUDED.fingerprint)
+           RETURNING owner`,
+          [request.apiKeyId, request.key, request.fingerprint, request.billed, owner, now,
+            new Date(now.getTime() - REPLAY_WINDOW_MS), new Date(now.getTime() - STALE_CLAIM_MS)],
+        );
+        if (taken[0]?.owner === owner) return { kind: 'claimed', owner };
+        const [row] = await db.query<ClaimRow>(
+          `SELECT owner, fingerprint, completed_at, response_status, response_headers, response_body
+             FROM idempotency_claims WHERE api_key_id = $1 AND idempotency_key = $2`,
+          [request.apiKeyId, request.key],
+        );
+        if (!row) continue;
+        if (!Buffer.from(row.fingerprint).equals(request.fingerprint)) return { kind: 'conflict' };
+        if (row.completed_at === null) return { kind: 'in-flight' };
+        return { kind: 'replay', response: { status: row.response_status!, headers: row.response_headers ?? {}, body: Buffer.from(row.response_body ?? []) } };
+      }
+      return { kind: 'in-flight' };
+    },
+
+    async complete(apiKeyId, key, owner, response) {
+      await db.query(
+        `UPDATE idempotency_claims SET completed_at = $4, response_status = $5, response_headers = $6, response_body = $7
+          WHERE api_key_id = $1 AND idempotency_key = $2 AND owner = $3 AND completed_at IS NULL`,
+        [apiKeyId, key, owner, clock.now(), response.status, JSON.stringify(response.headers), response.body],
+      );
+    },
+
+    async release(apiKeyId, key, owner) {
+      await db.query('DELETE FROM idempotency_claims WHERE api_key_id = $1 AND idempotency_key = $2 AND owner = $3 AND completed_at IS NULL', [apiKeyId, key, owner]);
+    },
+
+    async sweep() {
+      const deleted = await db.query<{ n: number }>(
+        `WITH gone AS (DELETE FROM idempotency_claims WHERE claimed_at <= $1 RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+        [new Date(clock.now().getTime() - REPLAY_WINDOW_MS)],
+      );
+      return deleted[0]?.n ?? 0;
+    },
+  };
+}
