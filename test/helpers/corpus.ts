@@ -1,0 +1,44 @@
+// Corpus building for tests: event types, outlets, entities and articles through the
+// operator API, each named uniquely so tests sharing one database never see each other's.
+import assert from 'node:assert/strict';
+import { roleList } from './fixtures.js';
+import { bearer, type HttpResponse } from './http.js';
+import { OPS_TOKEN, type TestServer } from './server.js';
+
+export const unique = () => Math.random().toString(36).slice(2, 10);
+
+export interface TestCorpus {
+  ops(method: string, path: string, body?: unknown): Promise<HttpResponse>;
+  eventType(roles?: Record<string, string | null>, template?: string): Promise<{ id: string; code_name: string }>;
+  outlet(): Promise<string>;
+  entity(name?: string): Promise<string>;
+  /** Ingests an article; answers its event id. */
+  article(body: Record<string, unknown>): Promise<string>;
+  /** A new account with this balance and a key with these scopes. */
+  account(credits?: number, scopes?: string[], plan?: string): Promise<{ id: string; key: string }>;
+  balance(accountId: string): Promise<number>;
+}
+
+export function testCorpus(server: Pick<TestServer, 'http'>): TestCorpus {
+  const ops = (method: string, path: string, body?: unknown) =>
+    server.http.request(method, `/ops/v1${path}`, { headers: bearer(OPS_TOKEN), ...(body === undefined ? {} : { body }) });
+  const created = async (response: Promise<HttpResponse>) => {
+    const answer = await response;
+    assert.ok(answer.status < 300, `operator call failed: ${answer.status} ${answer.text}`);
+    return answer.json;
+  };
+  return {
+    ops,
+    eventType: (roles = { party: 'NAMED_ENTITY', price: 'CURRENCY', closing: 'DATE' }, template = '{party} did something') =>
+      created(ops('POST', '/event-types', { code_name: `type_${unique()}`, name: 'Test type', description: '', roles: roleList(roles), sentence_template: template })),
+    outlet: async () => (await created(ops('POST', '/outlets', { name: `Outlet ${unique()}` }))).id,
+    entity: async (name = `Entity ${unique()}`) => (await created(ops('POST', '/entities', { name, type: 'ORGANIZATION' }))).id,
+    article: async (body) => (await created(ops('POST', '/articles', body))).incident_id,
+    async account(credits = 100, scopes = ['EVENTS_READ'], plan = 'standard') {
+      const account = await created(ops('POST', '/accounts', { credit_balance: credits, plan }));
+      const key = await created(ops('POST', `/accounts/${account.id}/api-keys`, { name: 'test', scopes }));
+      return { id: account.id, key: key.key };
+    },
+    balance: async (accountId) => (await created(ops('GET', `/accounts/${accountId}`))).credit_balance,
+  };
+}
