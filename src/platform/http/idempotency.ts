@@ -60,10 +60,7 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
         throw new ProblemError('validation-failed', 'Idempotency-Key must be 1 to 255 characters from A-Z, a-z, 0-9, "_" and "-".');
       }
       const apiKeyId = principalOf(request).keyId;
-      const fingerprint = createHash('sha256')
-        .update(`${transport}\n${request.method}\n${request.url}\n`)
-        .update(request.rawBody ?? Buffer.alloc(0))
-        .digest();
+      const fingerprint = requestFingerprint(transport, request.method, request.url, request.rawBody);
       const outcome = await claims.claim({ apiKeyId, key: header, fingerprint, billed: billed(request.body) });
       switch (outcome.kind) {
         case 'claimed':
@@ -98,6 +95,11 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
     }
     return payload;
   }
+}
+
+/** "The same request": transport, method, path and the exact body bytes. */
+export function requestFingerprint(transport: string, method: string, url: string, body: Buffer | null): Buffer {
+  return createHash('sha256').update(`${transport}\n${method}\n${url}\n`).update(body ?? Buffer.alloc(0)).digest();
 }
 
 function replay(reply: FastifyReply, response: StoredResponse): FastifyReply {
