@@ -26,9 +26,9 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, asOf
     conditions.push(`EXISTS (SELECT 1 FROM event_entities ee WHERE ee.event_id = e.id AND ee.entity_id = ANY(${params.add([...filter.entities], '::uuid[]')})${participant})`);
   }
 
-  const cutOff = params.add(asOf, '::timestamptz');
   const kind = countedKind(filter);
   if (kind === null) return [...conditions, 'FALSE'];
+  const cutOff = params.add(asOf, '::timestamptz');
   const counted = `r.event_id = e.id AND r.received_at <= ${cutOff}${kind}`;
 
   if (filter.outlets !== null) {

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { testCorpus, unique } from '../helpers/corpus.js';
+import { bearer } from '../helpers/http.js';
+import { PG_URL, spawnServer, tempDir, type SpawnedServer } from '../helpers/server.js';
+
+/** Waits until the server's output says it reached the pause point. */
+async function reachedPause(server: SpawnedServer, point: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!server.output().includes(`"point":"${point}"`)) {
+    if (Date.now() > deadline) throw new Error(`the search never reached ${point}:\n${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('billed search across a crash', () => {
+  for (const point of ['before-charge', 'after-charge'] as const) {
+    it(`when the process is killed ${point.replace('-', ' ')}, then the balance is charged at most once and the same key gets 409`, async () => {
+      // On disk (or PostgreSQL), so the restarted process sees what the killed one wrote.
+      const env = { EVMON_DATABASE_URL: PG_URL ?? '', EVMON_DATA_DIR: tempDir() };
+      const first = await spawnServer({ ...env, EVMON_TEST_SEARCH_PAUSE: point });
+      const corpus = testCorpus(first);
+      const account = await corpus.account(5);
+      const body = { lookback_days: 7 };
+      const idem = unique();
+      const inFlight = first.http
+        .request('POST', '/v1/events/search', { headers: { ...bearer(account.key), 'idempotency-key': idem }, body })
+        .catch((error: Error) => error);
+      await reachedPause(first, point);
+      await first.stop('SIGKILL');
+      assert.ok((await inFlight) instanceof Error, 'the client never got an answer');
+
+      const second = await spawnServer(env);
+      try {
+        const retry = await second.http.request('POST', '/v1/events/search', { headers: { ...bearer(account.key), 'idempotency-key': idem }, body });
+        assert.equal(retry.status, 409, retry.text);
+        assert.match(retry.json.type, /\/problems\/idempotency-in-flight$/);
+        const balance = await testCorpus(second).balance(account.id);
+        assert.equal(balance, point === 'before-charge' ? 5 : 4);
+        const fresh = await second.http.request('POST', '/v1/events/search', { headers: { ...bearer(account.key), 'idempotency-key': unique() }, body });
+        assert.equal(fresh.status, 200, 'a new key runs the search');
+        assert.equal(await testCorpus(second).balance(account.id), balance - 1);
+      } finally {
+        await second.stop();
+      }
+    });
+  }
+});
