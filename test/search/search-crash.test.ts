@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { testCorpus, unique } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { PG_URL, spawnServer, tempDir, type SpawnedServer } from '../helpers/server.js';
+import { PG_URL, spawnServer, spawnServers, tempDir, type SpawnedServer } from '../helpers/server.js';
 
 /** Waits until the server's output says it reached the pause point. */
 async function reachedPause(server: SpawnedServer, point: string): Promise<void> {
@@ -45,4 +45,24 @@ describe('billed search across a crash', () => {
       }
     });
   }
+});
+
+describe('billed search on two processes', { skip: PG_URL === null ? 'needs PostgreSQL (EVMON_TEST_DATABASE_URL)' : false }, () => {
+  it('when one key is sent to two processes at once, then the search runs and charges once', async () => {
+    const servers = await spawnServers(2, { EVMON_DATABASE_URL: PG_URL ?? '' });
+    try {
+      const account = await testCorpus(servers[0]!).account(50);
+      const idem = unique();
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          servers[i % 2]!.http.request('POST', '/v1/events/search', { headers: { ...bearer(account.key), 'idempotency-key': idem }, body: { lookback_days: 30 } }),
+        ),
+      );
+      assert.ok(responses.every((r) => r.status === 200 || r.status === 409), responses.map((r) => r.status).join(','));
+      assert.equal(new Set(responses.filter((r) => r.status === 200).map((r) => r.json.execution_id)).size, 1);
+      assert.equal(await testCorpus(servers[1]!).balance(account.id), 49);
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+    }
+  });
 });

@@ -21,7 +21,7 @@ describe('event search', () => {
     server.http.request('POST', '/v1/events/search', { headers: { ...bearer(key), ...headers }, body });
 
   /** Events of a new type, one per report date given, each on its own participant. */
-  async function eventsAt(dates: string[], type?: { id: string }) {
+  async function eventsAt(dates: string[], type?: { id: string; code_name: string }) {
     const eventType = type ?? (await corpus.eventType());
     const ids: string[] = [];
     for (const published_at of dates) {
