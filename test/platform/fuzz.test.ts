@@ -119,6 +119,24 @@ describe('request handling under arbitrary input', () => {
     );
   });
 
+  it('when search bodies have plausible keys and hostile values, with or without an idempotency key, then every answer is a 2xx or a 4xx problem', async () => {
+    const searchKey = await server.ops.createKey((await server.ops.createAccount({ credit_balance: 1000 })).id, ['EVENTS_READ']);
+    const hostile = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.constantFrom(7, 30, 365, 0, -1, 51, 1e308, 2 ** 53, '', '\u0000', null, [], {}, '00000000-0000-4000-8000-000000000000', [eventTypeId], [entityId], 'eyJ9.' + 'A'.repeat(43)),
+      fc.array(fc.record({ kind: fc.constantFrom('amount_gte', 'amount_lte', 'date_after', 'date_before', 'entity_in', 'other'), role_code_name: fc.constantFrom('who', '', 'x'), min_value: fc.double(), max_value: fc.double(), after_iso: fc.string(), before_iso: fc.constantFrom('2026-01-01T00:00:00Z', '2026-13-01T00:00:00Z', '2026-02-30T25:61:00+99:00'), canonical_ids: fc.constant([entityId]), entity_list_ids: fc.constant(['00000000-0000-4000-8000-000000000000']), unit: fc.string() }, { requiredKeys: ['kind'] }), { maxLength: 3 }),
+    );
+    const keys = fc.constantFrom('lookback_days', 'event_type_id', 'involved_entity_ids', 'involved_entity_list_ids', 'required_source_news_outlet_ids', 'min_reports', 'role_filters', 'limit', 'cursor', '__proto__');
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(keys, hostile, { maxKeys: 5 }), fc.option(fc.string({ maxLength: 300 }), { nil: undefined }), async (body, idempotencyKey) => {
+        const headers = { ...bearer(searchKey), 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey.replace(/[^\x20-\x7e]/g, '') }) };
+        const response = await server.http.request('POST', '/v1/events/search', { headers, rawBody: JSON.stringify({ lookback_days: 7, ...body }) });
+        assertClientOutcome(response, { body, idempotencyKey });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('when bodies are arbitrary text, bytes or content types, then every answer is a 4xx problem or a 2xx', async () => {
     await fc.assert(
       fc.asyncProperty(
