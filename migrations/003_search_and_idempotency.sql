@@ -1,13 +1,19 @@
--- Event search executions, idempotency claims, and the one event column search needs to
--- cut counts off cheaply.
+-- Event search executions, idempotency claims, and the receive order search cuts counts off by.
 
--- The earliest receive time of an event's reports: an event whose reports all arrived after
--- a search was executed had no counted report at that time, so it matches nothing then.
-ALTER TABLE events ADD COLUMN first_received_at timestamptz;
-UPDATE events e SET first_received_at = (SELECT min(r.received_at) FROM reports r WHERE r.event_id = e.id);
+-- The order in which the service received reports. A search cuts its counts off at the last
+-- value handed out when it executed, so a report that arrives later is never counted by it,
+-- even one arriving in the same millisecond (or, on the frozen test clock, the same instant).
+ALTER TABLE reports ADD COLUMN received_seq bigint GENERATED ALWAYS AS IDENTITY;
+DROP INDEX reports_event_received;
+CREATE INDEX reports_event_seq ON reports (event_id, received_seq);
+
+-- The first of an event's reports to arrive: an event had no counted report at a cut-off
+-- before it, so a search executed then does not see it.
+ALTER TABLE events ADD COLUMN first_report_seq bigint;
+UPDATE events e SET first_report_seq = (SELECT min(r.received_seq) FROM reports r WHERE r.event_id = e.id);
 
 -- A charged, cursor-less search. Continuation pages re-run its filter against the corpus as
--- currently known, with counts cut off at executed_at and the window fixed at execution.
+-- currently known, with counts cut off at report_seq and the window fixed at execution.
 CREATE TABLE search_executions (
   id           uuid PRIMARY KEY,
   account_id   uuid NOT NULL REFERENCES accounts (id),
@@ -15,6 +21,7 @@ CREATE TABLE search_executions (
   filter       jsonb NOT NULL, -- the request's filter fields, defaults filled in
   window_start timestamptz NOT NULL,
   executed_at  timestamptz NOT NULL,
+  report_seq   bigint NOT NULL, -- counts cover reports with received_seq up to this
   expires_at   timestamptz NOT NULL,
   total_count  integer NOT NULL,
   max_results  integer NOT NULL,

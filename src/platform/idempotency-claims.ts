@@ -1,7 +1,6 @@
 // Idempotency claims (v1 document, "Idempotency"; decisions.md, "Idempotency"): one row per
 // (API key, Idempotency-Key). Every step is one statement, so two processes, or a crash at
 // any point, leave a state of the spec's table: unused, claimed, completed or released.
-import { randomUUID } from 'node:crypto';
 import type { Clock } from './clock.js';
 import type { Database } from './db/database.js';
 
@@ -26,6 +25,8 @@ export interface ClaimRequest {
   key: string;
   fingerprint: Buffer;
   billed: boolean;
+  /** A fresh token naming this request as the claim's holder (chosen by the caller, so it can release a claim whose answer it never got). */
+  owner: string;
 }
 
 export interface IdempotencyClaims {
@@ -51,9 +52,9 @@ export function idempotencyClaims(db: Database, clock: Clock): IdempotencyClaims
   return {
     async claim(request) {
       // A claim may vanish (released) between the two statements; then try again.
+      const { owner } = request;
       for (let attempt = 0; attempt < 3; attempt++) {
         const now = clock.now();
-        const owner = randomUUID();
         // Takes the key when unused, past the replay window, or a stale non-billed claim of
         // the same request. A billed claim left in flight is never taken over.
         const taken = await db.query<{ owner: string }>(

@@ -24,7 +24,7 @@ describe('filter matching against ingested events', () => {
     return response.json;
   };
   const entity = async (name = `E ${token()}`) => (await ops('POST', '/entities', { name })).id as string;
-  const facts = async (eventId: string) => (await loadEventFacts(server.runtime.db, eventId, server.runtime.clock.now()))!;
+  const facts = async (eventId: string) => (await loadEventFacts(server.runtime.db, eventId, null))!;
   const compile = (filter: Partial<EventFilter>) => compileFilter(normalizeFilter(filter), databaseEntityResolver(server.runtime.db));
   const matches = async (filter: Partial<EventFilter>, event: EventFacts) => matchesFilter(await compile(filter), event);
 

@@ -58,7 +58,7 @@ describe('idempotency keys', () => {
     assert.equal(again.text, first.text, 'byte for byte');
     assert.equal(again.headers['content-type'], first.headers['content-type']);
     assert.ok(again.headers['ratelimit-remaining'], 'a replay still counts toward the budget');
-    assert.notEqual(again.headers['x-request-id'], first.headers['x-request-id']);
+    assert.equal(again.headers['x-request-id'], first.headers['x-request-id'], 'the original request id, as in a replayed problem body');
     assert.equal(await corpus.balance(account.id), 9);
 
     // A continuation with a key is retryable the same way.
@@ -66,6 +66,15 @@ describe('idempotency keys', () => {
     const nextAgain = await send(account.key, { cursor: first.json.next_cursor }, `${idem}-page`);
     assert.equal(nextAgain.headers['idempotency-replayed'], 'true');
     assert.equal(nextAgain.text, next.text);
+
+    // Completed refusals replay too, with the request id their body names.
+    const stranger = await corpus.account(10);
+    const refused = await send(stranger.key, { cursor: first.json.next_cursor }, idem);
+    problem(refused, 'not-found', 404);
+    const refusedAgain = await send(stranger.key, { cursor: first.json.next_cursor }, idem);
+    assert.equal(refusedAgain.headers['idempotency-replayed'], 'true');
+    assert.equal(refusedAgain.text, refused.text);
+    assert.equal(refusedAgain.json.request_id, refusedAgain.headers['x-request-id']);
   });
 
   it('when the key comes with another body, even one differing only in spacing, then 422; another API key has its own keys', async () => {
@@ -118,7 +127,7 @@ describe('idempotency keys', () => {
     // The state a process leaves when it dies holding the claims: claimed, never settled.
     const dead = async (idem: string, body: string, isBilled: boolean) =>
       assert.equal(
-        (await server.runtime.claims.claim({ apiKeyId: keyId, key: idem, billed: isBilled, fingerprint: requestFingerprint('rest', 'POST', '/v1/events/search', Buffer.from(body)) })).kind,
+        (await server.runtime.claims.claim({ apiKeyId: keyId, key: idem, billed: isBilled, owner: crypto.randomUUID(), fingerprint: requestFingerprint('rest', 'POST', '/v1/events/search', Buffer.from(body)) })).kind,
         'claimed',
       );
     const free = unique();

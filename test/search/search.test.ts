@@ -88,12 +88,11 @@ describe('event search', () => {
     const account = await corpus.account(10);
     const first = await search(account.key, { lookback_days: 7, event_type_id: type.id, limit: 1 });
     assert.deepEqual(first.json.data.map((e: { id: string }) => e.id), [ids[0]]);
-    await server.ops.post('/clock', { advance_seconds: 60 });
-    const later = hoursAgo(-0.01);
-    // A second outlet reports the older event, with an earlier publish time, after the search.
-    await corpus.article({ outlet_id: await corpus.outlet(), event_type_id: type.id, incident_id: ids[1], published_at: hoursAgo(6), received_at: later, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+    // The clock stands still: these arrive after the search at the very instant it ran.
+    // A second outlet reports the older event, with an earlier publish time.
+    await corpus.article({ outlet_id: await corpus.outlet(), event_type_id: type.id, incident_id: ids[1], published_at: hoursAgo(6), roles: [{ role: 'party', entity_id: await corpus.entity() }] });
     // An event whose only report arrived after the search was not known to it.
-    await corpus.article({ outlet_id: outlet, event_type_id: type.id, published_at: hoursAgo(5), received_at: later, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+    await corpus.article({ outlet_id: outlet, event_type_id: type.id, published_at: hoursAgo(5), roles: [{ role: 'party', entity_id: await corpus.entity() }] });
     const second = await search(account.key, { cursor: first.json.next_cursor, limit: 10 });
     assert.equal(second.status, 200, second.text);
     assert.deepEqual(second.json.data.map((e: { id: string }) => e.id), [ids[1]]);
@@ -188,7 +187,10 @@ describe('event search', () => {
     const first = await search(account.key, { lookback_days: 7, event_type_id: type.id, limit: 1 });
     const cursor: string = first.json.next_cursor;
     const flipped = cursor.slice(0, 5) + (cursor[5] === 'A' ? 'B' : 'A') + cursor.slice(6);
-    assert.equal((await search(account.key, { cursor: flipped })).status, 400);
+    const altered = await search(account.key, { cursor: flipped });
+    assert.equal(altered.status, 400);
+    assert.equal(altered.json.type, `${server.docsUrl}/problems/validation-failed`);
+    assert.deepEqual(altered.json.errors.map((e: { pointer: string }) => e.pointer), ['/cursor']);
 
     const stranger = await corpus.account(10);
     const foreign = await search(stranger.key, { cursor });

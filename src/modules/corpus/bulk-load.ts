@@ -44,7 +44,7 @@ export interface BulkContext {
 
 /** Inserts whole events in one go; the caller's transaction makes a batch all-or-nothing. */
 export async function bulkInsertEvents(tx: Queryable, events: readonly BulkEvent[], context: BulkContext): Promise<void> {
-  const ev = { id: [] as string[], type: [] as string[], happened: [] as (string | null)[], happenedOn: [] as (string | null)[], first: [] as Date[], last: [] as Date[], firstReceived: [] as Date[], sentence: [] as (string | null)[], involved: [] as string[] };
+  const ev = { id: [] as string[], type: [] as string[], happened: [] as (string | null)[], happenedOn: [] as (string | null)[], first: [] as Date[], last: [] as Date[], sentence: [] as (string | null)[], involved: [] as string[] };
   const rep = { id: [] as string[], event: [] as string[], type: [] as string[], outlet: [] as string[], published: [] as (Date | null)[], received: [] as Date[], date: [] as Date[], happened: [] as (string | null)[], headline: [] as (string | null)[], url: [] as (string | null)[] };
   const val = { report: [] as string[], position: [] as number[], role: [] as string[], entity: [] as (string | null)[], date: [] as (string | null)[], amount: [] as (number | null)[], unit: [] as (string | null)[], text: [] as (string | null)[] };
   const men = { report: [] as string[], entity: [] as string[] };
@@ -84,7 +84,6 @@ export async function bulkInsertEvents(tx: Queryable, events: readonly BulkEvent
     ev.happenedOn.push(readHappenedOn(happenedAt));
     ev.first.push(reports[0]!.date);
     ev.last.push(reports[reports.length - 1]!.date);
-    ev.firstReceived.push(new Date(Math.min(...reports.map(({ report }) => report.receivedAt.getTime()))));
     ev.sentence.push(renderSentence(type.template, sentenceValues));
     ev.involved.push(`{${involved.join(',')}}`);
     for (const id of involved) {
@@ -121,11 +120,11 @@ export async function bulkInsertEvents(tx: Queryable, events: readonly BulkEvent
   }
 
   await tx.query(
-    `INSERT INTO events (id, event_type_id, happened_at, happened_on, first_report_date, last_report_date, first_received_at, sentence, involved_entity_ids, created_at, updated_at)
-     SELECT id, type, happened, happened_on, first, last, first_received, sentence, involved::uuid[], $10, $10
-       FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[], $8::text[], $9::text[])
-            AS t(id, type, happened, happened_on, first, last, first_received, sentence, involved)`,
-    [ev.id, ev.type, ev.happened, ev.happenedOn, ev.first, ev.last, ev.firstReceived, ev.sentence, ev.involved, context.now],
+    `INSERT INTO events (id, event_type_id, happened_at, happened_on, first_report_date, last_report_date, sentence, involved_entity_ids, created_at, updated_at)
+     SELECT id, type, happened, happened_on, first, last, sentence, involved::uuid[], $9, $9
+       FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[])
+            AS t(id, type, happened, happened_on, first, last, sentence, involved)`,
+    [ev.id, ev.type, ev.happened, ev.happenedOn, ev.first, ev.last, ev.sentence, ev.involved, context.now],
   );
   await tx.query(
     `INSERT INTO reports (id, event_id, source_kind, outlet_id, event_type_id, published_at, received_at, report_date, happened_at, headline, url, created_at)
@@ -133,6 +132,13 @@ export async function bulkInsertEvents(tx: Queryable, events: readonly BulkEvent
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[], $8::text[], $9::text[], $10::text[])
             AS t(id, event, type, outlet, published, received, date, happened, headline, url)`,
     [rep.id, rep.event, rep.type, rep.outlet, rep.published, rep.received, rep.date, rep.happened, rep.headline, rep.url, context.now],
+  );
+  // Receive sequence values are handed out as the reports go in; each event notes its first.
+  await tx.query(
+    `UPDATE events e SET first_report_seq = m.seq
+       FROM (SELECT event_id, min(received_seq) AS seq FROM reports WHERE event_id = ANY($1::uuid[]) GROUP BY event_id) m
+      WHERE e.id = m.event_id`,
+    [ev.id],
   );
   if (val.report.length > 0) {
     await tx.query(

@@ -1,6 +1,6 @@
 // The search-event shape (v1 document, "Search event"): what event search returns, what the
 // operator reads, and what sensor deliveries carry. Two queries for any number of events.
-import type { Queryable } from '../../platform/db/database.js';
+import { queryOne, type Queryable } from '../../platform/db/database.js';
 
 export interface InvolvedEntity {
   id: string;
@@ -21,6 +21,15 @@ export interface SearchEvent {
   involved_entities: InvolvedEntity[];
 }
 
+/**
+ * The last receive-sequence value handed out: the cut-off of "reports received up to now".
+ * (A report still being written may hold a lower value and be counted once it commits.)
+ */
+export async function receivedUpTo(db: Queryable): Promise<number> {
+  const row = await queryOne<{ seq: number | null }>(db, `SELECT pg_sequence_last_value(pg_get_serial_sequence('reports', 'received_seq')::regclass) AS seq`);
+  return row?.seq ?? 0;
+}
+
 interface ViewRow {
   id: string;
   code_name: string;
@@ -37,12 +46,13 @@ interface ViewRow {
 
 /**
  * The events with these ids, in the order given (missing ids left out). Dates and entities
- * are as currently known; the counts cover the reports received up to `countsAsOf`.
+ * are as currently known; the counts cover the reports that had arrived by the receive
+ * sequence value `seq` (search), or whose receive time is not after `at` (reading now).
  */
 export async function loadEventViews(
   db: Queryable,
   ids: readonly string[],
-  countsAsOf: Date,
+  countedUpTo: { seq: number } | { at: Date },
 ): Promise<(SearchEvent & { merged_into_event_id: string | null; deleted: boolean })[]> {
   if (ids.length === 0) return [];
   const rows = await db.query<ViewRow>(
@@ -51,11 +61,12 @@ export async function loadEventViews(
        FROM events e
        JOIN event_types t ON t.id = e.event_type_id
        CROSS JOIN LATERAL (
-         SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id))::int AS outlets
-           FROM reports r WHERE r.event_id = e.id AND r.received_at <= $2
+         SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id))::int AS outlets
+           FROM reports r
+          WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq) AND r.received_at <= COALESCE($3::timestamptz, r.received_at)
        ) c
       WHERE e.id = ANY($1::uuid[])`,
-    [ids, countsAsOf],
+    [ids, 'seq' in countedUpTo ? countedUpTo.seq : null, 'at' in countedUpTo ? countedUpTo.at : null],
   );
   // Stored entity ids were canonical when the event was last refreshed: map them through
   // once more, for entities merged or deleted since.

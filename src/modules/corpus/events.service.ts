@@ -91,7 +91,7 @@ export async function refreshEvent(
   await store.writeSummary(tx, eventId, {
     first: new Date(Math.min(...dates)),
     last: new Date(Math.max(...dates)),
-    firstReceived: new Date(Math.min(...reports.map((r) => r.received_at.getTime()))),
+    firstReportSeq: Math.min(...reports.map((r) => r.received_seq)),
     happenedAt,
     happenedOn: readHappenedOn(happenedAt),
     sentence: type ? renderSentence(type.sentence_template, sentenceValues) : null,
@@ -197,7 +197,7 @@ export function eventsService({ db, clock, newId, changes, jobs }: EventsDeps) {
 
     /** An event as the operator sees it: the search-event fields, counts as of now, and its fate. */
     async getEvent(id: string) {
-      const [event] = await loadEventViews(db, [id], clock.now());
+      const [event] = await loadEventViews(db, [id], { at: clock.now() });
       if (!event) throw new ProblemError('not-found', `No event with id ${id}.`);
       return event;
     },

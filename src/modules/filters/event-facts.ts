@@ -27,8 +27,8 @@ export interface EventFacts {
   reports: readonly ReportFacts[];
 }
 
-/** Loads an event's facts, counting the reports received up to `asOf`. */
-export async function loadEventFacts(db: Queryable, eventId: string, asOf: Date): Promise<EventFacts | null> {
+/** Loads an event's facts, counting the reports received up to the receive sequence value `countedUpTo` (null: all). */
+export async function loadEventFacts(db: Queryable, eventId: string, countedUpTo: number | null): Promise<EventFacts | null> {
   const [event] = await db.query<{ id: string; event_type_id: string; live: boolean }>(
     `SELECT id, event_type_id, merged_into_event_id IS NULL AND deleted_at IS NULL AS live FROM events WHERE id = $1`,
     [eventId],
@@ -39,8 +39,8 @@ export async function loadEventFacts(db: Queryable, eventId: string, asOf: Date)
     [eventId],
   );
   const reports = await db.query<{ id: string; source_kind: 'ARTICLE' | 'STRUCTURED'; outlet_id: string | null; account_id: string | null }>(
-    'SELECT id, source_kind, outlet_id, account_id FROM reports WHERE event_id = $1 AND received_at <= $2 ORDER BY id',
-    [eventId, asOf],
+    'SELECT id, source_kind, outlet_id, account_id FROM reports WHERE event_id = $1 AND received_seq <= COALESCE($2::bigint, received_seq) ORDER BY id',
+    [eventId, countedUpTo],
   );
   const values = await db.query<{ report_id: string; role: string; entity_id: string | null; date_value: string | null; amount_value: number | null; amount_unit: string | null }>(
     `SELECT rr.report_id, role.code_name AS role, live.id AS entity_id, to_char(rr.date_value, 'YYYY-MM-DD') AS date_value, rr.amount_value, rr.amount_unit
@@ -49,8 +49,8 @@ export async function loadEventFacts(db: Queryable, eventId: string, asOf: Date)
        JOIN event_type_roles role ON role.id = rr.role_id
        LEFT JOIN entities e ON e.id = rr.entity_id
        LEFT JOIN entities live ON live.id = e.canonical_id AND live.deleted_at IS NULL
-      WHERE r.event_id = $1 AND r.received_at <= $2`,
-    [eventId, asOf],
+      WHERE r.event_id = $1 AND r.received_seq <= COALESCE($2::bigint, r.received_seq)`,
+    [eventId, countedUpTo],
   );
   const byReport = new Map<string, RoleValueFacts[]>();
   for (const v of values) {

@@ -3,6 +3,9 @@
 // matchesFilter (matching.ts) means; test/filters/filter-faces.test.ts holds the two to it.
 import type { CompiledFilter, CompiledRoleFilter } from './filter.js';
 
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const LOWER = 'abcdefghijklmnopqrstuvwxyz'; // foldUnit (filter.ts) in SQL
+
 /** Positional parameters collected while conditions are written. */
 export class SqlParams {
   readonly values: unknown[] = [];
@@ -16,9 +19,10 @@ export class SqlParams {
 
 /**
  * Conditions (to be joined with AND) under which the event `e` satisfies the filter,
- * counting only the reports received up to `asOf`. Live events only.
+ * counting only the reports received up to the receive sequence value `countedUpTo`.
+ * Live events only.
  */
-export function filterConditions(filter: CompiledFilter, params: SqlParams, asOf: Date): string[] {
+export function filterConditions(filter: CompiledFilter, params: SqlParams, countedUpTo: number): string[] {
   const conditions = ['e.merged_into_event_id IS NULL', 'e.deleted_at IS NULL'];
   if (filter.eventTypeId !== null) conditions.push(`e.event_type_id = ${params.add(filter.eventTypeId, '::uuid')}`);
   if (filter.entities !== null) {
@@ -28,18 +32,18 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, asOf
 
   const kind = countedKind(filter);
   if (kind === null) return [...conditions, 'FALSE'];
-  const cutOff = params.add(asOf, '::timestamptz');
-  const counted = `r.event_id = e.id AND r.received_at <= ${cutOff}${kind}`;
+  const cutOff = params.add(countedUpTo, '::bigint');
+  const counted = `r.event_id = e.id AND r.received_seq <= ${cutOff}${kind}`;
 
   if (filter.outlets !== null) {
     conditions.push(`EXISTS (SELECT 1 FROM reports r WHERE ${counted} AND r.outlet_id = ANY(${params.add([...filter.outlets], '::uuid[]')}))`);
   }
   if (filter.minReports > 1) {
     // A structured report counts as one outlet per filing account.
-    conditions.push(`(SELECT count(DISTINCT COALESCE(r.outlet_id, r.account_id)) FROM reports r WHERE ${counted}) >= ${params.add(filter.minReports, '::int')}`);
+    conditions.push(`(SELECT count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id)) FROM reports r WHERE ${counted}) >= ${params.add(filter.minReports, '::int')}`);
   } else if (kind === '') {
-    // Any report counts: the event's earliest receive time says whether one had arrived.
-    conditions.push(`e.first_received_at <= ${cutOff}`);
+    // Any report counts: the event's first report to arrive says whether one had arrived.
+    conditions.push(`e.first_report_seq <= ${cutOff}`);
   } else {
     conditions.push(`EXISTS (SELECT 1 FROM reports r WHERE ${counted})`);
   }
@@ -71,7 +75,7 @@ function rolePredicate(filter: CompiledRoleFilter, params: SqlParams): string {
   switch (filter.kind) {
     case 'amount': {
       const parts = ['rr.amount_value IS NOT NULL'];
-      if (filter.unit !== null) parts.push(`lower(COALESCE(rr.amount_unit, '')) = ${params.add(filter.unit, '::text')}`);
+      if (filter.unit !== null) parts.push(`translate(COALESCE(rr.amount_unit, ''), '${UPPER}', '${LOWER}') = ${params.add(filter.unit, '::text')}`);
       if (Number.isFinite(filter.min)) parts.push(`rr.amount_value >= ${params.add(filter.min, '::float8')}`);
       if (Number.isFinite(filter.max)) parts.push(`rr.amount_value <= ${params.add(filter.max, '::float8')}`);
       return parts.join(' AND ');

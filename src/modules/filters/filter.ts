@@ -28,6 +28,12 @@ export interface EventFilter {
   role_filters: RoleFilter[];
 }
 
+/**
+ * Units compare case-insensitively, folding ASCII letters only, so the SQL face (translate)
+ * and the matching face agree whatever the database's locale.
+ */
+export const foldUnit = (unit: string): string => unit.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
 /** Fills the defaults of every omitted field. */
 export function normalizeFilter(input: Partial<EventFilter>): EventFilter {
   return {
@@ -80,8 +86,8 @@ export async function compileFilter(filter: EventFilter, resolver: EntityResolve
   };
   const roleFilters: CompiledRoleFilter[] = [];
   for (const rf of filter.role_filters) {
-    if (rf.kind === 'amount_gte') roleFilters.push({ kind: 'amount', role: rf.role_code_name, min: rf.min_value, max: Infinity, unit: rf.unit?.toLowerCase() ?? null });
-    if (rf.kind === 'amount_lte') roleFilters.push({ kind: 'amount', role: rf.role_code_name, min: -Infinity, max: rf.max_value, unit: rf.unit?.toLowerCase() ?? null });
+    if (rf.kind === 'amount_gte') roleFilters.push({ kind: 'amount', role: rf.role_code_name, min: rf.min_value, max: Infinity, unit: rf.unit === undefined ? null : foldUnit(rf.unit) });
+    if (rf.kind === 'amount_lte') roleFilters.push({ kind: 'amount', role: rf.role_code_name, min: -Infinity, max: rf.max_value, unit: rf.unit === undefined ? null : foldUnit(rf.unit) });
     if (rf.kind === 'date_after') roleFilters.push({ kind: 'date', role: rf.role_code_name, afterMs: Date.parse(rf.after_iso), beforeMs: Infinity });
     if (rf.kind === 'date_before') roleFilters.push({ kind: 'date', role: rf.role_code_name, afterMs: -Infinity, beforeMs: Date.parse(rf.before_iso) });
     if (rf.kind === 'entity_in') {

@@ -2,7 +2,7 @@
 // now satisfies, without looking at them all. Filters are indexed by what narrows them most:
 // their wanted entities, else their event type, else their outlets; an event looks up only
 // the entries of its own entities, type and outlets, and checks those candidates in full.
-import type { CompiledFilter, CompiledRoleFilter } from './filter.js';
+import { foldUnit, type CompiledFilter, type CompiledRoleFilter } from './filter.js';
 import type { EventFacts, ReportFacts, RoleValueFacts } from './event-facts.js';
 
 /** Does the event satisfy the filter? (The full check, for one candidate.) */
@@ -37,7 +37,7 @@ function roleFilterHolds(rf: CompiledRoleFilter, value: RoleValueFacts): boolean
   if (value.role !== rf.role) return false;
   switch (rf.kind) {
     case 'amount':
-      return value.amount !== null && (rf.unit === null || value.amount.unit.toLowerCase() === rf.unit) && value.amount.value >= rf.min && value.amount.value <= rf.max;
+      return value.amount !== null && (rf.unit === null || foldUnit(value.amount.unit) === rf.unit) && value.amount.value >= rf.min && value.amount.value <= rf.max;
     case 'date':
       return value.dateMs !== null && value.dateMs > rf.afterMs && value.dateMs < rf.beforeMs;
     case 'entity_in':

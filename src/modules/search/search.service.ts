@@ -9,7 +9,7 @@ import { DatabaseUnavailableError, type Database } from '../../platform/db/datab
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, chargeCredits } from '../accounts/billing.js';
-import { loadEventViews } from '../corpus/event-view.js';
+import { loadEventViews, receivedUpTo } from '../corpus/event-view.js';
 import { databaseEntityResolver } from '../filters/entity-resolver.js';
 import { filterConditions, SqlParams } from '../filters/filter-sql.js';
 import { compileFilter, normalizeFilter, type CompiledFilter, type EventFilter } from '../filters/filter.js';
@@ -83,11 +83,11 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
   }
 
   /** Reads a page (and, for a new execution, the total) of a compiled filter. */
-  async function readPage(filter: CompiledFilter, asOf: Date, windowStart: Date, after: SearchPosition | null, size: number) {
+  async function readPage(filter: CompiledFilter, countedUpTo: number, windowStart: Date, after: SearchPosition | null, size: number) {
     const params = new SqlParams();
-    const rows = size > 0 ? await store.page(db, filterConditions(filter, params, asOf), params, windowStart, after, size + 1) : [];
+    const rows = size > 0 ? await store.page(db, filterConditions(filter, params, countedUpTo), params, windowStart, after, size + 1) : [];
     const shown = rows.slice(0, size);
-    const events = await loadEventViews(db, shown.map((row) => row.id), asOf);
+    const events = await loadEventViews(db, shown.map((row) => row.id), { seq: countedUpTo });
     return { rows: shown, hasMore: rows.length > size, data: events.map(({ merged_into_event_id: _m, deleted: _d, ...event }) => event) };
   }
 
@@ -128,12 +128,13 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
       role_filters: body.role_filters,
     });
     const executedAt = clock.now();
+    const reportSeq = await receivedUpTo(db);
     const windowStart = new Date(executedAt.getTime() - body.lookback_days * DAY_MS);
     const compiled = await compileFilter(filter, databaseEntityResolver(db));
     const countParams = new SqlParams();
-    const totalCount = await store.count(db, filterConditions(compiled, countParams, executedAt), countParams, windowStart);
+    const totalCount = await store.count(db, filterConditions(compiled, countParams, reportSeq), countParams, windowStart);
     const limit = body.limit ?? DEFAULT_LIMIT;
-    const page = await readPage(compiled, executedAt, windowStart, null, Math.min(limit, plan.search_max_results));
+    const page = await readPage(compiled, reportSeq, windowStart, null, Math.min(limit, plan.search_max_results));
     const execution: ExecutionRow = {
       id: newId(),
       account_id: searcher.accountId,
@@ -141,6 +142,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
       filter,
       window_start: windowStart,
       executed_at: executedAt,
+      report_seq: reportSeq,
       expires_at: new Date(executedAt.getTime() + plan.search_execution_retention_seconds * 1000),
       total_count: totalCount,
       max_results: plan.search_max_results,
@@ -167,7 +169,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
       // is unknown whether the charge happened, so the answer is 502, which keeps the
       // idempotency claim (a same-key retry gets 409, never a second charge).
       if (begun && lostConnection(error)) {
-        throw new ProblemError('upstream-error', 'The search could not be completed and it is unknown whether it was charged; retry at most once, with a new Idempotency-Key.');
+        throw new ProblemError('upstream-error', 'The search could not be completed and it is unknown whether it was charged. Retry at most once, with the same Idempotency-Key: a 409 then means start over with a new key.');
       }
       throw error;
     }
@@ -194,11 +196,12 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
       throw new ProblemError('search-execution-expired', 'This search execution has passed its retention; run the search again (it is charged).');
     }
     if (!execution) throw notFound();
-    if (state.issuedAtMs < ORDERING_CHANGE_MS) state = { ...state, position: null, returned: 0 };
+    // (Only once the change is in force: under a test clock set before it, cursors page on.)
+    if (state.issuedAtMs < ORDERING_CHANGE_MS && clock.now().getTime() >= ORDERING_CHANGE_MS) state = { ...state, position: null, returned: 0 };
     const limit = body.limit ?? state.limit;
     const compiled = await compileFilter(execution.filter, databaseEntityResolver(db));
     const size = Math.max(0, Math.min(limit, execution.max_results - state.returned));
-    const page = await readPage(compiled, execution.executed_at, execution.window_start, state.position, size);
+    const page = await readPage(compiled, execution.report_seq, execution.window_start, state.position, size);
     return result(execution, { executionId: execution.id, returned: state.returned, limit }, page);
   }
 

@@ -11,6 +11,7 @@ export interface ExecutionRow {
   filter: EventFilter;
   window_start: Date;
   executed_at: Date;
+  report_seq: number;
   expires_at: Date;
   total_count: number;
   max_results: number;
@@ -26,16 +27,16 @@ export interface SearchPosition {
 export const searchStore = {
   insertExecution(db: Queryable, row: ExecutionRow) {
     return db.query(
-      `INSERT INTO search_executions (id, account_id, api_key_id, filter, window_start, executed_at, expires_at, total_count, max_results, credits)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [row.id, row.account_id, row.api_key_id, JSON.stringify(row.filter), row.window_start, row.executed_at, row.expires_at, row.total_count, row.max_results, row.credits],
+      `INSERT INTO search_executions (id, account_id, api_key_id, filter, window_start, executed_at, report_seq, expires_at, total_count, max_results, credits)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [row.id, row.account_id, row.api_key_id, JSON.stringify(row.filter), row.window_start, row.executed_at, row.report_seq, row.expires_at, row.total_count, row.max_results, row.credits],
     );
   },
 
   getExecution(db: Queryable, id: string) {
     return queryOne<ExecutionRow>(
       db,
-      'SELECT id, account_id, api_key_id, filter, window_start, executed_at, expires_at, total_count, max_results, credits FROM search_executions WHERE id = $1',
+      'SELECT id, account_id, api_key_id, filter, window_start, executed_at, report_seq, expires_at, total_count, max_results, credits FROM search_executions WHERE id = $1',
       [id],
     );
   },

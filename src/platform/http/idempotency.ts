@@ -3,7 +3,7 @@
 // search), which decides whether a claim left by a dead request may ever be taken over.
 // The claim is taken after authentication, budget and scope, and before body validation
 // (decisions.md's order of checks); the response settles it just before it is sent.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IdempotencyClaims, StoredResponse } from '../idempotency-claims.js';
 import { ProblemError } from '../problems.js';
@@ -12,8 +12,11 @@ import { principalOf } from './guard.js';
 const KEY_PATTERN = /^[A-Za-z0-9_-]{1,255}$/;
 /** Responses that leave the key unused: validation failures, no credits, pre-charge refusals. */
 const RELEASING_STATUSES = new Set([400, 402, 503]);
-/** Response headers a replay repeats; budget headers and the request id are the new request's. */
-const REPLAYED_HEADERS = ['content-type', 'location'];
+/**
+ * Response headers a replay repeats. The request id is the original's, as in the replayed
+ * body's `request_id`; the budget headers are the new request's.
+ */
+const REPLAYED_HEADERS = ['content-type', 'location', 'x-request-id'];
 /** One-time values never stored, so never replayed (sensor create and secret rotation). */
 const ONE_TIME_MEMBERS = ['signing_secret'];
 
@@ -61,10 +64,19 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
       }
       const apiKeyId = principalOf(request).keyId;
       const fingerprint = requestFingerprint(transport, request.method, request.url, request.rawBody);
-      const outcome = await claims.claim({ apiKeyId, key: header, fingerprint, billed: billed(request.body) });
+      const owner = randomUUID();
+      let outcome;
+      try {
+        outcome = await claims.claim({ apiKeyId, key: header, fingerprint, billed: billed(request.body), owner });
+      } catch (error) {
+        // The claim may have been written with its answer lost: release it (best effort), as
+        // the 503 that follows promises.
+        await claims.release(apiKeyId, header, owner).catch(() => undefined);
+        throw error;
+      }
       switch (outcome.kind) {
         case 'claimed':
-          request.idempotencyClaim = { apiKeyId, key: header, owner: outcome.owner };
+          request.idempotencyClaim = { apiKeyId, key: header, owner };
           return;
         case 'replay':
           return replay(reply, outcome.response);
@@ -88,7 +100,11 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
       if (RELEASING_STATUSES.has(status)) await claims.release(claim.apiKeyId, claim.key, claim.owner);
       // Other server errors keep the claim in flight: reclaimable after a minute when not
       // billed, never when billed (it is unknown whether the charge happened).
-      else if (status < 500) await claims.complete(claim.apiKeyId, claim.key, claim.owner, storedResponse(reply, payload));
+      else if (status < 500) {
+        const stored = storedResponse(reply, payload);
+        if (stored) await claims.complete(claim.apiKeyId, claim.key, claim.owner, stored);
+        else request.log.error('idempotency claim left in flight: a streamed response cannot be stored');
+      }
     } catch (error) {
       // The answer stands; the claim stays in flight, as after a crash.
       request.log.error({ err: error }, 'idempotency claim not settled');
@@ -107,13 +123,15 @@ function replay(reply: FastifyReply, response: StoredResponse): FastifyReply {
   return reply.code(response.status).header('idempotency-replayed', 'true').send(response.body);
 }
 
-function storedResponse(reply: FastifyReply, payload: unknown): StoredResponse {
+/** The response as stored for replays; null when it is a stream, which cannot be stored. */
+function storedResponse(reply: FastifyReply, payload: unknown): StoredResponse | null {
+  if (payload !== null && payload !== undefined && typeof payload !== 'string' && !Buffer.isBuffer(payload)) return null;
   const headers: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) {
     const value = reply.getHeader(name);
     if (value !== undefined) headers[name] = String(value);
   }
-  let body = typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : Buffer.alloc(0);
+  let body = typeof payload === 'string' ? Buffer.from(payload) : ((payload as Buffer | null | undefined) ?? Buffer.alloc(0));
   if (ONE_TIME_MEMBERS.some((member) => body.includes(`"${member}"`))) body = withoutOneTimeMembers(body);
   return { status: reply.statusCode, headers, body };
 }
