@@ -12,6 +12,24 @@ CREATE INDEX reports_event_seq ON reports (event_id, received_seq);
 ALTER TABLE events ADD COLUMN first_report_seq bigint;
 UPDATE events e SET first_report_seq = (SELECT min(r.received_seq) FROM reports r WHERE r.event_id = e.id);
 
+-- Counting a search's matches reads the receive cut-off from the order indexes, not the
+-- events' heap pages.
+DROP INDEX events_live_order;
+CREATE INDEX events_live_order ON events (first_report_date DESC, id DESC) INCLUDE (first_report_seq)
+  WHERE merged_into_event_id IS NULL AND deleted_at IS NULL;
+DROP INDEX events_live_type_order;
+CREATE INDEX events_live_type_order ON events (event_type_id, first_report_date DESC, id DESC) INCLUDE (first_report_seq)
+  WHERE merged_into_event_id IS NULL AND deleted_at IS NULL;
+
+-- Entity filters read the event's first report date beside its entities, so a search's window
+-- prunes inside the entity index instead of visiting every event an entity ever had. Every
+-- writer of event_entities writes it from the event row, in the same transaction.
+ALTER TABLE event_entities ADD COLUMN first_report_date timestamptz;
+UPDATE event_entities ee SET first_report_date = e.first_report_date FROM events e WHERE e.id = ee.event_id;
+ALTER TABLE event_entities ALTER COLUMN first_report_date SET NOT NULL;
+DROP INDEX event_entities_entity;
+CREATE INDEX event_entities_entity ON event_entities (entity_id, first_report_date) INCLUDE (event_id, participant);
+
 -- A charged, cursor-less search. Continuation pages re-run its filter against the corpus as
 -- currently known, with counts cut off at report_seq and the window fixed at execution.
 CREATE TABLE search_executions (

@@ -48,7 +48,7 @@ export async function bulkInsertEvents(tx: Queryable, events: readonly BulkEvent
   const rep = { id: [] as string[], event: [] as string[], type: [] as string[], outlet: [] as string[], published: [] as (Date | null)[], received: [] as Date[], date: [] as Date[], happened: [] as (string | null)[], headline: [] as (string | null)[], url: [] as (string | null)[] };
   const val = { report: [] as string[], position: [] as number[], role: [] as string[], entity: [] as (string | null)[], date: [] as (string | null)[], amount: [] as (number | null)[], unit: [] as (string | null)[], text: [] as (string | null)[] };
   const men = { report: [] as string[], entity: [] as string[] };
-  const ent = { event: [] as string[], entity: [] as string[], participant: [] as boolean[] };
+  const ent = { event: [] as string[], entity: [] as string[], participant: [] as boolean[], first: [] as Date[] };
 
   for (const event of events) {
     const type = context.types.get(event.eventTypeId)!;
@@ -90,6 +90,7 @@ export async function bulkInsertEvents(tx: Queryable, events: readonly BulkEvent
       ent.event.push(event.id);
       ent.entity.push(id);
       ent.participant.push(participants.has(id));
+      ent.first.push(reports[0]!.date);
     }
     for (const { report, date } of reports) {
       rep.id.push(report.id);
@@ -151,6 +152,9 @@ export async function bulkInsertEvents(tx: Queryable, events: readonly BulkEvent
     await tx.query('INSERT INTO report_mentions (report_id, entity_id) SELECT * FROM unnest($1::uuid[], $2::uuid[])', [men.report, men.entity]);
   }
   if (ent.event.length > 0) {
-    await tx.query('INSERT INTO event_entities (event_id, entity_id, participant) SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[])', [ent.event, ent.entity, ent.participant]);
+    await tx.query(
+      'INSERT INTO event_entities (event_id, entity_id, participant, first_report_date) SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::timestamptz[])',
+      [ent.event, ent.entity, ent.participant, ent.first],
+    );
   }
 }

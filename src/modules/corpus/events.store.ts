@@ -146,8 +146,9 @@ export const eventsStore = {
     await db.query('DELETE FROM event_entities WHERE event_id = $1', [eventId]);
     if (summary.involved.length > 0) {
       await db.query(
-        `INSERT INTO event_entities (event_id, entity_id, participant) SELECT $1, id, id = ANY($3::uuid[]) FROM unnest($2::uuid[]) AS t(id)`,
-        [eventId, summary.involved, [...summary.participants]],
+        `INSERT INTO event_entities (event_id, entity_id, participant, first_report_date)
+         SELECT $1, id, id = ANY($3::uuid[]), $4 FROM unnest($2::uuid[]) AS t(id)`,
+        [eventId, summary.involved, [...summary.participants], summary.first],
       );
     }
   },

@@ -153,7 +153,7 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
 
   // Fresh statistics after the bulk load: the embedded database has no autovacuum daemon, and
   // without them the planner scans whole tables for the per-event queries below.
-  await db.exec('ANALYZE');
+  await db.exec('VACUUM ANALYZE');
 
   // A few events turn out to be one story: merge them the way the operator would.
   for (const [from, into] of mergePairs) await deps.events.mergeEvent(from, into);

@@ -17,22 +17,32 @@ export class SqlParams {
   }
 }
 
+export interface FilterScope {
+  /** Only reports received up to this receive-sequence value count. */
+  countedUpTo: number;
+  /** The query also requires `e.first_report_date >= windowStart`; entity look-ups prune by it. */
+  windowStart?: Date;
+}
+
 /**
  * Conditions (to be joined with AND) under which the event `e` satisfies the filter,
- * counting only the reports received up to the receive sequence value `countedUpTo`.
- * Live events only.
+ * counting only the reports received up to `scope.countedUpTo`. Live events only.
  */
-export function filterConditions(filter: CompiledFilter, params: SqlParams, countedUpTo: number): string[] {
+export function filterConditions(filter: CompiledFilter, params: SqlParams, scope: FilterScope): string[] {
   const conditions = ['e.merged_into_event_id IS NULL', 'e.deleted_at IS NULL'];
   if (filter.eventTypeId !== null) conditions.push(`e.event_type_id = ${params.add(filter.eventTypeId, '::uuid')}`);
   if (filter.entities !== null) {
     const participant = filter.scope === 'PARTICIPANT' ? ' AND ee.participant' : '';
-    conditions.push(`EXISTS (SELECT 1 FROM event_entities ee WHERE ee.event_id = e.id AND ee.entity_id = ANY(${params.add([...filter.entities], '::uuid[]')})${participant})`);
+    // event_entities.first_report_date is the event's own, written with it.
+    const window = scope.windowStart ? ` AND ee.first_report_date >= ${params.add(scope.windowStart, '::timestamptz')}` : '';
+    conditions.push(
+      `e.id IN (SELECT ee.event_id FROM event_entities ee WHERE ee.entity_id = ANY(${params.add([...filter.entities], '::uuid[]')})${window}${participant})`,
+    );
   }
 
   const kind = countedKind(filter);
   if (kind === null) return [...conditions, 'FALSE'];
-  const cutOff = params.add(countedUpTo, '::bigint');
+  const cutOff = params.add(scope.countedUpTo, '::bigint');
   const counted = `r.event_id = e.id AND r.received_seq <= ${cutOff}${kind}`;
 
   if (filter.outlets !== null) {

@@ -85,7 +85,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
   /** Reads a page (and, for a new execution, the total) of a compiled filter. */
   async function readPage(filter: CompiledFilter, countedUpTo: number, windowStart: Date, after: SearchPosition | null, size: number) {
     const params = new SqlParams();
-    const rows = size > 0 ? await store.page(db, filterConditions(filter, params, countedUpTo), params, windowStart, after, size + 1) : [];
+    const rows = size > 0 ? await store.page(db, filterConditions(filter, params, { countedUpTo, windowStart }), params, windowStart, after, size + 1) : [];
     const shown = rows.slice(0, size);
     const events = await loadEventViews(db, shown.map((row) => row.id), { seq: countedUpTo });
     return { rows: shown, hasMore: rows.length > size, data: events.map(({ merged_into_event_id: _m, deleted: _d, ...event }) => event) };
@@ -132,7 +132,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     const windowStart = new Date(executedAt.getTime() - body.lookback_days * DAY_MS);
     const compiled = await compileFilter(filter, databaseEntityResolver(db));
     const countParams = new SqlParams();
-    const totalCount = await store.count(db, filterConditions(compiled, countParams, reportSeq), countParams, windowStart);
+    const totalCount = await store.count(db, filterConditions(compiled, countParams, { countedUpTo: reportSeq, windowStart }), countParams, windowStart);
     const limit = body.limit ?? DEFAULT_LIMIT;
     const page = await readPage(compiled, reportSeq, windowStart, null, Math.min(limit, plan.search_max_results));
     const execution: ExecutionRow = {
