@@ -112,6 +112,6 @@ describe('filter faces', () => {
       }),
       { numRuns: 150 },
     );
-    assert.ok(nonEmpty >= 25, `only ${nonEmpty} of 150 filters found anything: the corpus does not exercise the faces`);
+    assert.ok(nonEmpty >= 15, `only ${nonEmpty} of 150 filters found anything: the corpus does not exercise the faces`);
   });
 });

@@ -4,6 +4,7 @@
 // dates, involved entities, sentence), only in memory instead of re-read per report.
 import type { Queryable } from '../../platform/db/database.js';
 import { readHappenedOn } from './clustering.js';
+import { rebuildEventIndex } from './event-index.js';
 import { reportDate } from './events.service.js';
 import type { RoleRow } from './reference.store.js';
 import { displayValue } from './role-values.js';
@@ -134,13 +135,6 @@ export async function bulkInsertEvents(tx: Queryable, events: readonly BulkEvent
             AS t(id, event, type, outlet, published, received, date, happened, headline, url)`,
     [rep.id, rep.event, rep.type, rep.outlet, rep.published, rep.received, rep.date, rep.happened, rep.headline, rep.url, context.now],
   );
-  // Receive sequence values are handed out as the reports go in; each event notes its first.
-  await tx.query(
-    `UPDATE events e SET first_report_seq = m.seq
-       FROM (SELECT event_id, min(received_seq) AS seq FROM reports WHERE event_id = ANY($1::uuid[]) GROUP BY event_id) m
-      WHERE e.id = m.event_id`,
-    [ev.id],
-  );
   if (val.report.length > 0) {
     await tx.query(
       `INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)
@@ -157,4 +151,5 @@ export async function bulkInsertEvents(tx: Queryable, events: readonly BulkEvent
       [ent.event, ent.entity, ent.participant, ent.first],
     );
   }
+  await rebuildEventIndex(tx, ev.id);
 }

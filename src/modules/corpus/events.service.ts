@@ -5,6 +5,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError } from '../../platform/problems.js';
+import { rebuildEventIndex } from './event-index.js';
 import { loadEventViews } from './event-view.js';
 import { findCluster, readHappenedOn } from './clustering.js';
 import { REFRESH_EVENTS_JOB, type EventChanges } from './event-changes.js';
@@ -91,7 +92,6 @@ export async function refreshEvent(
   await store.writeSummary(tx, eventId, {
     first: new Date(Math.min(...dates)),
     last: new Date(Math.max(...dates)),
-    firstReportSeq: Math.min(...reports.map((r) => r.received_seq)),
     happenedAt,
     happenedOn: readHappenedOn(happenedAt),
     sentence: type ? renderSentence(type.sentence_template, sentenceValues) : null,
@@ -99,6 +99,7 @@ export async function refreshEvent(
     participants,
     at,
   });
+  await rebuildEventIndex(tx, [eventId]);
 }
 
 export function eventsService({ db, clock, newId, changes, jobs }: EventsDeps) {

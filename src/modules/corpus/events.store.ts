@@ -1,6 +1,7 @@
 // SQL for events and reports. Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
+import { clearEventIndex } from './event-index.js';
 
 export interface EventRow {
   id: string;
@@ -98,8 +99,8 @@ export const eventsStore = {
 
   /** An event's reports, oldest report date first. */
   reportsOf(db: Queryable, eventId: string) {
-    return db.query<{ id: string; report_date: Date; received_seq: number; happened_at: string | null }>(
-      'SELECT id, report_date, received_seq, happened_at FROM reports WHERE event_id = $1 ORDER BY report_date, created_at, id',
+    return db.query<{ id: string; report_date: Date; happened_at: string | null }>(
+      'SELECT id, report_date, happened_at FROM reports WHERE event_id = $1 ORDER BY report_date, created_at, id',
       [eventId],
     );
   },
@@ -136,12 +137,12 @@ export const eventsStore = {
   async writeSummary(
     db: Queryable,
     eventId: string,
-    summary: { first: Date; last: Date; firstReportSeq: number; happenedAt: string | null; happenedOn: string | null; sentence: string | null; involved: string[]; participants: Set<string>; at: Date },
+    summary: { first: Date; last: Date; happenedAt: string | null; happenedOn: string | null; sentence: string | null; involved: string[]; participants: Set<string>; at: Date },
   ) {
     await db.query(
       `UPDATE events SET first_report_date = $2, last_report_date = $3, happened_at = $4, happened_on = $5::date, sentence = $6,
-              involved_entity_ids = $7::uuid[], updated_at = $8, first_report_seq = $9 WHERE id = $1`,
-      [eventId, summary.first, summary.last, summary.happenedAt, summary.happenedOn, summary.sentence, summary.involved, summary.at, summary.firstReportSeq],
+              involved_entity_ids = $7::uuid[], updated_at = $8 WHERE id = $1`,
+      [eventId, summary.first, summary.last, summary.happenedAt, summary.happenedOn, summary.sentence, summary.involved, summary.at],
     );
     await db.query('DELETE FROM event_entities WHERE event_id = $1', [eventId]);
     if (summary.involved.length > 0) {
@@ -159,10 +160,12 @@ export const eventsStore = {
     await db.query('UPDATE events SET merged_into_event_id = $2, updated_at = $3 WHERE id = $1', [from, into, at]);
     await db.query('UPDATE events SET merged_into_event_id = $2, updated_at = $3 WHERE merged_into_event_id = $1', [from, into, at]);
     await db.query('DELETE FROM event_entities WHERE event_id = $1', [from]);
+    await clearEventIndex(db, [from]);
   },
 
   async deleteEvent(db: Queryable, id: string, at: Date) {
     await db.query('UPDATE events SET deleted_at = $2, updated_at = $2 WHERE id = $1', [id, at]);
     await db.query('DELETE FROM event_entities WHERE event_id = $1', [id]);
+    await clearEventIndex(db, [id]);
   },
 };

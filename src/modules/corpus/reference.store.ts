@@ -91,6 +91,7 @@ export const referenceStore = {
       [from, to],
     );
     await db.query('DELETE FROM event_entities WHERE entity_id = $1', [from]);
+    await db.query('UPDATE event_role_values SET entity_id = $2 WHERE entity_id = $1', [from, to]);
   },
 
   async deleteEntity(db: Queryable, id: string, at: Date) {

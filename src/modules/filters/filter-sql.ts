@@ -3,9 +3,6 @@
 // matchesFilter (matching.ts) means; test/filters/filter-faces.test.ts holds the two to it.
 import type { CompiledFilter, CompiledRoleFilter } from './filter.js';
 
-const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-const LOWER = 'abcdefghijklmnopqrstuvwxyz'; // foldUnit (filter.ts) in SQL
-
 /** Positional parameters collected while conditions are written. */
 export class SqlParams {
   readonly values: unknown[] = [];
@@ -30,51 +27,47 @@ export interface FilterScope {
  */
 export function filterConditions(filter: CompiledFilter, params: SqlParams, scope: FilterScope): string[] {
   const conditions = ['e.merged_into_event_id IS NULL', 'e.deleted_at IS NULL'];
+  const kind = countedKind(filter.sourceKind);
+  if (kind === null) return [...conditions, 'FALSE'];
   if (filter.eventTypeId !== null) conditions.push(`e.event_type_id = ${params.add(filter.eventTypeId, '::uuid')}`);
+  // The index tables carry the event's first report date, written with it: the window prunes there.
+  const window = (alias: string) => (scope.windowStart ? ` AND ${alias}.first_report_date >= ${params.add(scope.windowStart, '::timestamptz')}` : '');
+  const cutOff = params.add(scope.countedUpTo, '::bigint');
+
   if (filter.entities !== null) {
     const participant = filter.scope === 'PARTICIPANT' ? ' AND ee.participant' : '';
-    // event_entities.first_report_date is the event's own, written with it.
-    const window = scope.windowStart ? ` AND ee.first_report_date >= ${params.add(scope.windowStart, '::timestamptz')}` : '';
+    conditions.push(`e.id IN (SELECT ee.event_id FROM event_entities ee WHERE ee.entity_id = ANY(${params.add([...filter.entities], '::uuid[]')})${window('ee')}${participant})`);
+  }
+  if (filter.outlets !== null) {
     conditions.push(
-      `e.id IN (SELECT ee.event_id FROM event_entities ee WHERE ee.entity_id = ANY(${params.add([...filter.entities], '::uuid[]')})${window}${participant})`,
+      `e.id IN (SELECT s.event_id FROM event_sources s WHERE s.source_id = ANY(${params.add([...filter.outlets], '::uuid[]')}) AND s.first_seq <= ${cutOff}${kind('s')}${window('s')})`,
     );
   }
-
-  const kind = countedKind(filter);
-  if (kind === null) return [...conditions, 'FALSE'];
-  const cutOff = params.add(scope.countedUpTo, '::bigint');
-  const counted = `r.event_id = e.id AND r.received_seq <= ${cutOff}${kind}`;
-
-  if (filter.outlets !== null) {
-    conditions.push(`EXISTS (SELECT 1 FROM reports r WHERE ${counted} AND r.outlet_id = ANY(${params.add([...filter.outlets], '::uuid[]')}))`);
-  }
-  if (filter.minReports > 1) {
-    // A structured report counts as one outlet per filing account.
-    conditions.push(`(SELECT count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id)) FROM reports r WHERE ${counted}) >= ${params.add(filter.minReports, '::int')}`);
-  } else if (kind === '') {
-    // Any report counts: the event's first report to arrive says whether one had arrived.
-    conditions.push(`e.first_report_seq <= ${cutOff}`);
+  if (filter.sourceKind === 'ANY') {
+    // source_seqs[N] is when the event reached its N-th distinct source.
+    conditions.push(`e.source_seqs[${params.add(filter.minReports, '::int')}] <= ${cutOff}`);
   } else {
-    conditions.push(`EXISTS (SELECT 1 FROM reports r WHERE ${counted})`);
+    conditions.push(`(SELECT count(*) FROM event_sources s WHERE s.event_id = e.id AND s.first_seq <= ${cutOff}${kind('s')}) >= ${params.add(filter.minReports, '::int')}`);
   }
   for (const roleFilter of filter.roleFilters) {
     conditions.push(
-      `EXISTS (SELECT 1 FROM reports r JOIN report_roles rr ON rr.report_id = r.id JOIN event_type_roles role ON role.id = rr.role_id${roleFilter.kind === 'entity_in' ? ' JOIN entities ent ON ent.id = rr.entity_id' : ''}
-                WHERE ${counted} AND role.code_name = ${params.add(roleFilter.role, '::text')} AND ${rolePredicate(roleFilter, params)})`,
+      `e.id IN (SELECT v.event_id FROM event_role_values v
+                 WHERE v.role_id IN (SELECT id FROM event_type_roles WHERE code_name = ${params.add(roleFilter.role, '::text')})
+                   AND v.seq <= ${cutOff}${kind('v')}${window('v')} AND ${rolePredicate(roleFilter, params)})`,
     );
   }
   return conditions;
 }
 
-/** The extra condition on `r` for the reports a filter counts; null when none can count. */
-function countedKind(filter: CompiledFilter): string | null {
-  switch (filter.sourceKind) {
+/** The condition on an index row's source kind for the reports a filter counts; null when none can count. */
+function countedKind(sourceKind: CompiledFilter['sourceKind']): ((alias: string) => string) | null {
+  switch (sourceKind) {
     case 'ANY':
-      return '';
+      return () => '';
     case 'ARTICLES_ONLY':
-      return ` AND r.source_kind = 'ARTICLE'`;
+      return (alias) => ` AND ${alias}.source_kind = 'ARTICLE'`;
     case 'USER_REPORTS_ONLY':
-      return ` AND r.source_kind = 'STRUCTURED'`;
+      return (alias) => ` AND ${alias}.source_kind = 'STRUCTURED'`;
     case 'REPRESENTED_ONLY':
       // No report represents an entity until reporting grants exist (matching.ts agrees).
       return null;
@@ -84,21 +77,22 @@ function countedKind(filter: CompiledFilter): string | null {
 function rolePredicate(filter: CompiledRoleFilter, params: SqlParams): string {
   switch (filter.kind) {
     case 'amount': {
-      const parts = ['rr.amount_value IS NOT NULL'];
-      if (filter.unit !== null) parts.push(`translate(COALESCE(rr.amount_unit, ''), '${UPPER}', '${LOWER}') = ${params.add(filter.unit, '::text')}`);
-      if (Number.isFinite(filter.min)) parts.push(`rr.amount_value >= ${params.add(filter.min, '::float8')}`);
-      if (Number.isFinite(filter.max)) parts.push(`rr.amount_value <= ${params.add(filter.max, '::float8')}`);
+      // v.amount_unit is stored folded as foldUnit folds (filter.ts).
+      const parts = ['v.amount_value IS NOT NULL'];
+      if (filter.unit !== null) parts.push(`v.amount_unit = ${params.add(filter.unit, '::text')}`);
+      if (Number.isFinite(filter.min)) parts.push(`v.amount_value >= ${params.add(filter.min, '::float8')}`);
+      if (Number.isFinite(filter.max)) parts.push(`v.amount_value <= ${params.add(filter.max, '::float8')}`);
       return parts.join(' AND ');
     }
     case 'date': {
       // A DATE value stands for 00:00 UTC of its day; the bounds are exclusive.
-      const day = `(rr.date_value::timestamp AT TIME ZONE 'UTC')`;
-      const parts = ['rr.date_value IS NOT NULL'];
+      const day = `(v.date_value::timestamp AT TIME ZONE 'UTC')`;
+      const parts = ['v.date_value IS NOT NULL'];
       if (Number.isFinite(filter.afterMs)) parts.push(`${day} > ${params.add(new Date(filter.afterMs), '::timestamptz')}`);
       if (Number.isFinite(filter.beforeMs)) parts.push(`${day} < ${params.add(new Date(filter.beforeMs), '::timestamptz')}`);
       return parts.join(' AND ');
     }
     case 'entity_in':
-      return `ent.canonical_id = ANY(${params.add([...filter.entities], '::uuid[]')})`;
+      return `v.entity_id = ANY(${params.add([...filter.entities], '::uuid[]')})`;
   }
 }

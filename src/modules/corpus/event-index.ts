@@ -1,0 +1,45 @@
+// The search index of events: per event, its distinct sources (with when each first reported)
+// and its role values, each beside the event's first report date, so the filter's SQL face
+// answers outlet, min_reports and role-filter questions from indexes pruned by a search's
+// window instead of walking every report of every candidate event. Rebuilt from the reports
+// whenever an event is refreshed, in the same transaction.
+import type { Queryable } from '../../platform/db/database.js';
+
+/** Rebuilds the index rows of these events from their reports (live events only). */
+export async function rebuildEventIndex(tx: Queryable, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await clearEventIndex(tx, eventIds);
+  // A structured report counts as one source per filing account (decisions.md, Beats).
+  await tx.query(
+    `INSERT INTO event_sources (event_id, source_id, source_kind, first_seq, first_report_date)
+     SELECT r.event_id, COALESCE(r.outlet_id, r.account_id, r.id), r.source_kind, min(r.received_seq), e.first_report_date
+       FROM reports r JOIN events e ON e.id = r.event_id
+      WHERE r.event_id = ANY($1::uuid[]) AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
+      GROUP BY r.event_id, COALESCE(r.outlet_id, r.account_id, r.id), r.source_kind, e.first_report_date`,
+    [eventIds],
+  );
+  await tx.query(
+    `UPDATE events e SET source_seqs = COALESCE((SELECT array_agg(s.first_seq ORDER BY s.first_seq) FROM event_sources s WHERE s.event_id = e.id), '{}')
+      WHERE e.id = ANY($1::uuid[])`,
+    [eventIds],
+  );
+  // Entities by survivor; units folded as the filter folds them (ASCII letters only).
+  await tx.query(
+    `INSERT INTO event_role_values (event_id, role_id, source_kind, seq, first_report_date, entity_id, date_value, amount_value, amount_unit)
+     SELECT r.event_id, rr.role_id, r.source_kind, r.received_seq, e.first_report_date, ent.canonical_id, rr.date_value, rr.amount_value,
+            translate(COALESCE(rr.amount_unit, ''), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')
+       FROM report_roles rr
+       JOIN reports r ON r.id = rr.report_id
+       JOIN events e ON e.id = r.event_id
+       LEFT JOIN entities ent ON ent.id = rr.entity_id
+      WHERE r.event_id = ANY($1::uuid[]) AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
+        AND (rr.entity_id IS NOT NULL OR rr.date_value IS NOT NULL OR rr.amount_value IS NOT NULL)`,
+    [eventIds],
+  );
+}
+
+/** Removes the index rows of events merged away or deleted (they match nothing). */
+export async function clearEventIndex(tx: Queryable, eventIds: readonly string[]): Promise<void> {
+  await tx.query('DELETE FROM event_sources WHERE event_id = ANY($1::uuid[])', [eventIds]);
+  await tx.query('DELETE FROM event_role_values WHERE event_id = ANY($1::uuid[])', [eventIds]);
+}
