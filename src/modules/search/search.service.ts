@@ -82,7 +82,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     if (errors.length > 0) throw invalid(errors);
   }
 
-  /** Reads a page (and, for a new execution, the total) of a compiled filter. */
+  /** Reads the page after `after` (null: the first) of a compiled filter, with its events. */
   async function readPage(filter: CompiledFilter, countedUpTo: number, windowStart: Date, after: SearchPosition | null, size: number) {
     const params = new SqlParams();
     const rows = size > 0 ? await store.page(db, filterConditions(filter, params, { countedUpTo, windowStart }), params, windowStart, after, size + 1) : [];
