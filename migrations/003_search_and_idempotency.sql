@@ -68,6 +68,10 @@ CREATE INDEX events_live_order ON events (first_report_date DESC, id DESC) INCLU
 DROP INDEX events_live_type_order;
 CREATE INDEX events_live_type_order ON events (event_type_id, first_report_date DESC, id DESC) INCLUDE (source_seqs)
   WHERE merged_into_event_id IS NULL AND deleted_at IS NULL;
+-- Filters driven from an index table (entities, outlets, role values) look their events up
+-- by id; this answers those look-ups without visiting the events' heap pages.
+CREATE INDEX events_live_id ON events (id) INCLUDE (event_type_id, first_report_date, source_seqs)
+  WHERE merged_into_event_id IS NULL AND deleted_at IS NULL;
 
 -- Entity filters read the event's first report date beside its entities, so a search's window
 -- prunes inside the entity index instead of visiting every event an entity ever had. Every
