@@ -19,6 +19,11 @@ export interface FilterScope {
   countedUpTo: number;
   /** The query also requires `e.first_report_date >= windowStart`; entity look-ups prune by it. */
   windowStart?: Date;
+  /**
+   * The role ids of each role code name the filter names, when the caller has looked them
+   * up: as literal values they let the planner estimate role-filter selectivity.
+   */
+  roleIds?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -52,11 +57,17 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
   for (const roleFilter of filter.roleFilters) {
     conditions.push(
       `e.id IN (SELECT v.event_id FROM event_role_values v
-                 WHERE v.role_id IN (SELECT id FROM event_type_roles WHERE code_name = ${params.add(roleFilter.role, '::text')})
+                 WHERE ${roleIdCondition(roleFilter.role, scope.roleIds, params)}
                    AND v.seq <= ${cutOff}${kind('v')}${window('v')} AND ${rolePredicate(roleFilter, params)})`,
     );
   }
   return conditions;
+}
+
+function roleIdCondition(codeName: string, known: FilterScope['roleIds'], params: SqlParams): string {
+  const ids = known?.get(codeName);
+  if (ids) return `v.role_id = ANY(${params.add(ids, '::uuid[]')})`;
+  return `v.role_id IN (SELECT id FROM event_type_roles WHERE code_name = ${params.add(codeName, '::text')})`;
 }
 
 /** The condition on an index row's source kind for the reports a filter counts; null when none can count. */

@@ -11,7 +11,7 @@ import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, chargeCredits } from '../accounts/billing.js';
 import { loadEventViews, receivedUpTo } from '../corpus/event-view.js';
 import { databaseEntityResolver } from '../filters/entity-resolver.js';
-import { filterConditions, SqlParams } from '../filters/filter-sql.js';
+import { filterConditions, SqlParams, type FilterScope } from '../filters/filter-sql.js';
 import { compileFilter, normalizeFilter, type CompiledFilter, type EventFilter } from '../filters/filter.js';
 import { FILTER_MEMBERS, type SearchBody, type SearchResult } from './search.schemas.js';
 import { searchStore as store, type ExecutionRow, type SearchPosition } from './search.store.js';
@@ -82,12 +82,16 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     if (errors.length > 0) throw invalid(errors);
   }
 
+  async function filterScope(filter: CompiledFilter, countedUpTo: number, windowStart: Date): Promise<Required<FilterScope>> {
+    return { countedUpTo, windowStart, roleIds: await store.roleIds(db, [...new Set(filter.roleFilters.map((rf) => rf.role))]) };
+  }
+
   /** Reads the page after `after` (null: the first) of a compiled filter, with its events. */
-  async function readPage(filter: CompiledFilter, countedUpTo: number, windowStart: Date, after: SearchPosition | null, size: number) {
+  async function readPage(filter: CompiledFilter, scope: Required<FilterScope>, after: SearchPosition | null, size: number) {
     const params = new SqlParams();
-    const rows = size > 0 ? await store.page(db, filterConditions(filter, params, { countedUpTo, windowStart }), params, windowStart, after, size + 1) : [];
+    const rows = size > 0 ? await store.page(db, filterConditions(filter, params, scope), params, scope.windowStart, after, size + 1) : [];
     const shown = rows.slice(0, size);
-    const events = await loadEventViews(db, shown.map((row) => row.id), { seq: countedUpTo });
+    const events = await loadEventViews(db, shown.map((row) => row.id), { seq: scope.countedUpTo });
     return { rows: shown, hasMore: rows.length > size, data: events.map(({ merged_into_event_id: _m, deleted: _d, ...event }) => event) };
   }
 
@@ -131,10 +135,11 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     const reportSeq = await receivedUpTo(db);
     const windowStart = new Date(executedAt.getTime() - body.lookback_days * DAY_MS);
     const compiled = await compileFilter(filter, databaseEntityResolver(db));
+    const scope = await filterScope(compiled, reportSeq, windowStart);
     const countParams = new SqlParams();
-    const totalCount = await store.count(db, filterConditions(compiled, countParams, { countedUpTo: reportSeq, windowStart }), countParams, windowStart);
+    const totalCount = await store.count(db, filterConditions(compiled, countParams, scope), countParams, windowStart);
     const limit = body.limit ?? DEFAULT_LIMIT;
-    const page = await readPage(compiled, reportSeq, windowStart, null, Math.min(limit, plan.search_max_results));
+    const page = await readPage(compiled, scope, null, Math.min(limit, plan.search_max_results));
     const execution: ExecutionRow = {
       id: newId(),
       account_id: searcher.accountId,
@@ -201,7 +206,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     const limit = body.limit ?? state.limit;
     const compiled = await compileFilter(execution.filter, databaseEntityResolver(db));
     const size = Math.max(0, Math.min(limit, execution.max_results - state.returned));
-    const page = await readPage(compiled, execution.report_seq, execution.window_start, state.position, size);
+    const page = await readPage(compiled, await filterScope(compiled, execution.report_seq, execution.window_start), state.position, size);
     return result(execution, { executionId: execution.id, returned: state.returned, limit }, page);
   }
 

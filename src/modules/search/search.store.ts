@@ -73,6 +73,15 @@ export const searchStore = {
     return new Set(rows.map((r) => r.id));
   },
 
+  /** The ids of the roles (of any event type, removed ones too) with these code names. */
+  async roleIds(db: Queryable, codeNames: readonly string[]) {
+    const ids = new Map<string, string[]>(codeNames.map((code) => [code, []]));
+    if (codeNames.length === 0) return ids;
+    const rows = await db.query<{ id: string; code_name: string }>('SELECT id, code_name FROM event_type_roles WHERE code_name = ANY($1::text[])', [codeNames]);
+    for (const row of rows) ids.get(row.code_name)!.push(row.id);
+    return ids;
+  },
+
   /** The role code names an event type has or had; null when there is no such type. */
   async roleCodeNames(db: Queryable, eventTypeId: string) {
     const type = await db.query('SELECT 1 FROM event_types WHERE id = $1', [eventTypeId]);
