@@ -5,8 +5,27 @@
 // whenever an event is refreshed, in the same transaction.
 import type { Queryable } from '../../platform/db/database.js';
 
-/** Rebuilds the index rows of these events from their reports (live events only). */
-export async function rebuildEventIndex(tx: Queryable, eventIds: readonly string[]): Promise<void> {
+/**
+ * The role values of the reports `where` selects (over rr, r and e): entities by survivor,
+ * units folded as the filter folds them (ASCII letters only).
+ */
+function insertRoleValues(where: string): string {
+  return `INSERT INTO event_role_values (event_id, role_id, source_kind, seq, first_report_date, entity_id, date_value, amount_value, amount_unit)
+     SELECT r.event_id, rr.role_id, r.source_kind, r.received_seq, e.first_report_date, ent.canonical_id, rr.date_value, rr.amount_value,
+            translate(COALESCE(rr.amount_unit, ''), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')
+       FROM report_roles rr
+       JOIN reports r ON r.id = rr.report_id
+       JOIN events e ON e.id = r.event_id
+       LEFT JOIN entities ent ON ent.id = rr.entity_id
+      WHERE ${where} AND (rr.entity_id IS NOT NULL OR rr.date_value IS NOT NULL OR rr.amount_value IS NOT NULL)`;
+}
+
+/**
+ * Rebuilds the index rows of these events from their reports (live events only). A caller
+ * that has written `events.source_seqs` itself, in its own update of the row, says so: one
+ * update of an event row fewer (each writes an entry into every index of events).
+ */
+export async function rebuildEventIndex(tx: Queryable, eventIds: readonly string[], options: { sourceSeqsWritten?: boolean } = {}): Promise<void> {
   if (eventIds.length === 0) return;
   await clearEventIndex(tx, eventIds);
   // A structured report counts as one source per filing account (decisions.md, Beats).
@@ -18,23 +37,29 @@ export async function rebuildEventIndex(tx: Queryable, eventIds: readonly string
       GROUP BY r.event_id, COALESCE(r.outlet_id, r.account_id, r.id), r.source_kind, e.first_report_date`,
     [eventIds],
   );
+  if (!options.sourceSeqsWritten) {
+    await tx.query(
+      `UPDATE events e SET source_seqs = COALESCE((SELECT array_agg(s.first_seq ORDER BY s.first_seq) FROM event_sources s WHERE s.event_id = e.id), '{}')
+        WHERE e.id = ANY($1::uuid[])`,
+      [eventIds],
+    );
+  }
+  await tx.query(insertRoleValues('r.event_id = ANY($1::uuid[]) AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL'), [eventIds]);
+}
+
+/** Adds the index rows of one new report of a live event whose first report date it did not change. */
+export async function indexNewReport(tx: Queryable, reportId: string): Promise<void> {
+  // One statement: the source (unless the event has it already, from an earlier report), then
+  // the report's role values.
   await tx.query(
-    `UPDATE events e SET source_seqs = COALESCE((SELECT array_agg(s.first_seq ORDER BY s.first_seq) FROM event_sources s WHERE s.event_id = e.id), '{}')
-      WHERE e.id = ANY($1::uuid[])`,
-    [eventIds],
-  );
-  // Entities by survivor; units folded as the filter folds them (ASCII letters only).
-  await tx.query(
-    `INSERT INTO event_role_values (event_id, role_id, source_kind, seq, first_report_date, entity_id, date_value, amount_value, amount_unit)
-     SELECT r.event_id, rr.role_id, r.source_kind, r.received_seq, e.first_report_date, ent.canonical_id, rr.date_value, rr.amount_value,
-            translate(COALESCE(rr.amount_unit, ''), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')
-       FROM report_roles rr
-       JOIN reports r ON r.id = rr.report_id
-       JOIN events e ON e.id = r.event_id
-       LEFT JOIN entities ent ON ent.id = rr.entity_id
-      WHERE r.event_id = ANY($1::uuid[]) AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
-        AND (rr.entity_id IS NOT NULL OR rr.date_value IS NOT NULL OR rr.amount_value IS NOT NULL)`,
-    [eventIds],
+    `WITH source AS (
+       INSERT INTO event_sources (event_id, source_id, source_kind, first_seq, first_report_date)
+       SELECT r.event_id, COALESCE(r.outlet_id, r.account_id, r.id), r.source_kind, r.received_seq, e.first_report_date
+         FROM reports r JOIN events e ON e.id = r.event_id WHERE r.id = $1
+       ON CONFLICT (event_id, source_id) DO NOTHING
+     )
+     ${insertRoleValues('rr.report_id = $1')}`,
+    [reportId],
   );
 }
 

@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError } from '../../platform/problems.js';
-import { rebuildEventIndex } from './event-index.js';
+import { indexNewReport, rebuildEventIndex } from './event-index.js';
 import { loadEventViews } from './event-view.js';
 import { findCluster, readHappenedOn } from './clustering.js';
 import { REFRESH_EVENTS_JOB, type EventChanges } from './event-changes.js';
@@ -52,9 +52,10 @@ export async function refreshEvent(
   eventTypeId: string,
   at: Date,
   known?: { type: EventTypeRow; roles: RoleRow[] }, // passed by callers that have them already
+  newReportId?: string, // the one report added since the last refresh, when that is all that changed
 ): Promise<void> {
   // The event row lock orders this after any merge or refresh of the same event in flight.
-  await store.getEvent(tx, eventId, true);
+  const before = await store.getEvent(tx, eventId, true);
   const reports = await store.reportsOf(tx, eventId);
   if (reports.length === 0) return;
   // One after another: a transaction is one connection (pg warns on overlapping queries).
@@ -92,6 +93,7 @@ export async function refreshEvent(
   await store.writeSummary(tx, eventId, {
     first: new Date(Math.min(...dates)),
     last: new Date(Math.max(...dates)),
+    sourceSeqs: sourceSeqs(reports),
     happenedAt,
     happenedOn: readHappenedOn(happenedAt),
     sentence: type ? renderSentence(type.sentence_template, sentenceValues) : null,
@@ -99,7 +101,18 @@ export async function refreshEvent(
     participants,
     at,
   });
-  await rebuildEventIndex(tx, [eventId]);
+  // A new report that leaves the first report date alone only adds index rows; anything else
+  // (merges, entity changes, an earlier first report) rebuilds them.
+  const first = Math.min(...dates);
+  if (newReportId && before?.first_report_date.getTime() === first) await indexNewReport(tx, newReportId);
+  else await rebuildEventIndex(tx, [eventId], { sourceSeqsWritten: true });
+}
+
+/** When the event reached each of its distinct sources, ascending (events.source_seqs). */
+function sourceSeqs(reports: readonly { received_seq: number; source_id: string }[]): number[] {
+  const first = new Map<string, number>();
+  for (const r of reports) first.set(r.source_id, Math.min(first.get(r.source_id) ?? Infinity, r.received_seq));
+  return [...first.values()].sort((a, b) => a - b);
 }
 
 export function eventsService({ db, clock, newId, changes, jobs }: EventsDeps) {
@@ -181,7 +194,7 @@ export function eventsService({ db, clock, newId, changes, jobs }: EventsDeps) {
     });
     await store.insertRoleValues(tx, reportId, values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })));
     await store.insertMentions(tx, reportId, mentioned);
-    await refreshEvent(tx, eventId, type.id, now, { type, roles });
+    await refreshEvent(tx, eventId, type.id, now, { type, roles }, reportId);
     await changes.publish(tx, { kind: 'report-added', eventId, reportId });
     return { object: 'incident_report' as const, id: reportId, incident_id: eventId, report_date: date.toISOString() };
   }

@@ -99,8 +99,8 @@ export const eventsStore = {
 
   /** An event's reports, oldest report date first. */
   reportsOf(db: Queryable, eventId: string) {
-    return db.query<{ id: string; report_date: Date; happened_at: string | null }>(
-      'SELECT id, report_date, happened_at FROM reports WHERE event_id = $1 ORDER BY report_date, created_at, id',
+    return db.query<{ id: string; report_date: Date; happened_at: string | null; received_seq: number; source_id: string }>(
+      'SELECT id, report_date, happened_at, received_seq, COALESCE(outlet_id, account_id, id) AS source_id FROM reports WHERE event_id = $1 ORDER BY report_date, created_at, id',
       [eventId],
     );
   },
@@ -137,12 +137,12 @@ export const eventsStore = {
   async writeSummary(
     db: Queryable,
     eventId: string,
-    summary: { first: Date; last: Date; happenedAt: string | null; happenedOn: string | null; sentence: string | null; involved: string[]; participants: Set<string>; at: Date },
+    summary: { first: Date; last: Date; sourceSeqs: number[]; happenedAt: string | null; happenedOn: string | null; sentence: string | null; involved: string[]; participants: Set<string>; at: Date },
   ) {
     await db.query(
       `UPDATE events SET first_report_date = $2, last_report_date = $3, happened_at = $4, happened_on = $5::date, sentence = $6,
-              involved_entity_ids = $7::uuid[], updated_at = $8 WHERE id = $1`,
-      [eventId, summary.first, summary.last, summary.happenedAt, summary.happenedOn, summary.sentence, summary.involved, summary.at],
+              involved_entity_ids = $7::uuid[], updated_at = $8, source_seqs = $9::bigint[] WHERE id = $1`,
+      [eventId, summary.first, summary.last, summary.happenedAt, summary.happenedOn, summary.sentence, summary.involved, summary.at, summary.sourceSeqs],
     );
     await db.query('DELETE FROM event_entities WHERE event_id = $1', [eventId]);
     if (summary.involved.length > 0) {
