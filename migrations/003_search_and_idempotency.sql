@@ -26,7 +26,7 @@ CREATE TABLE event_sources (
 );
 CREATE INDEX event_sources_source ON event_sources (source_id, first_report_date) INCLUDE (event_id, first_seq, source_kind);
 
--- An event's role values (entity by survivor, unit case-folded), one row per report value.
+-- An event's role values (entity by live survivor, unit case-folded), one row per report value.
 CREATE TABLE event_role_values (
   event_id          uuid NOT NULL REFERENCES events (id),
   role_id           uuid NOT NULL,
@@ -52,12 +52,13 @@ UPDATE events e SET source_seqs = s.seqs
   FROM (SELECT event_id, array_agg(first_seq ORDER BY first_seq) AS seqs FROM event_sources GROUP BY event_id) s
  WHERE e.id = s.event_id;
 INSERT INTO event_role_values (event_id, role_id, source_kind, seq, first_report_date, entity_id, date_value, amount_value, amount_unit)
-SELECT r.event_id, rr.role_id, r.source_kind, r.received_seq, e.first_report_date, ent.canonical_id, rr.date_value, rr.amount_value,
+SELECT r.event_id, rr.role_id, r.source_kind, r.received_seq, e.first_report_date, live.id, rr.date_value, rr.amount_value,
        translate(COALESCE(rr.amount_unit, ''), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')
   FROM report_roles rr
   JOIN reports r ON r.id = rr.report_id
   JOIN events e ON e.id = r.event_id
   LEFT JOIN entities ent ON ent.id = rr.entity_id
+  LEFT JOIN entities live ON live.id = ent.canonical_id AND live.deleted_at IS NULL
  WHERE e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
    AND (rr.entity_id IS NOT NULL OR rr.date_value IS NOT NULL OR rr.amount_value IS NOT NULL);
 

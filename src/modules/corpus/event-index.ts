@@ -6,17 +6,18 @@
 import type { Queryable } from '../../platform/db/database.js';
 
 /**
- * The role values of the reports `where` selects (over rr, r and e): entities by survivor,
+ * The role values of the reports `where` selects (over rr, r and e): entities by live survivor,
  * units folded as the filter folds them (ASCII letters only).
  */
 function insertRoleValues(where: string): string {
   return `INSERT INTO event_role_values (event_id, role_id, source_kind, seq, first_report_date, entity_id, date_value, amount_value, amount_unit)
-     SELECT r.event_id, rr.role_id, r.source_kind, r.received_seq, e.first_report_date, ent.canonical_id, rr.date_value, rr.amount_value,
+     SELECT r.event_id, rr.role_id, r.source_kind, r.received_seq, e.first_report_date, live.id, rr.date_value, rr.amount_value,
             translate(COALESCE(rr.amount_unit, ''), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')
        FROM report_roles rr
        JOIN reports r ON r.id = rr.report_id
        JOIN events e ON e.id = r.event_id
        LEFT JOIN entities ent ON ent.id = rr.entity_id
+       LEFT JOIN entities live ON live.id = ent.canonical_id AND live.deleted_at IS NULL
       WHERE ${where} AND (rr.entity_id IS NOT NULL OR rr.date_value IS NOT NULL OR rr.amount_value IS NOT NULL)`;
 }
 

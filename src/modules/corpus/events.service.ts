@@ -143,7 +143,7 @@ export function eventsService({ db, clock, newId, changes, jobs }: EventsDeps) {
     const mentioned = [...new Set(input.mentioned_entity_ids ?? [])];
     const named = input.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : []));
     const survivors = new Map(
-      (await referenceStore.resolveEntities(tx, [...new Set([...named, ...mentioned])])).filter((r) => !r.deleted).map((r) => [r.id, r.canonical_id]),
+      (await referenceStore.resolveEntitiesLocked(tx, [...new Set([...named, ...mentioned])])).filter((r) => !r.deleted).map((r) => [r.id, r.canonical_id]),
     );
     const values = await resolveRoleValues(input.roles, roles, async () => new Set(survivors.keys()));
     const missing = mentioned.findIndex((id) => !survivors.has(id));

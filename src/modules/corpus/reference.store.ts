@@ -79,6 +79,25 @@ export const referenceStore = {
     );
   },
 
+  /**
+   * Resolves entities to their survivors and holds the survivors (share locks, taken in id
+   * order) until the transaction ends, so a merge or deletion of one waits for it and then
+   * sees what it wrote. A survivor merged or deleted between the look-up and the lock is
+   * looked up again.
+   */
+  async resolveEntitiesLocked(db: Queryable, ids: readonly string[]) {
+    for (;;) {
+      const rows = await this.resolveEntities(db, ids);
+      const survivors = [...new Set(rows.map((r) => r.canonical_id))];
+      const held = await db.query<{ id: string; canonical_id: string; deleted: boolean }>(
+        'SELECT id, canonical_id, deleted_at IS NOT NULL AS deleted FROM entities WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE',
+        [survivors],
+      );
+      const byId = new Map(held.map((h) => [h.id, h]));
+      if (rows.every((r) => byId.get(r.canonical_id)?.canonical_id === r.canonical_id && byId.get(r.canonical_id)?.deleted === r.deleted)) return rows;
+    }
+  },
+
   /** Points every entity whose survivor was `from` (itself included) at `to`. */
   async mergeEntity(db: Queryable, from: string, to: string) {
     await db.query('UPDATE entities SET canonical_id = $2 WHERE canonical_id = $1', [from, to]);
@@ -97,6 +116,8 @@ export const referenceStore = {
   async deleteEntity(db: Queryable, id: string, at: Date) {
     await db.query('UPDATE entities SET deleted_at = $2 WHERE id = $1', [id, at]);
     await db.query('DELETE FROM event_entities WHERE entity_id = $1', [id]);
+    // A deleted entity is no role value to filter on (the matching face reads it as none).
+    await db.query('UPDATE event_role_values SET entity_id = NULL WHERE entity_id = $1', [id]);
   },
 
   /**

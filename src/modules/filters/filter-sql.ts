@@ -45,7 +45,8 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
   }
   if (filter.outlets !== null) {
     conditions.push(
-      `e.id IN (SELECT s.event_id FROM event_sources s WHERE s.source_id = ANY(${params.add([...filter.outlets], '::uuid[]')}) AND s.first_seq <= ${cutOff}${kind('s')}${window('s')})`,
+      `e.id IN (SELECT s.event_id FROM event_sources s
+                 WHERE s.source_id = ANY(${params.add([...filter.outlets], '::uuid[]')}) AND s.source_kind = 'ARTICLE' AND s.first_seq <= ${cutOff}${kind('s')}${window('s')})`,
     );
   }
   if (filter.sourceKind === 'ANY') {
