@@ -17,7 +17,7 @@ export class SqlParams {
 export interface FilterScope {
   /** Only reports received up to this receive-sequence value count. */
   countedUpTo: number;
-  /** The query also requires `e.first_report_date >= windowStart`; entity look-ups prune by it. */
+  /** Only events first reported at or after this (a search's lookback); the index look-ups prune by it too. */
   windowStart?: Date;
   /**
    * The role ids of each role code name the filter names, when the caller has looked them
@@ -36,7 +36,9 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
   if (kind === null) return [...conditions, 'FALSE'];
   if (filter.eventTypeId !== null) conditions.push(`e.event_type_id = ${params.add(filter.eventTypeId, '::uuid')}`);
   // The index tables carry the event's first report date, written with it: the window prunes there.
-  const window = (alias: string) => (scope.windowStart ? ` AND ${alias}.first_report_date >= ${params.add(scope.windowStart, '::timestamptz')}` : '');
+  const windowStart = scope.windowStart ? params.add(scope.windowStart, '::timestamptz') : null;
+  if (windowStart) conditions.push(`e.first_report_date >= ${windowStart}`);
+  const window = (alias: string) => (windowStart ? ` AND ${alias}.first_report_date >= ${windowStart}` : '');
   const cutOff = params.add(scope.countedUpTo, '::bigint');
 
   if (filter.entities !== null) {

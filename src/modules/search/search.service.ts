@@ -89,13 +89,13 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
   /** Reads the page after `after` (null: the first) of a compiled filter, with its events. */
   async function readPage(filter: CompiledFilter, scope: Required<FilterScope>, after: SearchPosition | null, size: number) {
     const params = new SqlParams();
-    const rows = size > 0 ? await store.page(db, filterConditions(filter, params, scope), params, scope.windowStart, after, size + 1) : [];
+    const rows = size > 0 ? await store.page(db, filterConditions(filter, params, scope), params, after, size + 1) : [];
     const shown = rows.slice(0, size);
     const events = await loadEventViews(db, shown.map((row) => row.id), { seq: scope.countedUpTo });
     return { rows: shown, hasMore: rows.length > size, data: events.map(({ merged_into_event_id: _m, deleted: _d, ...event }) => event) };
   }
 
-  function result(execution: ExecutionRow, state: Omit<CursorState, 'position' | 'issuedAtMs' | 'expiresAtMs'>, page: Awaited<ReturnType<typeof readPage>>): SearchResult {
+  function result(execution: ExecutionRow, state: { returned: number; limit: number }, page: Awaited<ReturnType<typeof readPage>>): SearchResult {
     const returned = state.returned + page.data.length;
     const hasMore = page.hasMore && returned < execution.max_results;
     const last = page.rows[page.rows.length - 1];
@@ -137,7 +137,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     const compiled = await compileFilter(filter, databaseEntityResolver(db));
     const scope = await filterScope(compiled, reportSeq, windowStart);
     const countParams = new SqlParams();
-    const totalCount = await store.count(db, filterConditions(compiled, countParams, scope), countParams, windowStart);
+    const totalCount = await store.count(db, filterConditions(compiled, countParams, scope), countParams);
     const limit = body.limit ?? DEFAULT_LIMIT;
     const page = await readPage(compiled, scope, null, Math.min(limit, plan.search_max_results));
     const execution: ExecutionRow = {
@@ -157,7 +157,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     await pause?.('before-charge');
     await charge(execution, insufficient);
     await pause?.('after-charge');
-    return result(execution, { executionId: execution.id, returned: 0, limit }, page);
+    return result(execution, { returned: 0, limit }, page);
   }
 
   /** The charge and the execution record, in one transaction; the last step before answering. */
@@ -207,7 +207,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     const compiled = await compileFilter(execution.filter, databaseEntityResolver(db));
     const size = Math.max(0, Math.min(limit, execution.max_results - state.returned));
     const page = await readPage(compiled, await filterScope(compiled, execution.report_seq, execution.window_start), state.position, size);
-    return result(execution, { executionId: execution.id, returned: state.returned, limit }, page);
+    return result(execution, { returned: state.returned, limit }, page);
   }
 
   return {

@@ -47,8 +47,8 @@ export const searchStore = {
   },
 
   /** Ids of the next matching events after `after`, newest first reported first, ties by id descending. */
-  async page(db: Queryable, conditions: string[], params: SqlParams, windowStart: Date, after: SearchPosition | null, limit: number) {
-    const where = [...conditions, `e.first_report_date >= ${params.add(windowStart, '::timestamptz')}`];
+  async page(db: Queryable, conditions: string[], params: SqlParams, after: SearchPosition | null, limit: number) {
+    const where = [...conditions];
     if (after) where.push(`(e.first_report_date, e.id) < (${params.add(after.firstReportDate, '::timestamptz')}, ${params.add(after.id, '::uuid')})`);
     return db.query<{ id: string; first_report_date: Date }>(
       `SELECT e.id, e.first_report_date FROM events e WHERE ${where.join(' AND ')}
@@ -57,9 +57,8 @@ export const searchStore = {
     );
   },
 
-  async count(db: Queryable, conditions: string[], params: SqlParams, windowStart: Date) {
-    const where = [...conditions, `e.first_report_date >= ${params.add(windowStart, '::timestamptz')}`];
-    const row = await queryOne<{ n: number }>(db, `SELECT count(*)::int AS n FROM events e WHERE ${where.join(' AND ')}`, params.values);
+  async count(db: Queryable, conditions: string[], params: SqlParams) {
+    const row = await queryOne<{ n: number }>(db, `SELECT count(*)::int AS n FROM events e WHERE ${conditions.join(' AND ')}`, params.values);
     return row?.n ?? 0;
   },
 
