@@ -17,6 +17,15 @@ const files = only.length > 0 ? only : find('test').sort();
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files],
-  { stdio: 'inherit', env: { ...process.env, EVMON_LOG_LEVEL: process.env.EVMON_LOG_LEVEL ?? 'silent' } },
+  {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      EVMON_LOG_LEVEL: process.env.EVMON_LOG_LEVEL ?? 'silent',
+      // The webhook receiver of the tests serves this self-signed certificate; servers trust it
+      // the way an operator adds a CA, through Node's own variable (read at process start).
+      NODE_EXTRA_CA_CERTS: path.resolve('test/fixtures/webhook-receiver-cert.pem'),
+    },
+  },
 );
 process.exit(result.status ?? 1);

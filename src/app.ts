@@ -70,7 +70,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
 
   await app.register(
     async (v1) => {
-      sensorsRoutes(v1 as TypedApp);
+      sensorsRoutes(v1 as TypedApp, runtime.sensors);
       referencePublicRoutes(v1 as TypedApp, runtime.reference);
       searchRoutes(v1 as TypedApp, runtime.search);
     },
@@ -82,7 +82,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
     await app.register(
       async (opsApp) => {
         accountsOpsRoutes(opsApp as TypedApp, { accounts: runtime.accounts, keys: runtime.keys });
-        opsRoutes(opsApp as TypedApp, { clock: runtime.clock, jobs: runtime.jobs });
+        opsRoutes(opsApp as TypedApp, { clock: runtime.clock, jobs: runtime.jobs, drain: () => runtime.drain() });
         referenceOpsRoutes(opsApp as TypedApp, runtime.reference);
         eventsOpsRoutes(opsApp as TypedApp, runtime.events);
       },

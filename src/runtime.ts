@@ -21,6 +21,10 @@ import { loadSecret } from './platform/secret.js';
 import { cursorSigner } from './platform/cursors.js';
 import { idempotencyClaims, type IdempotencyClaims } from './platform/idempotency-claims.js';
 import { searchService, type SearchPausePoint, type SearchService } from './modules/search/search.service.js';
+import { sensorMatching } from './modules/sensors/sensor-matching.js';
+import { sensorsService, type SensorsService } from './modules/sensors/sensors.service.js';
+import { PER_HOST_RUNNING, webhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
+import { webhookTransport } from './modules/webhooks/webhook-transport.js';
 
 export interface Runtime {
   config: Config;
@@ -38,6 +42,10 @@ export interface Runtime {
   events: EventsService;
   claims: IdempotencyClaims;
   search: SearchService;
+  sensors: SensorsService;
+  webhooks: WebhookDispatcher;
+  /** Runs every piece of background work due now: jobs (matching among them), then webhook attempts. */
+  drain(): Promise<void>;
   /** Starts background work (job polling, counter sweeping). The CLI never calls it. */
   startBackground(): void;
   close(): Promise<void>;
@@ -73,6 +81,10 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const reference = referenceService({ db, clock, newId, jobs });
   const claims = idempotencyClaims(db, clock);
   const search = searchService({ db, clock, newId, cursors: cursorSigner(secret), ...testPause(config, logger) });
+  const sensors = sensorsService({ db, clock, newId });
+  const transport = webhookTransport({ allowPrivate: config.webhookAllowPrivate, connectionsPerHost: PER_HOST_RUNNING });
+  const webhooks = webhookDispatcher({ db, clock, logger, transport });
+  sensorMatching({ db, clock, newId, changes, onDeliveries: () => webhooks.wake() });
 
   let sweepTimer: NodeJS.Timeout | null = null;
 
@@ -92,11 +104,18 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     events,
     claims,
     search,
+    sensors,
+    webhooks,
+    async drain() {
+      await jobs.drain();
+      await webhooks.drain();
+    },
     startBackground() {
       if (db.kind === 'pglite') {
         void jobs.releaseOrphans().then((n) => n > 0 && logger.warn({ jobs: n }, 'released jobs left running by a previous process'));
       }
       jobs.start();
+      void webhooks.start().catch((error) => logger.error({ err: error }, 'starting webhook deliveries failed'));
       sweepTimer = setInterval(() => {
         limiter.sweep().catch((error) => logger.warn({ err: error }, 'rate counter sweep failed'));
         claims.sweep().catch((error) => logger.warn({ err: error }, 'idempotency claim sweep failed'));
@@ -107,6 +126,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     async close() {
       if (sweepTimer) clearInterval(sweepTimer);
       await jobs.stop();
+      await webhooks.stop();
       await limiter.close();
       await counterDb?.close();
       await opened.close();

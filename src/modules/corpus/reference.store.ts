@@ -1,6 +1,7 @@
 // SQL for the corpus reference data. Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
+import { bumpFilterVersion } from '../filters/filter-versions.js';
 
 export interface EntityRow {
   id: string;
@@ -101,6 +102,7 @@ export const referenceStore = {
   /** Points every entity whose survivor was `from` (itself included) at `to`. */
   async mergeEntity(db: Queryable, from: string, to: string) {
     await db.query('UPDATE entities SET canonical_id = $2 WHERE canonical_id = $1', [from, to]);
+    await bumpFilterVersion(db, 'entities'); // saved filters naming `from` now mean `to`
     await db.query('UPDATE entities SET merged_into = $2 WHERE id = $1', [from, to]);
     // The filter index follows: the survivor takes over the merged entity's events.
     await db.query(
@@ -115,6 +117,7 @@ export const referenceStore = {
 
   async deleteEntity(db: Queryable, id: string, at: Date) {
     await db.query('UPDATE entities SET deleted_at = $2 WHERE id = $1', [id, at]);
+    await bumpFilterVersion(db, 'entities');
     await db.query('DELETE FROM event_entities WHERE entity_id = $1', [id]);
     // A deleted entity is no role value to filter on (the matching face reads it as none).
     await db.query('UPDATE event_role_values SET entity_id = NULL WHERE entity_id = $1', [id]);

@@ -15,7 +15,7 @@ const SetClockBody = StrictObject({
   advance_seconds: Type.Optional(Type.Number({ minimum: -10 * 365 * 86_400, maximum: 10 * 365 * 86_400 })),
 });
 
-export function opsRoutes(app: TypedApp, deps: { clock: Clock; jobs: JobQueue }): void {
+export function opsRoutes(app: TypedApp, deps: { clock: Clock; jobs: JobQueue; drain: () => Promise<void> }): void {
   const { clock, jobs } = deps;
   const view = () => ({ object: 'clock' as const, now: clock.now().toISOString(), mode: clock.mode });
 
@@ -42,7 +42,7 @@ export function opsRoutes(app: TypedApp, deps: { clock: Clock; jobs: JobQueue })
     '/drain',
     { config: ops, schema: { tags, response: { 200: Type.Object({ object: Type.Literal('drain'), jobs: Type.Record(Type.String(), Type.Integer()) }) } } },
     async () => {
-      await jobs.drain();
+      await deps.drain();
       return { object: 'drain' as const, jobs: await jobs.counts() };
     },
   );

@@ -10,7 +10,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, chargeCredits } from '../accounts/billing.js';
 import { loadEventViews, receivedUpTo } from '../corpus/event-view.js';
-import { databaseEntityResolver } from '../filters/entity-resolver.js';
+import { databaseEntityResolver, usableEntityLists } from '../filters/entity-resolver.js';
 import { filterConditions, SqlParams, type FilterScope } from '../filters/filter-sql.js';
 import { compileFilter, normalizeFilter, type CompiledFilter, type EventFilter } from '../filters/filter.js';
 import { FILTER_MEMBERS, type SearchBody, type SearchResult } from './search.schemas.js';
@@ -77,7 +77,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     body.role_filters?.forEach((rf, i) => {
       if (rf.kind === 'entity_in') rf.entity_list_ids?.forEach((id, j) => listRefs.push({ pointer: `/role_filters/${i}/entity_list_ids/${j}`, id }));
     });
-    const usable = await store.usableLists(db, [...new Set(listRefs.map((ref) => ref.id))], searcher.accountId);
+    const usable = await usableEntityLists(db, [...new Set(listRefs.map((ref) => ref.id))], searcher.accountId);
     for (const ref of listRefs) if (!usable.has(ref.id)) errors.push({ pointer: ref.pointer, detail: 'names no entity list this account can use' });
     if (errors.length > 0) throw invalid(errors);
   }

@@ -62,16 +62,6 @@ export const searchStore = {
     return row?.n ?? 0;
   },
 
-  /** Which of these entity lists the account may use: its own and public ones. */
-  async usableLists(db: Queryable, listIds: readonly string[], accountId: string) {
-    if (listIds.length === 0) return new Set<string>();
-    const rows = await db.query<{ id: string }>(
-      'SELECT id FROM entity_lists WHERE id = ANY($1::uuid[]) AND (owner_account_id IS NULL OR owner_account_id = $2)',
-      [listIds, accountId],
-    );
-    return new Set(rows.map((r) => r.id));
-  },
-
   /** The ids of the roles (of any event type, removed ones too) with these code names. */
   async roleIds(db: Queryable, codeNames: readonly string[]) {
     const ids = new Map<string, string[]>(codeNames.map((code) => [code, []]));

@@ -1,15 +1,80 @@
+// /v1/sensors: HTTP only. Every POST takes an Idempotency-Key; a replay never carries the
+// one-time `signing_secret` (the idempotency layer strips it before storing).
+import { principalOf } from '../../platform/http/guard.js';
+import { IdParams } from '../../platform/http/schema-kit.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
-import { ListSensorsQuery, SensorList } from './sensors.schemas.js';
+import { CreateSensorBody, DeliveryList, ListSensorsQuery, PatchSensorBody, Sensor, SensorList } from './sensors.schemas.js';
+import type { SensorsService } from './sensors.service.js';
 
 const tags = ['Sensors'];
+const read = { scope: 'SENSORS_READ' as const };
+const write = { scope: 'SENSORS_WRITE' as const };
 
-export function sensorsRoutes(app: TypedApp): void {
-  app.get(
+export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
+  app.get('/sensors', { config: read, schema: { tags, summary: 'List sensors (newest first)', querystring: ListSensorsQuery, response: { 200: SensorList } } }, async (request) =>
+    sensors.list(principalOf(request).accountId, request.query),
+  );
+
+  app.get('/sensors/:id', { config: read, schema: { tags, summary: 'Read a sensor', params: IdParams, response: { 200: Sensor } } }, async (request) =>
+    sensors.get(principalOf(request).accountId, request.params.id),
+  );
+
+  app.post(
     '/sensors',
     {
-      config: { scope: 'SENSORS_READ' },
-      schema: { tags, summary: 'List sensors', querystring: ListSensorsQuery, response: { 200: SensorList } },
+      config: write,
+      schema: {
+        tags,
+        summary: 'Create a sensor',
+        description: 'Answers 201 with the sensor and its one-time `signing_secret`. Delivers events that match from now on; no backfill.',
+        body: CreateSensorBody,
+        response: { 201: Sensor },
+      },
     },
-    async () => ({ object: 'list' as const, data: [], has_more: false, next_cursor: null }),
+    async (request, reply) => reply.code(201).send(await sensors.create(principalOf(request).accountId, request.body)),
+  );
+
+  app.patch(
+    '/sensors/:id',
+    { config: write, schema: { tags, summary: 'Update a sensor (JSON Merge Patch)', params: IdParams, body: PatchSensorBody, response: { 200: Sensor } } },
+    async (request) => sensors.patch(principalOf(request).accountId, request.params.id, request.body),
+  );
+
+  app.post(
+    '/sensors/:id/enable',
+    { config: write, schema: { tags, summary: 'Enable a sensor (409 when already enabled)', params: IdParams, response: { 200: Sensor } } },
+    async (request) => sensors.setEnabled(principalOf(request).accountId, request.params.id, true),
+  );
+
+  app.post(
+    '/sensors/:id/disable',
+    { config: write, schema: { tags, summary: 'Disable a sensor (409 when already disabled)', params: IdParams, response: { 200: Sensor } } },
+    async (request) => sensors.setEnabled(principalOf(request).accountId, request.params.id, false),
+  );
+
+  app.delete('/sensors/:id', { config: write, schema: { tags, summary: 'Delete a sensor and its pending deliveries', params: IdParams } }, async (request, reply) => {
+    await sensors.remove(principalOf(request).accountId, request.params.id);
+    return reply.code(204).send();
+  });
+
+  app.post(
+    '/sensors/:id/rotate-secret',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Rotate the signing secret',
+        description: 'Answers the sensor with a new one-time `signing_secret`. For 24 hours deliveries carry two signatures, one per secret.',
+        params: IdParams,
+        response: { 200: Sensor },
+      },
+    },
+    async (request) => sensors.rotateSecret(principalOf(request).accountId, request.params.id),
+  );
+
+  app.get(
+    '/sensors/:id/deliveries',
+    { config: read, schema: { tags, summary: 'List a sensor\'s deliveries (newest first)', params: IdParams, querystring: ListSensorsQuery, response: { 200: DeliveryList } } },
+    async (request) => sensors.deliveries(principalOf(request).accountId, request.params.id, request.query),
   );
 }

@@ -1,0 +1,16 @@
+// Versions of what compiled filters depend on (migration 004). A process that keeps compiled
+// filters in memory reads these before matching and recompiles when one moved.
+import type { Queryable } from '../../platform/db/database.js';
+
+export type FilterVersionName = 'sensors' | 'entities';
+
+/** Moves a version, in the caller's transaction (committed with the change it announces). */
+export async function bumpFilterVersion(tx: Queryable, name: FilterVersionName): Promise<void> {
+  await tx.query('UPDATE filter_versions SET version = version + 1 WHERE name = $1', [name]);
+}
+
+/** Every version in one string: equal strings mean nothing a compiled filter reads has changed. */
+export async function readFilterVersions(db: Queryable): Promise<string> {
+  const rows = await db.query<{ name: string; version: string }>('SELECT name, version::text AS version FROM filter_versions ORDER BY name');
+  return rows.map((row) => `${row.name}:${row.version}`).join(',');
+}

@@ -1,0 +1,115 @@
+// From "an event changed" to deliveries. Each process keeps every enabled sensor's compiled
+// filter in an in-memory FilterIndex, rebuilt when a filter version moved (a sensor written,
+// an entity merged or deleted), so one changed event is checked against its candidates only.
+//
+// - A report added, or the event's entities changed: every enabled sensor the event now
+//   satisfies and that has no `event.matched` delivery for it gets one (the outbox's unique
+//   key makes that "ever", whatever retries or processes do).
+// - Event A merged into B: each enabled sensor that was sent A gets `event.merged`, and B is
+//   matched again (it gained A's reports).
+import type { Clock } from '../../platform/clock.js';
+import type { Database } from '../../platform/db/database.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import type { EventChanges } from '../corpus/event-changes.js';
+import { loadEventViews, type SearchEvent } from '../corpus/event-view.js';
+import { preloadedEntityResolver } from '../filters/entity-resolver.js';
+import { loadEventFacts } from '../filters/event-facts.js';
+import { readFilterVersions } from '../filters/filter-versions.js';
+import { compileFilter, normalizeFilter } from '../filters/filter.js';
+import { FilterIndex } from '../filters/matching.js';
+import { outboxStore, type DeliveryType, type NewDelivery } from '../webhooks/outbox.store.js';
+import { sensorsStore } from './sensors.store.js';
+
+export interface SensorMatchingDeps {
+  db: Database;
+  clock: Clock;
+  newId: IdGenerator;
+  changes: EventChanges;
+  /** Called after deliveries were stored (the dispatcher looks at once). */
+  onDeliveries: () => void;
+}
+
+async function buildIndex(db: Database): Promise<FilterIndex> {
+  const sensors = await sensorsStore.enabledFilters(db);
+  const ids = sensors.flatMap(({ filter }) => [...filter.involved_entity_ids, ...filter.represented_entity_ids]);
+  const lists = sensors.flatMap(({ filter }) => [...filter.involved_entity_list_ids, ...filter.represented_entity_list_ids]);
+  const resolver = await preloadedEntityResolver(db, [...new Set(ids)], [...new Set(lists)]);
+  const index = new FilterIndex();
+  for (const { id, filter } of sensors) index.set(id, await compileFilter(normalizeFilter({ ...filter, scope: 'MENTIONED', role_filters: [] }), resolver));
+  return index;
+}
+
+export function sensorMatching({ db, clock, newId, changes, onDeliveries }: SensorMatchingDeps) {
+  let current: { version: string; index: FilterIndex } | null = null;
+  let building: Promise<{ version: string; index: FilterIndex }> | null = null;
+
+  /** The index as of the versions now committed (built once however many ask together). */
+  async function index(): Promise<FilterIndex> {
+    const version = await readFilterVersions(db);
+    if (current?.version === version) return current.index;
+    building ??= buildIndex(db)
+      .then((index) => (current = { version, index }))
+      .finally(() => (building = null));
+    return (await building).index;
+  }
+
+  function body(type: DeliveryType, timestamp: string, data: Record<string, unknown>): string {
+    return JSON.stringify({ type, timestamp, data });
+  }
+
+  async function store(type: DeliveryType, eventId: string, deliveries: NewDelivery[]): Promise<void> {
+    const stored = await db.transaction((tx) => outboxStore.create(tx, type, eventId, deliveries, clock.now()));
+    if (stored > 0) onDeliveries();
+  }
+
+  async function eventView(eventId: string): Promise<SearchEvent | null> {
+    const [view] = await loadEventViews(db, [eventId], { at: clock.now() });
+    if (!view) return null;
+    const { merged_into_event_id: _merged, deleted: _deleted, ...event } = view;
+    return event;
+  }
+
+  async function matchEvent(eventId: string): Promise<void> {
+    const facts = await loadEventFacts(db, eventId, null);
+    if (!facts?.live) return;
+    const matched = (await index()).match(facts);
+    if (matched.length === 0) return;
+    const delivered = await outboxStore.sensorsDelivered(db, eventId, 'event.matched');
+    const fresh = matched.filter((sensorId) => !delivered.has(sensorId));
+    if (fresh.length === 0) return;
+    const event = await eventView(eventId);
+    if (!event) return;
+    const timestamp = clock.now().toISOString();
+    await store('event.matched', eventId, fresh.map((sensorId) => ({ id: newId(), sensorId, body: body('event.matched', timestamp, { sensor_id: sensorId, event }) })));
+  }
+
+  async function announceMerge(eventId: string, mergedIntoEventId: string): Promise<void> {
+    const sent = await outboxStore.sensorsDelivered(db, eventId, 'event.matched');
+    if (sent.size === 0) return;
+    const event = await eventView(mergedIntoEventId);
+    if (!event) return;
+    const timestamp = clock.now().toISOString();
+    await store(
+      'event.merged',
+      eventId,
+      [...sent].map((sensorId) => ({
+        id: newId(),
+        sensorId,
+        body: body('event.merged', timestamp, { sensor_id: sensorId, event_id: eventId, merged_into_event_id: mergedIntoEventId, event }),
+      })),
+    );
+  }
+
+  changes.subscribe('sensors', async (change) => {
+    switch (change.kind) {
+      case 'report-added':
+      case 'entities-changed':
+        return matchEvent(change.eventId);
+      case 'merged':
+        await announceMerge(change.eventId, change.mergedIntoEventId);
+        return matchEvent(change.mergedIntoEventId);
+      case 'deleted':
+        return;
+    }
+  });
+}

@@ -1,0 +1,237 @@
+// Sensors: saved filters whose matching events are pushed to webhooks (decisions.md,
+// "Sensors"). Every write happens in one transaction with the sensor row locked, and moves the
+// "sensors" filter version so every process's matching index picks the change up.
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../platform/clock.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import { ProblemError, type FieldError } from '../../platform/problems.js';
+import { usableEntityLists } from '../filters/entity-resolver.js';
+import { bumpFilterVersion } from '../filters/filter-versions.js';
+import type { CreateSensorBody, PatchSensorBody, Sensor, SensorDelivery, SensorFilter } from './sensors.schemas.js';
+import { sensorsStore as store, type DeliveryRow, type SensorRow, type StoredAction } from './sensors.store.js';
+
+/** After a rotation the previous secret keeps signing this long. */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+
+export interface SensorsDeps {
+  db: Database;
+  clock: Clock;
+  newId: IdGenerator;
+}
+
+export interface ListQuery {
+  limit: number;
+  starting_after?: string;
+}
+
+export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** The filter with every field, defaults filled in. */
+export function completeFilter(input: Partial<{ [K in keyof SensorFilter]: SensorFilter[K] | null }>): SensorFilter {
+  return {
+    event_type_id: input.event_type_id ?? null,
+    involved_entity_ids: input.involved_entity_ids ?? [],
+    involved_entity_list_ids: input.involved_entity_list_ids ?? [],
+    required_source_news_outlet_ids: input.required_source_news_outlet_ids ?? [],
+    report_source_kind: input.report_source_kind ?? 'ANY',
+    represented_entity_ids: input.represented_entity_ids ?? [],
+    represented_entity_list_ids: input.represented_entity_list_ids ?? [],
+    min_reports: input.min_reports ?? 1,
+  };
+}
+
+const notFound = (id: string) => new ProblemError('not-found', `No sensor with id ${id}.`);
+
+function view(row: SensorRow, signingSecret?: string): Sensor {
+  return {
+    id: row.id,
+    object: 'sensor',
+    name: row.name,
+    description: row.description,
+    enabled: row.enabled,
+    filter: row.filter,
+    actions: row.actions.map(({ id, type, url }) => ({ id, type, url })),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    ...(signingSecret === undefined ? {} : { signing_secret: signingSecret }),
+  };
+}
+
+function deliveryView(row: DeliveryRow): SensorDelivery {
+  const iso = (date: Date | null) => (date === null ? null : date.toISOString());
+  return {
+    id: row.id,
+    object: 'sensor_delivery',
+    type: row.type,
+    event_id: row.event_id,
+    status: row.status,
+    attempts: row.attempts,
+    last_status_code: row.last_status_code,
+    last_error: row.status === 'SUCCEEDED' ? null : row.last_error,
+    last_attempt_at: iso(row.last_attempt_at),
+    next_attempt_at: row.status === 'PENDING' ? iso(row.next_attempt_at) : null,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+function page<T extends { id: string }>(rows: T[], limit: number) {
+  const data = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  return { object: 'list' as const, data, has_more: hasMore, next_cursor: hasMore ? data[data.length - 1]!.id : null };
+}
+
+/** Webhook actions as stored: `https:` only, refused when written (addresses are checked when delivering). */
+function storedActions(actions: CreateSensorBody['actions'], previous: readonly StoredAction[], newId: IdGenerator): StoredAction[] {
+  const errors: FieldError[] = [];
+  const stored = actions.map((action, i) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(action.url);
+    } catch {
+      errors.push({ pointer: `/actions/${i}/url`, detail: 'is not a URL' });
+    }
+    if (url && url.protocol !== 'https:') errors.push({ pointer: `/actions/${i}/url`, detail: 'must be an https: URL' });
+    if (url && (url.username || url.password)) errors.push({ pointer: `/actions/${i}/url`, detail: 'must not carry credentials' });
+    const href = url?.href ?? action.url;
+    // An action that keeps its URL keeps its id.
+    const kept = previous.find((p) => p.url === href);
+    return { id: kept?.id ?? newId(), type: 'webhook' as const, url: href, host: url ? `${url.hostname}:${url.port || '443'}` : '' };
+  });
+  if (errors.length > 0) throw new ProblemError('validation-failed', 'The sensor\'s actions are not valid.', { errors });
+  return stored;
+}
+
+export function sensorsService({ db, clock, newId }: SensorsDeps) {
+  /** The content rules a schema cannot state. */
+  async function checkFilter(q: Queryable, accountId: string, filter: SensorFilter): Promise<void> {
+    const names = filter.involved_entity_ids.length + filter.involved_entity_list_ids.length + filter.required_source_news_outlet_ids.length;
+    if (filter.event_type_id === null && names === 0) {
+      throw new ProblemError('validation-failed', 'A sensor filter names an event type, or at least one entity, entity list or outlet.', {
+        errors: [{ pointer: '/filter', detail: 'names no event type, entity, entity list or outlet' }],
+      });
+    }
+    if (filter.event_type_id !== null) {
+      const found = await q.query('SELECT 1 FROM event_types WHERE id = $1', [filter.event_type_id]);
+      if (found.length === 0) {
+        throw new ProblemError('validation-failed', 'The sensor filter is not valid.', { errors: [{ pointer: '/filter/event_type_id', detail: 'names no event type' }] });
+      }
+    }
+    const lists = [...new Set([...filter.involved_entity_list_ids, ...filter.represented_entity_list_ids])];
+    const usable = await usableEntityLists(q, lists, accountId);
+    const refused = lists.filter((id) => !usable.has(id));
+    if (refused.length > 0) throw new ProblemError('entity-list-inaccessible', `This account cannot use the entity list${refused.length > 1 ? 's' : ''} ${refused.join(', ')}.`);
+  }
+
+  /** Runs a change on the account's sensor, locked; 404 when it is not the account's. */
+  async function change<T>(accountId: string, id: string, apply: (row: SensorRow, tx: Queryable) => Promise<T>): Promise<T> {
+    return db.transaction(async (tx) => {
+      const row = await store.get(tx, accountId, id, { lock: true });
+      if (!row) throw notFound(id);
+      return apply(row, tx);
+    });
+  }
+
+  return {
+    async create(accountId: string, body: CreateSensorBody): Promise<Sensor> {
+      const filter = completeFilter(body.filter);
+      const actions = storedActions(body.actions, [], newId);
+      await checkFilter(db, accountId, filter);
+      const now = clock.now();
+      const secret = newSigningSecret();
+      const row: SensorRow = {
+        id: newId(),
+        account_id: accountId,
+        name: body.name,
+        description: body.description ?? null,
+        enabled: body.enabled ?? true,
+        filter,
+        actions,
+        signing_secret: secret,
+        previous_signing_secret: null,
+        previous_secret_expires_at: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await db.transaction(async (tx) => {
+        await store.insert(tx, row);
+        await bumpFilterVersion(tx, 'sensors');
+      });
+      return view(row, secret);
+    },
+
+    async get(accountId: string, id: string): Promise<Sensor> {
+      const row = await store.get(db, accountId, id);
+      if (!row) throw notFound(id);
+      return view(row);
+    },
+
+    async list(accountId: string, query: ListQuery) {
+      const rows = await store.list(db, accountId, query.starting_after ?? null, query.limit + 1);
+      return page(rows.map((row) => view(row)), query.limit);
+    },
+
+    /** JSON Merge Patch over name, description, filter and actions. */
+    patch(accountId: string, id: string, body: PatchSensorBody): Promise<Sensor> {
+      return change(accountId, id, async (row, tx) => {
+        const filter = body.filter === undefined ? row.filter : completeFilter({ ...row.filter, ...body.filter });
+        const actions = body.actions === undefined ? row.actions : storedActions(body.actions, row.actions, newId);
+        if (body.filter !== undefined) await checkFilter(tx, accountId, filter);
+        const next: SensorRow = {
+          ...row,
+          name: body.name ?? row.name,
+          description: body.description === undefined ? row.description : body.description,
+          filter,
+          actions,
+          updated_at: clock.now(),
+        };
+        await store.update(tx, next);
+        if (body.filter !== undefined) await bumpFilterVersion(tx, 'sensors');
+        return view(next);
+      });
+    },
+
+    setEnabled(accountId: string, id: string, enabled: boolean): Promise<Sensor> {
+      return change(accountId, id, async (row, tx) => {
+        if (row.enabled === enabled) throw new ProblemError('state-conflict', `The sensor is already ${enabled ? 'enabled' : 'disabled'}.`);
+        const next = { ...row, enabled, updated_at: clock.now() };
+        await store.update(tx, next);
+        await bumpFilterVersion(tx, 'sensors');
+        return view(next);
+      });
+    },
+
+    remove(accountId: string, id: string): Promise<void> {
+      return change(accountId, id, async (row, tx) => {
+        await store.delete(tx, row.id);
+        await bumpFilterVersion(tx, 'sensors');
+      });
+    },
+
+    /** A new secret; the previous one keeps signing for 24 hours. */
+    rotateSecret(accountId: string, id: string): Promise<Sensor> {
+      return change(accountId, id, async (row, tx) => {
+        const now = clock.now();
+        const secret = newSigningSecret();
+        const next: SensorRow = {
+          ...row,
+          signing_secret: secret,
+          previous_signing_secret: row.signing_secret,
+          previous_secret_expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+          updated_at: now,
+        };
+        await store.update(tx, next);
+        return view(next, secret);
+      });
+    },
+
+    async deliveries(accountId: string, id: string, query: ListQuery) {
+      const row = await store.get(db, accountId, id);
+      if (!row) throw notFound(id);
+      const rows = await store.deliveries(db, id, query.starting_after ?? null, query.limit + 1);
+      return page(rows.map(deliveryView), query.limit);
+    },
+  };
+}
+
+export type SensorsService = ReturnType<typeof sensorsService>;

@@ -1,0 +1,108 @@
+// SQL for sensors and the reading side of their deliveries. Returns plain rows.
+import { queryOne, type Queryable } from '../../platform/db/database.js';
+import type { SensorFilter } from './sensors.schemas.js';
+
+export interface StoredAction {
+  id: string;
+  type: 'webhook';
+  url: string;
+  /** host:port, the per-host concurrency key of the outbox. */
+  host: string;
+}
+
+export interface SensorRow {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string | null;
+  enabled: boolean;
+  filter: SensorFilter;
+  actions: StoredAction[];
+  signing_secret: string;
+  previous_signing_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DeliveryRow {
+  id: string;
+  type: 'event.matched' | 'event.merged';
+  event_id: string;
+  status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+}
+
+const COLUMNS = `id, account_id, name, description, enabled, filter, actions, signing_secret, previous_signing_secret,
+                 previous_secret_expires_at, created_at, updated_at`;
+
+export const sensorsStore = {
+  async insert(tx: Queryable, row: SensorRow): Promise<void> {
+    await tx.query(
+      `INSERT INTO sensors (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [row.id, row.account_id, row.name, row.description, row.enabled, JSON.stringify(row.filter), JSON.stringify(row.actions), row.signing_secret,
+        row.previous_signing_secret, row.previous_secret_expires_at, row.created_at, row.updated_at],
+    );
+  },
+
+  /** The account's sensor, or null (another account's sensor is as missing as a missing one). */
+  async get(db: Queryable, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<SensorRow | null> {
+    return (await queryOne<SensorRow>(db, `SELECT ${COLUMNS} FROM sensors WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id, accountId])) ?? null;
+  },
+
+  /** Newest first, after `startingAfter` (an id of the previous page). */
+  list(db: Queryable, accountId: string, startingAfter: string | null, limit: number): Promise<SensorRow[]> {
+    return db.query<SensorRow>(
+      `SELECT ${COLUMNS} FROM sensors WHERE account_id = $1 AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+      [accountId, startingAfter, limit],
+    );
+  },
+
+  async update(tx: Queryable, row: SensorRow): Promise<void> {
+    await tx.query(
+      `UPDATE sensors SET name = $2, description = $3, enabled = $4, filter = $5, actions = $6, signing_secret = $7,
+              previous_signing_secret = $8, previous_secret_expires_at = $9, updated_at = $10
+        WHERE id = $1`,
+      [row.id, row.name, row.description, row.enabled, JSON.stringify(row.filter), JSON.stringify(row.actions), row.signing_secret,
+        row.previous_signing_secret, row.previous_secret_expires_at, row.updated_at],
+    );
+  },
+
+  /** Deletes the sensor with its deliveries (pending ones are never attempted again). */
+  async delete(tx: Queryable, id: string): Promise<void> {
+    await tx.query('DELETE FROM sensors WHERE id = $1', [id]);
+  },
+
+  /**
+   * A sensor's deliveries, newest first, each summed over its webhooks: PENDING while any is,
+   * then FAILED if any failed, else SUCCEEDED; the latest attempt's code and error.
+   */
+  deliveries(db: Queryable, sensorId: string, startingAfter: string | null, limit: number): Promise<DeliveryRow[]> {
+    return db.query<DeliveryRow>(
+      `SELECT d.id, d.type, d.event_id, d.created_at, t.*
+         FROM sensor_deliveries d
+         CROSS JOIN LATERAL (
+           SELECT CASE WHEN bool_or(status = 'PENDING') THEN 'PENDING' WHEN bool_or(status = 'FAILED') THEN 'FAILED' ELSE 'SUCCEEDED' END AS status,
+                  COALESCE(sum(attempts), 0)::int AS attempts,
+                  max(last_attempt_at) AS last_attempt_at,
+                  min(next_attempt_at) FILTER (WHERE status = 'PENDING') AS next_attempt_at,
+                  (array_agg(last_status_code ORDER BY last_attempt_at DESC NULLS LAST))[1] AS last_status_code,
+                  (array_agg(last_error ORDER BY last_attempt_at DESC NULLS LAST))[1] AS last_error
+             FROM sensor_delivery_targets WHERE delivery_id = d.id
+         ) t
+        WHERE d.sensor_id = $1 AND ($2::uuid IS NULL OR d.id < $2)
+        ORDER BY d.id DESC LIMIT $3`,
+      [sensorId, startingAfter, limit],
+    );
+  },
+
+  /** Every enabled sensor's filter, for the in-memory matching index. */
+  enabledFilters(db: Queryable): Promise<{ id: string; filter: SensorFilter }[]> {
+    return db.query('SELECT id, filter FROM sensors WHERE enabled');
+  },
+};

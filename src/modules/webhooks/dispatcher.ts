@@ -1,0 +1,226 @@
+// Runs the delivery outbox: claims due targets, attempts them concurrently with a bound per
+// target host, and writes outcomes in batches.
+//
+// - A claim is a lease under FOR UPDATE SKIP LOCKED, so with several processes each attempt
+//   is made once; outcomes are written only while the lease is this worker's.
+// - A slow or dead receiver holds at most PER_HOST_RUNNING attempts and as many waiting; its
+//   host is left out of claims while it is full, so other receivers and ingestion go on.
+// - Due times follow the injected clock; leases the database's (see jobs.ts for why).
+import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.js';
+import type { Database } from '../../platform/db/database.js';
+import { outboxStore as store, type AttemptOutcome, type ClaimedTarget } from './outbox.store.js';
+import { retryDelayMs } from './retry-schedule.js';
+import { signedHeaders } from './webhook-signer.js';
+import type { WebhookTransport } from './webhook-transport.js';
+
+export const PER_HOST_RUNNING = 32;
+const PER_HOST_HELD = PER_HOST_RUNNING * 2;
+const MAX_HELD = 512;
+/** Longer than an attempt can wait for its host plus the attempt itself. */
+const LEASE_SECONDS = 120;
+const POLL_INTERVAL_MS = 250;
+const FLUSH_DELAY_MS = 5;
+const DRAIN_WAIT_MS = 30_000;
+const USER_AGENT = 'evmon-webhooks/1';
+
+interface HostQueue {
+  running: number;
+  waiting: ClaimedTarget[];
+}
+
+export interface DispatcherDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  transport: WebhookTransport;
+}
+
+export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDeps) {
+  const worker = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  const hosts = new Map<string, HostQueue>();
+  let held = 0;
+  let claiming: Promise<number> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = true;
+  let settled: AttemptOutcome[] = [];
+  let flushing: Promise<void> | null = null;
+  let flushTimer: NodeJS.Timeout | null = null;
+  const idleWaiters: (() => void)[] = [];
+
+  function busyHosts(): string[] {
+    return [...hosts].filter(([, queue]) => queue.running + queue.waiting.length >= PER_HOST_HELD).map(([host]) => host);
+  }
+
+  /** Claims what there is room for and starts it; answers how many it claimed. */
+  function fill(): Promise<number> {
+    if (claiming) return claiming;
+    const room = MAX_HELD - held;
+    if (room <= 0) return Promise.resolve(0);
+    claiming = store
+      .claim(db, { now: clock.now(), limit: room, busyHosts: busyHosts(), worker, leaseSeconds: LEASE_SECONDS })
+      .then((targets) => {
+        held += targets.length;
+        for (const target of targets) {
+          const queue = hosts.get(target.host) ?? { running: 0, waiting: [] };
+          hosts.set(target.host, queue);
+          queue.waiting.push(target);
+        }
+        for (const host of new Set(targets.map((t) => t.host))) pump(host);
+        return targets.length;
+      })
+      .finally(() => (claiming = null));
+    return claiming;
+  }
+
+  function pump(host: string): void {
+    const queue = hosts.get(host)!;
+    while (queue.running < PER_HOST_RUNNING && queue.waiting.length > 0) {
+      const target = queue.waiting.shift()!;
+      queue.running += 1;
+      void attempt(target).then((outcome) => {
+        settled.push(outcome);
+        scheduleFlush();
+        queue.running -= 1;
+        held -= 1;
+        if (queue.running === 0 && queue.waiting.length === 0) hosts.delete(host);
+        else pump(host);
+        if (!stopped) schedule(0);
+      });
+    }
+  }
+
+  async function attempt(target: ClaimedTarget): Promise<AttemptOutcome> {
+    const at = clock.now();
+    const base = { deliveryId: target.delivery_id, actionId: target.action_id, attempts: target.attempts, at };
+    let statusCode: number | null = null;
+    let retryAfter: string | null = null;
+    let error: string | null = null;
+    try {
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        ...signedHeaders(target.delivery_id, at, target.body, {
+          current: target.signing_secret,
+          previous: target.previous_signing_secret,
+          previousExpiresAt: target.previous_secret_expires_at,
+        }),
+      };
+      const response = await transport.post(target.url, headers, target.body);
+      statusCode = response.status;
+      if (statusCode >= 200 && statusCode < 300) return { ...base, status: 'SUCCEEDED', statusCode, error: null, nextAttemptAt: null };
+      retryAfter = response.retryAfter;
+      error = `the webhook answered ${statusCode}`;
+    } catch (caught) {
+      error = describe(caught);
+    }
+    const delay = retryDelayMs(target.attempts, retryAfter, at.getTime());
+    logger.info({ delivery_id: target.delivery_id, host: target.host, attempt: target.attempts, status_code: statusCode, error, retry_in_ms: delay }, 'webhook attempt failed');
+    return delay === null
+      ? { ...base, status: 'FAILED', statusCode, error, nextAttemptAt: null }
+      : { ...base, status: 'PENDING', statusCode, error, nextAttemptAt: new Date(at.getTime() + delay) };
+  }
+
+  function scheduleFlush(): void {
+    if (flushTimer || flushing) return;
+    flushTimer = setTimeout(() => {
+      flushTimer = null;
+      void flush();
+    }, FLUSH_DELAY_MS);
+  }
+
+  /** Writes the outcomes gathered so far; a failed write keeps them for the next one. */
+  function flush(): Promise<void> {
+    if (flushing) return flushing;
+    const batch = settled;
+    settled = [];
+    flushing = store
+      .settle(db, worker, batch)
+      .catch((error) => {
+        logger.warn({ err: error, outcomes: batch.length }, 'writing webhook outcomes failed; retrying');
+        settled = [...batch, ...settled];
+      })
+      .finally(() => {
+        flushing = null;
+        if (settled.length > 0) scheduleFlush();
+        else if (held === 0) idleWaiters.splice(0).forEach((resolve) => resolve());
+      });
+    return flushing;
+  }
+
+  /** Resolves once nothing is held and every outcome is written. */
+  async function idle(): Promise<void> {
+    while (held > 0 || settled.length > 0 || flushing) {
+      await new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        setTimeout(resolve, 50); // re-checks even if a wake-up was missed
+      });
+      if (held === 0 && settled.length > 0 && !flushing) await flush();
+    }
+  }
+
+  function schedule(delay: number): void {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      fill()
+        .catch((error) => logger.error({ err: error }, 'claiming webhook deliveries failed'))
+        .finally(() => {
+          if (!timer) schedule(POLL_INTERVAL_MS);
+        });
+    }, delay);
+    timer.unref();
+  }
+
+  return {
+    /** New deliveries were stored: look now rather than at the next poll. */
+    wake(): void {
+      schedule(0);
+    },
+
+    /** Makes every attempt due now, waiting up to 30 s for those other processes hold. */
+    async drain(): Promise<void> {
+      const deadline = performance.now() + DRAIN_WAIT_MS;
+      for (;;) {
+        const claimed = await fill();
+        await idle();
+        if (claimed > 0) continue;
+        if ((await store.outstanding(db, clock.now(), worker)) === 0 || performance.now() > deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+
+    async start(): Promise<void> {
+      if (db.kind === 'pglite') {
+        const released = await store.releaseLeases(db);
+        if (released > 0) logger.warn({ targets: released }, 'released webhook attempts left leased by a previous process');
+      }
+      stopped = false;
+      schedule(0);
+    },
+
+    /** Stops claiming and waits for attempts in progress and their outcomes. */
+    async stop(): Promise<void> {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await claiming?.catch(() => 0);
+      await idle();
+      await transport.close();
+    },
+  };
+}
+
+export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;
+
+function describe(error: unknown): string {
+  const err = error as { name?: string; code?: string; message?: string; cause?: unknown };
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return 'no answer within 15 seconds';
+  const cause = err?.cause as { code?: string; message?: string } | undefined;
+  if (err?.code === 'EVMON_ADDRESS_REFUSED') return err.message ?? 'refused address';
+  if (cause?.code === 'EVMON_ADDRESS_REFUSED') return cause.message ?? 'refused address';
+  return `${err?.code ?? cause?.code ?? 'error'}: ${err?.message ?? String(error)}`.slice(0, 500);
+}

@@ -1,0 +1,141 @@
+// SQL of the delivery outbox (migration 004). A delivery is one message; each of its sensor's
+// webhook actions is a target, the unit that is claimed, attempted and settled.
+import type { Queryable } from '../../platform/db/database.js';
+import { MAX_ATTEMPTS } from './retry-schedule.js';
+
+export type DeliveryType = 'event.matched' | 'event.merged';
+
+export interface NewDelivery {
+  id: string;
+  sensorId: string;
+  body: string;
+}
+
+export interface ClaimedTarget {
+  delivery_id: string;
+  action_id: string;
+  url: string;
+  host: string;
+  attempts: number;
+  body: string;
+  signing_secret: string;
+  previous_signing_secret: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+export interface AttemptOutcome {
+  deliveryId: string;
+  actionId: string;
+  attempts: number;
+  status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
+  statusCode: number | null;
+  error: string | null;
+  at: Date;
+  nextAttemptAt: Date | null;
+}
+
+export const outboxStore = {
+  /**
+   * Stores deliveries of one event for sensors still enabled, with a target per webhook due
+   * at `at`; a (sensor, event, type) that already has one is left alone. Answers how many
+   * were stored. Locks the sensors' rows against deletion (KEY SHARE), so a sensor deleted
+   * meanwhile is skipped rather than failing the foreign key.
+   */
+  async create(tx: Queryable, type: DeliveryType, eventId: string, deliveries: readonly NewDelivery[], at: Date): Promise<number> {
+    if (deliveries.length === 0) return 0;
+    const rows = await tx.query<{ n: number }>(
+      `WITH wanted AS (
+         SELECT d.id, d.sensor_id, d.body, s.actions
+           FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS d(id, sensor_id, body)
+           JOIN sensors s ON s.id = d.sensor_id AND s.enabled
+            FOR KEY SHARE OF s
+       ), stored AS (
+         INSERT INTO sensor_deliveries (id, sensor_id, event_id, type, body, created_at)
+         SELECT id, sensor_id, $4, $5, body, $6 FROM wanted
+         ON CONFLICT (sensor_id, event_id, type) DO NOTHING
+         RETURNING id
+       ), targets AS (
+         INSERT INTO sensor_delivery_targets (delivery_id, action_id, url, host, next_attempt_at)
+         SELECT w.id, (a->>'id')::uuid, a->>'url', a->>'host', $6
+           FROM stored JOIN wanted w ON w.id = stored.id CROSS JOIN jsonb_array_elements(w.actions) a
+       )
+       SELECT count(*)::int AS n FROM stored`,
+      [deliveries.map((d) => d.id), deliveries.map((d) => d.sensorId), deliveries.map((d) => d.body), eventId, type, at],
+    );
+    return rows[0]?.n ?? 0;
+  },
+
+  /** Sensors that already have a delivery of this type for the event. */
+  async sensorsDelivered(db: Queryable, eventId: string, type: DeliveryType): Promise<Set<string>> {
+    const rows = await db.query<{ sensor_id: string }>('SELECT sensor_id FROM sensor_deliveries WHERE event_id = $1 AND type = $2', [eventId, type]);
+    return new Set(rows.map((row) => row.sensor_id));
+  },
+
+  /**
+   * Leases up to `limit` targets due at `now` (skipping hosts in `busyHosts`), counting the
+   * attempt, with what signing them needs. Targets whose lease lapsed with no attempt left
+   * (their process died during the last one) fail for good first.
+   */
+  async claim(db: Queryable, options: { now: Date; limit: number; busyHosts: string[]; worker: string; leaseSeconds: number }): Promise<ClaimedTarget[]> {
+    await db.query(
+      `UPDATE sensor_delivery_targets SET status = 'FAILED', next_attempt_at = NULL, leased_by = NULL, lease_until = NULL,
+              last_error = COALESCE(last_error, 'the attempt was interrupted')
+        WHERE status = 'PENDING' AND attempts >= $1 AND (lease_until IS NULL OR lease_until < now())`,
+      [MAX_ATTEMPTS],
+    );
+    return db.query<ClaimedTarget>(
+      `UPDATE sensor_delivery_targets t
+          SET attempts = t.attempts + 1, leased_by = $4, lease_until = now() + make_interval(secs => $5)
+         FROM (SELECT delivery_id, action_id FROM sensor_delivery_targets
+                WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < now())
+                  AND NOT (host = ANY($3::text[]))
+                ORDER BY next_attempt_at
+                LIMIT $2
+                  FOR UPDATE SKIP LOCKED) due,
+              sensor_deliveries d, sensors s
+        WHERE t.delivery_id = due.delivery_id AND t.action_id = due.action_id AND d.id = t.delivery_id AND s.id = d.sensor_id
+       RETURNING t.delivery_id, t.action_id, t.url, t.host, t.attempts, d.body, s.signing_secret, s.previous_signing_secret, s.previous_secret_expires_at`,
+      [options.now, options.limit, options.busyHosts, options.worker, options.leaseSeconds],
+    );
+  },
+
+  /** Writes outcomes, each only if this worker still holds that attempt's lease. */
+  async settle(db: Queryable, worker: string, outcomes: readonly AttemptOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    await db.query(
+      `UPDATE sensor_delivery_targets t
+          SET status = o.status, last_status_code = o.code, last_error = o.error, last_attempt_at = o.at, next_attempt_at = o.next,
+              leased_by = NULL, lease_until = NULL
+         FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[], $5::int[], $6::text[], $7::timestamptz[], $8::timestamptz[])
+              AS o(delivery_id, action_id, attempts, status, code, error, at, next)
+        WHERE t.delivery_id = o.delivery_id AND t.action_id = o.action_id AND t.attempts = o.attempts AND t.leased_by = $9`,
+      [
+        outcomes.map((o) => o.deliveryId),
+        outcomes.map((o) => o.actionId),
+        outcomes.map((o) => o.attempts),
+        outcomes.map((o) => o.status),
+        outcomes.map((o) => o.statusCode),
+        outcomes.map((o) => o.error),
+        outcomes.map((o) => o.at),
+        outcomes.map((o) => o.nextAttemptAt),
+        worker,
+      ],
+    );
+  },
+
+  /** Embedded database only: this process is alone, so leases left by a dead process are free. */
+  async releaseLeases(db: Queryable): Promise<number> {
+    const rows = await db.query('UPDATE sensor_delivery_targets SET leased_by = NULL, lease_until = NULL WHERE leased_by IS NOT NULL RETURNING delivery_id');
+    return rows.length;
+  },
+
+  /** Targets due at `now` that are waiting or leased anywhere, excluding this worker's own. */
+  async outstanding(db: Queryable, now: Date, worker: string): Promise<number> {
+    const rows = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM sensor_delivery_targets
+        WHERE status = 'PENDING' AND next_attempt_at <= $1 AND leased_by IS DISTINCT FROM $2`,
+      [now, worker],
+    );
+    return rows[0]?.n ?? 0;
+  },
+};
