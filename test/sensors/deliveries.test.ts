@@ -75,4 +75,142 @@ describe('sensor deliveries', () => {
     assert.equal(delivery.last_status_code, 200);
     assert.equal(delivery.next_attempt_at, null);
   });
+
+  it('when events do not match, or the sensor is disabled, then nothing is delivered', async () => {
+    const account = await corpus.account(0, SCOPES);
+    const type = await corpus.eventType();
+    const [watched, other] = [await corpus.entity(), await corpus.entity()];
+    const active = await sensor(account.key, { involved_entity_ids: [watched], min_reports: 2 }, '/none-a');
+    const off = await sensor(account.key, { involved_entity_ids: [watched] }, '/none-b', { enabled: false });
+    assert.equal(off.enabled, false);
+    const eventId = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: watched }] });
+    await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: other }] });
+    await drain();
+    assert.equal(received('/none-a').length, 0, 'one outlet is below min_reports 2');
+    assert.equal(received('/none-b').length, 0, 'disabled');
+    assert.deepEqual(await deliveries(account.key, active.id), []);
+
+    // A second outlet makes it match; a sensor enabled afterwards still gets nothing for it
+    // until the event changes again (no backfill, no catch-up).
+    await corpus.article({ outlet_id: await corpus.outlet(), event_type_id: type.id, incident_id: eventId, roles: [{ role: 'party', entity_id: watched }] });
+    await drain();
+    assert.equal(received('/none-a').length, 1);
+    const enabled = await server.http.post(`/v1/sensors/${off.id}/enable`, undefined, bearer(account.key));
+    assert.equal(enabled.status, 200, enabled.text);
+    await drain();
+    assert.equal(received('/none-b').length, 0, 'no catch-up on enable');
+  });
+
+  it('when the receiver fails, then retries follow the schedule on the test clock with a stable webhook-id, Retry-After honoured, and FAILED after the last', async () => {
+    const account = await corpus.account(0, SCOPES);
+    const type = await corpus.eventType();
+    const entity = await corpus.entity();
+    const watching = await sensor(account.key, { event_type_id: type.id }, '/retry');
+    let answer = { status: 500 } as { status: number; headers?: Record<string, string> };
+    const previous = receiver.reply;
+    receiver.reply = (request) => (request.path === '/retry' ? answer : previous(request));
+    try {
+      await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: entity }] });
+      await drain();
+      assert.equal(received('/retry').length, 1);
+      let [delivery] = await deliveries(account.key, watching.id);
+      assert.equal(delivery.status, 'PENDING');
+      assert.equal(delivery.attempts, 1);
+      assert.equal(delivery.last_status_code, 500);
+      const firstAt = Date.parse(delivery.last_attempt_at);
+      const wait = Date.parse(delivery.next_attempt_at) - firstAt;
+      assert.ok(wait >= 4_000 && wait <= 6_000, `first retry after 5 s ±20%, got ${wait} ms`);
+
+      await drain();
+      assert.equal(received('/retry').length, 1, 'not due yet');
+      await advance(wait / 1000);
+      answer = { status: 429, headers: { 'retry-after': '120' } };
+      await drain();
+      assert.equal(received('/retry').length, 2);
+      [delivery] = await deliveries(account.key, watching.id);
+      assert.equal(delivery.attempts, 2);
+      assert.equal(delivery.last_status_code, 429);
+      assert.equal(Date.parse(delivery.next_attempt_at) - Date.parse(delivery.last_attempt_at), 120_000, 'Retry-After replaces the 5-minute step');
+
+      // The remaining steps: 2 min (Retry-After), then 30 min, 2 h, 5 h, 10 h, 10 h, each ±20%.
+      answer = { status: 503 };
+      const steps = [120, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];
+      for (const [i, step] of steps.entries()) {
+        [delivery] = await deliveries(account.key, watching.id);
+        const gap = (Date.parse(delivery.next_attempt_at) - Date.parse(delivery.last_attempt_at)) / 1000;
+        if (i > 0) assert.ok(gap >= step * 0.8 && gap <= step * 1.2, `step ${i}: ${gap} s for ${step} s`);
+        await advance(gap);
+        await drain();
+        assert.equal(received('/retry').length, 3 + i);
+      }
+      [delivery] = await deliveries(account.key, watching.id);
+      assert.equal(delivery.status, 'FAILED');
+      assert.equal(delivery.attempts, 8);
+      assert.equal(delivery.next_attempt_at, null);
+      await advance(86_400);
+      await drain();
+      assert.equal(received('/retry').length, 8, 'nothing after FAILED');
+      const ids = new Set(received('/retry').map((r) => r.headers['webhook-id']));
+      assert.deepEqual([...ids], [delivery.id], 'one webhook-id across every attempt');
+      const bodies = new Set(received('/retry').map((r) => r.body));
+      assert.equal(bodies.size, 1, 'the same body every time');
+      for (const attempt of received('/retry')) verifyWebhook(watching.signing_secret, attempt, Number(attempt.headers['webhook-timestamp']) * 1000);
+    } finally {
+      receiver.reply = previous;
+    }
+  });
+
+  it('when the secret is rotated, then for 24 hours deliveries carry both signatures, then only the new one', async () => {
+    const account = await corpus.account(0, SCOPES);
+    const type = await corpus.eventType();
+    const watching = await sensor(account.key, { event_type_id: type.id }, '/rotate');
+    const rotated = await server.http.post(`/v1/sensors/${watching.id}/rotate-secret`, undefined, bearer(account.key));
+    assert.equal(rotated.status, 200, rotated.text);
+    const newSecret = rotated.json.signing_secret as string;
+    assert.match(newSecret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.notEqual(newSecret, watching.signing_secret);
+    const event = async () => corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+
+    await event();
+    await drain();
+    const [during] = received('/rotate');
+    assert.ok(during);
+    assert.equal(during.headers['webhook-signature']!.split(' ').length, 2);
+    verifyWebhook(newSecret, during, await now());
+    verifyWebhook(watching.signing_secret, during, await now());
+
+    await advance(24 * 3600 + 1);
+    await event();
+    await drain();
+    const [, afterwards] = received('/rotate');
+    assert.ok(afterwards);
+    assert.equal(afterwards.headers['webhook-signature']!.split(' ').length, 1);
+    verifyWebhook(newSecret, afterwards, await now());
+    const later = await now();
+    assert.throws(() => verifyWebhook(watching.signing_secret, afterwards, later), /No matching signature/);
+  });
+
+  it('when a delivered event is merged into another, then the sensor gets event.merged with the survivor', async () => {
+    const account = await corpus.account(0, SCOPES);
+    const type = await corpus.eventType();
+    const entity = await corpus.entity();
+    const watching = await sensor(account.key, { involved_entity_ids: [entity] }, '/merge');
+    const merged = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: entity }] });
+    const survivor = await corpus.article({ outlet_id: await corpus.outlet(), event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }], happened_at: 'elsewhere' });
+    await drain();
+    assert.equal(received('/merge').length, 1);
+    const answer = await corpus.ops('POST', `/events/${merged}/merge`, { into_event_id: survivor });
+    assert.equal(answer.status, 200, answer.text);
+    await drain();
+    const bodies = received('/merge').map((r) => verifyWebhook(watching.signing_secret, r, Number(r.headers['webhook-timestamp']) * 1000) as any);
+    const mergedNote = bodies.find((b) => b.type === 'event.merged');
+    assert.ok(mergedNote, JSON.stringify(bodies));
+    assert.deepEqual(
+      { sensor_id: mergedNote.data.sensor_id, event_id: mergedNote.data.event_id, merged_into_event_id: mergedNote.data.merged_into_event_id, event: mergedNote.data.event.id },
+      { sensor_id: watching.id, event_id: merged, merged_into_event_id: survivor, event: survivor },
+    );
+    // The survivor now carries the watched entity: it matches, once.
+    assert.equal(bodies.filter((b) => b.type === 'event.matched' && b.data.event.id === survivor).length, 1);
+    assert.equal(bodies.length, 3);
+  });
 });
