@@ -36,6 +36,7 @@ export interface WebhookReceiver {
 }
 
 export async function startReceiver(): Promise<WebhookReceiver> {
+  const timers = new Set<NodeJS.Timeout>();
   const receiver: WebhookReceiver = {
     port: 0,
     url: (p = '/hook') => `https://127.0.0.1:${receiver.port}${p}`,
@@ -50,6 +51,7 @@ export async function startReceiver(): Promise<WebhookReceiver> {
       return receiver.received.slice(0, count);
     },
     close: () => new Promise<void>((resolve) => {
+      timers.forEach(clearTimeout);
       server.closeAllConnections();
       server.close(() => resolve());
     }),
@@ -66,7 +68,7 @@ export async function startReceiver(): Promise<WebhookReceiver> {
         receiver.received.push(webhook);
         const reply = receiver.reply(webhook);
         const send = () => response.writeHead(reply.status, reply.headers ?? {}).end();
-        if (reply.delayMs) setTimeout(send, reply.delayMs);
+        if (reply.delayMs) timers.add(setTimeout(send, reply.delayMs));
         else send();
       });
     },
@@ -80,7 +82,7 @@ export async function startReceiver(): Promise<WebhookReceiver> {
  * Verifies a delivery with the Standard Webhooks library, as its receiver would at the
  * server's (test) time: the library checks the timestamp against its own clock.
  */
-export function verifyWebhook(secret: string, webhook: ReceivedWebhook, receiverNow: string | Date): unknown {
+export function verifyWebhook(secret: string, webhook: ReceivedWebhook, receiverNow: string | number | Date): unknown {
   const realNow = Date.now;
   Date.now = () => new Date(receiverNow).getTime();
   try {

@@ -202,12 +202,15 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
       schedule(0);
     },
 
-    /** Stops claiming and waits for attempts in progress and their outcomes. */
+    /** Stops claiming, hands back what waits for its host, and waits for attempts in progress. */
     async stop(): Promise<void> {
       stopped = true;
       if (timer) clearTimeout(timer);
       timer = null;
       await claiming?.catch(() => 0);
+      const waiting = [...hosts.values()].flatMap((queue) => queue.waiting.splice(0));
+      held -= waiting.length;
+      await store.release(db, worker, waiting).catch((error) => logger.warn({ err: error }, 'handing back webhook attempts failed; their leases will lapse'));
       await idle();
       await transport.close();
     },

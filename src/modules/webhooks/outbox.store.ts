@@ -123,6 +123,17 @@ export const outboxStore = {
     );
   },
 
+  /** Hands back leased targets that were never attempted, uncounting their attempt. */
+  async release(db: Queryable, worker: string, targets: readonly ClaimedTarget[]): Promise<void> {
+    if (targets.length === 0) return;
+    await db.query(
+      `UPDATE sensor_delivery_targets t SET attempts = t.attempts - 1, leased_by = NULL, lease_until = NULL
+         FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS o(delivery_id, action_id, attempts)
+        WHERE t.delivery_id = o.delivery_id AND t.action_id = o.action_id AND t.attempts = o.attempts AND t.leased_by = $4`,
+      [targets.map((t) => t.delivery_id), targets.map((t) => t.action_id), targets.map((t) => t.attempts), worker],
+    );
+  },
+
   /** Embedded database only: this process is alone, so leases left by a dead process are free. */
   async releaseLeases(db: Queryable): Promise<number> {
     const rows = await db.query('UPDATE sensor_delivery_targets SET leased_by = NULL, lease_until = NULL WHERE leased_by IS NOT NULL RETURNING delivery_id');

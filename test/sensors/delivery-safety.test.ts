@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
+import { bearer } from '../helpers/http.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+const SCOPES = ['SENSORS_READ', 'SENSORS_WRITE'];
+
+async function watch(server: TestServer, key: string, typeId: string, urls: string[]) {
+  const created = await server.http.post('/v1/sensors', { name: 'watch', filter: { event_type_id: typeId }, actions: urls.map((url) => ({ type: 'webhook', url })) }, bearer(key));
+  assert.equal(created.status, 201, created.text);
+  return created.json;
+}
+
+describe('webhook addresses without EVMON_WEBHOOK_ALLOW_PRIVATE', () => {
+  let server: TestServer;
+  let corpus: TestCorpus;
+  let receiver: WebhookReceiver;
+
+  before(async () => {
+    server = await startServer();
+    corpus = testCorpus(server);
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await server.close();
+    await receiver.close();
+  });
+
+  it('when a webhook targets a private, loopback, link-local or metadata address, or a name resolving to loopback, then the connection is refused and nothing arrives', async () => {
+    const { key } = await corpus.account(0, SCOPES);
+    const type = await corpus.eventType();
+    const port = receiver.port;
+    const targets = [
+      `https://localhost:${port}/by-name`,
+      `https://127.0.0.1:${port}/literal`,
+      `https://[::1]:${port}/v6`,
+      `https://[::ffff:127.0.0.1]:${port}/mapped`,
+      'https://10.1.2.3/private',
+      'https://192.168.0.10/private',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[fd00:ec2::254]/metadata',
+      'https://100.100.100.200/metadata',
+    ];
+    const sensors = [];
+    for (const url of targets) sensors.push(await watch(server, key, type.id, [url]));
+    await corpus.article({ outlet_id: await corpus.outlet(), event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+    await server.ops.post('/drain');
+    assert.equal(receiver.received.length, 0);
+    for (const [i, sensor] of sensors.entries()) {
+      const [delivery] = (await server.http.get(`/v1/sensors/${sensor.id}/deliveries`, bearer(key))).json.data;
+      assert.equal(delivery.attempts, 1, targets[i]);
+      assert.equal(delivery.status, 'PENDING', targets[i]);
+      assert.equal(delivery.last_status_code, null, targets[i]);
+      assert.match(delivery.last_error, /refused: .* not a public address/, `${targets[i]}: ${delivery.last_error}`);
+    }
+  });
+});
+
+describe('webhook concurrency', () => {
+  let server: TestServer;
+  let corpus: TestCorpus;
+  let slow: WebhookReceiver;
+  let fast: WebhookReceiver;
+
+  before(async () => {
+    server = await startServer({ EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
+    corpus = testCorpus(server);
+    [slow, fast] = [await startReceiver(), await startReceiver()];
+  });
+  after(async () => {
+    await slow.close(); // first, so the attempts it holds end now
+    await fast.close();
+    await server.close();
+  });
+
+  it('when one receiver hangs, then it holds at most its per-host share while other receivers and ingestion go on', async () => {
+    const { key } = await corpus.account(0, SCOPES);
+    const type = await corpus.eventType();
+    slow.reply = () => ({ status: 200, delayMs: 60_000 });
+    for (let i = 0; i < 40; i++) await watch(server, key, type.id, [slow.url(`/slow/${i}`)]);
+    await watch(server, key, type.id, [fast.url('/fast')]);
+    const outlet = await corpus.outlet();
+    await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+
+    // The background dispatcher (no drain): the fast receiver is served while the slow one hangs.
+    await fast.waitFor(1);
+    await slow.waitFor(32);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(slow.received.length, 32, 'no more than 32 attempts at once on one host');
+    const ingested = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+    assert.ok(ingested);
+    await fast.waitFor(2);
+    assert.equal(slow.received.length, 32, 'the slow host is still full: its next deliveries wait their turn');
+  });
+});
