@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import pg from 'pg';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -28,6 +29,30 @@ export function tempDir(prefix = 'evmon-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   tempDirs.push(dir);
   return dir;
+}
+
+/**
+ * On PostgreSQL, a schema of its own for the servers of one test (dropped by `drop`); on the
+ * embedded database nothing (each server has its own). For tests of work any process may pick
+ * up, such as webhook attempts, which servers of other test files sharing the schema would
+ * otherwise claim.
+ */
+export async function isolatedDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (PG_URL === null) return { env: {}, drop: async () => {} };
+  const schema = `evmon_t${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: PG_URL! });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE SCHEMA ${schema}`);
+  const url = new URL(PG_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return { env: { EVMON_DATABASE_URL: url.toString() }, drop: () => admin(`DROP SCHEMA ${schema} CASCADE`) };
 }
 
 export interface TestServer {
@@ -158,6 +183,7 @@ export async function spawnServer(env: Record<string, string>, options: { expect
     throw new Error(`server did not start:\n${out}`);
   }
   const http = client ?? httpClient('https://127.0.0.1:1', '');
+  let clientClosed = false;
   return {
     child,
     ca: fs.existsSync(certPath) ? fs.readFileSync(certPath, 'utf8') : '',
@@ -165,10 +191,14 @@ export async function spawnServer(env: Record<string, string>, options: { expect
     ops: opsClient(http),
     output: () => out,
     exited,
+    /** Stops the process (if still running) and the client; calling it again is harmless. */
     async stop(signal = 'SIGTERM') {
       if (exitCode === undefined) child.kill(signal);
       const code = await exited;
-      await http.close();
+      if (!clientClosed) {
+        clientClosed = true;
+        await http.close();
+      }
       return code;
     },
   };

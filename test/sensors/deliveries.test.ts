@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { isolatedDatabase, startServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, verifyWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
@@ -13,9 +13,11 @@ describe('sensor deliveries', () => {
   let corpus: TestCorpus;
   let receiver: WebhookReceiver;
   let outlet: string;
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 
   before(async () => {
-    server = await startServer({ EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
+    database = await isolatedDatabase();
+    server = await startServer({ ...database.env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
     corpus = testCorpus(server);
     receiver = await startReceiver();
     await server.ops.post('/clock', { now: NOW });
@@ -24,6 +26,7 @@ describe('sensor deliveries', () => {
   after(async () => {
     await server.close();
     await receiver.close();
+    await database.drop();
   });
 
   const drain = () => server.ops.post('/drain');

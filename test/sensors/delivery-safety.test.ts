@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { isolatedDatabase, startServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const SCOPES = ['SENSORS_READ', 'SENSORS_WRITE'];
@@ -17,15 +17,18 @@ describe('webhook addresses without EVMON_WEBHOOK_ALLOW_PRIVATE', () => {
   let server: TestServer;
   let corpus: TestCorpus;
   let receiver: WebhookReceiver;
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 
   before(async () => {
-    server = await startServer();
+    database = await isolatedDatabase();
+    server = await startServer(database.env);
     corpus = testCorpus(server);
     receiver = await startReceiver();
   });
   after(async () => {
     await server.close();
     await receiver.close();
+    await database.drop();
   });
 
   it('when a webhook targets a private, loopback, link-local or metadata address, or a name resolving to loopback, then the connection is refused and nothing arrives', async () => {
@@ -63,9 +66,11 @@ describe('webhook concurrency', () => {
   let corpus: TestCorpus;
   let slow: WebhookReceiver;
   let fast: WebhookReceiver;
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 
   before(async () => {
-    server = await startServer({ EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
+    database = await isolatedDatabase();
+    server = await startServer({ ...database.env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
     corpus = testCorpus(server);
     [slow, fast] = [await startReceiver(), await startReceiver()];
   });
@@ -73,6 +78,7 @@ describe('webhook concurrency', () => {
     await slow.close(); // first, so the attempts it holds end now
     await fast.close();
     await server.close();
+    await database.drop();
   });
 
   it('when one receiver hangs, then it holds at most its per-host share while other receivers and ingestion go on', async () => {
