@@ -62,3 +62,4 @@ CREATE TABLE sensor_delivery_targets (
   PRIMARY KEY (delivery_id, action_id)
 );
 CREATE INDEX sensor_delivery_targets_due ON sensor_delivery_targets (next_attempt_at) WHERE status = 'PENDING';
+CREATE INDEX sensor_delivery_targets_leased ON sensor_delivery_targets (lease_until) WHERE leased_by IS NOT NULL;

@@ -72,6 +72,7 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
   const workerId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const running = new Map<number, Promise<void>>();
   let claiming: Promise<number> | null = null;
+  let claimAgain = false;
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
 
@@ -153,7 +154,10 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
 
   /** Claims due jobs up to the concurrency bound and starts them; returns how many it claimed. */
   function runBatch(): Promise<number> {
-    if (claiming) return claiming;
+    if (claiming) {
+      claimAgain = true; // what asked may have been enqueued after that claim looked
+      return claiming;
+    }
     const room = MAX_CONCURRENT - running.size;
     if (handlers.size === 0 || room <= 0) return Promise.resolve(0);
     claiming = claim(room)
@@ -169,7 +173,13 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
         }
         return jobs.length;
       })
-      .finally(() => (claiming = null));
+      .finally(() => {
+        claiming = null;
+        if (claimAgain) {
+          claimAgain = false;
+          schedule(0);
+        }
+      });
     return claiming;
   }
 

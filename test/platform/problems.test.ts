@@ -33,7 +33,7 @@ describe('problem responses', () => {
   it('when the path exists with another method, then 405 method-not-allowed with Allow', async () => {
     const response = await server.http.request('DELETE', '/v1/sensors', { headers: bearer(key) });
     assertProblem(server, response, 'method-not-allowed', 405);
-    assert.equal(response.headers.allow, 'GET, HEAD');
+    assert.equal(response.headers.allow, 'GET, HEAD, POST');
   });
 
   it('when no Authorization header is sent, then 401 invalid-api-key with WWW-Authenticate', async () => {

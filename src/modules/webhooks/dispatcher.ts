@@ -3,8 +3,8 @@
 //
 // - A claim is a lease under FOR UPDATE SKIP LOCKED, so with several processes each attempt
 //   is made once; outcomes are written only while the lease is this worker's.
-// - A slow or dead receiver holds at most PER_HOST_RUNNING attempts and as many waiting; its
-//   host is left out of claims while it is full, so other receivers and ingestion go on.
+// - A slow or dead receiver holds at most PER_HOST_RUNNING attempts and as many waiting (claims
+//   take per host only the room it has left), so other receivers and ingestion go on.
 // - Due times follow the injected clock; leases the database's (see jobs.ts for why).
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -23,6 +23,8 @@ const MAX_HELD = 512;
 const LEASE_SECONDS = 120;
 const POLL_INTERVAL_MS = 250;
 const FLUSH_DELAY_MS = 5;
+/** Room made by finished attempts is refilled at most this often (one claim for many). */
+const REFILL_DELAY_MS = 5;
 const DRAIN_WAIT_MS = 30_000;
 const USER_AGENT = 'evmon-webhooks/1';
 
@@ -43,24 +45,30 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
   const hosts = new Map<string, HostQueue>();
   let held = 0;
   let claiming: Promise<number> | null = null;
+  let claimAgain = false;
   let timer: NodeJS.Timeout | null = null;
+  let timerDueAt = 0;
   let stopped = true;
   let settled: AttemptOutcome[] = [];
   let flushing: Promise<void> | null = null;
   let flushTimer: NodeJS.Timeout | null = null;
   const idleWaiters: (() => void)[] = [];
 
-  function busyHosts(): string[] {
-    return [...hosts].filter(([, queue]) => queue.running + queue.waiting.length >= PER_HOST_HELD).map(([host]) => host);
+  /** How many more targets each host this process holds may take. */
+  function hostRooms(): Map<string, number> {
+    return new Map([...hosts].map(([host, queue]) => [host, Math.max(0, PER_HOST_HELD - queue.running - queue.waiting.length)]));
   }
 
   /** Claims what there is room for and starts it; answers how many it claimed. */
   function fill(): Promise<number> {
-    if (claiming) return claiming;
+    if (claiming) {
+      claimAgain = true; // what woke us may have committed after that claim looked
+      return claiming;
+    }
     const room = MAX_HELD - held;
     if (room <= 0) return Promise.resolve(0);
     claiming = store
-      .claim(db, { now: clock.now(), limit: room, busyHosts: busyHosts(), worker, leaseSeconds: LEASE_SECONDS })
+      .claim(db, { now: clock.now(), limit: room, rooms: hostRooms(), perHost: PER_HOST_HELD, worker, leaseSeconds: LEASE_SECONDS })
       .then((targets) => {
         held += targets.length;
         for (const target of targets) {
@@ -71,7 +79,13 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
         for (const host of new Set(targets.map((t) => t.host))) pump(host);
         return targets.length;
       })
-      .finally(() => (claiming = null));
+      .finally(() => {
+        claiming = null;
+        if (claimAgain) {
+          claimAgain = false;
+          schedule(0);
+        }
+      });
     return claiming;
   }
 
@@ -87,7 +101,7 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
         held -= 1;
         if (queue.running === 0 && queue.waiting.length === 0) hosts.delete(host);
         else pump(host);
-        if (!stopped) schedule(0);
+        if (!stopped) schedule(REFILL_DELAY_MS);
       });
     }
   }
@@ -161,9 +175,13 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
     }
   }
 
+  /** Claims after `delay` ms, unless a claim is already set to happen sooner. */
   function schedule(delay: number): void {
     if (stopped) return;
+    const dueAt = performance.now() + delay;
+    if (timer && timerDueAt <= dueAt) return;
     if (timer) clearTimeout(timer);
+    timerDueAt = dueAt;
     timer = setTimeout(() => {
       timer = null;
       fill()

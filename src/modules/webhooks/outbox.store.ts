@@ -72,30 +72,46 @@ export const outboxStore = {
   },
 
   /**
-   * Leases up to `limit` targets due at `now` (skipping hosts in `busyHosts`), counting the
-   * attempt, with what signing them needs. Targets whose lease lapsed with no attempt left
-   * (their process died during the last one) fail for good first.
+   * Leases up to `limit` targets due at `now`, at most `room(host)` per host (`rooms` for the
+   * hosts named there, `perHost` for the others), counting the attempt, with what signing
+   * them needs. Targets whose lease lapsed with no attempt left (their process died during
+   * the last one) fail for good first.
    */
-  async claim(db: Queryable, options: { now: Date; limit: number; busyHosts: string[]; worker: string; leaseSeconds: number }): Promise<ClaimedTarget[]> {
+  async claim(
+    db: Queryable,
+    options: { now: Date; limit: number; rooms: Map<string, number>; perHost: number; worker: string; leaseSeconds: number },
+  ): Promise<ClaimedTarget[]> {
     await db.query(
       `UPDATE sensor_delivery_targets SET status = 'FAILED', next_attempt_at = NULL, leased_by = NULL, lease_until = NULL,
               last_error = COALESCE(last_error, 'the attempt was interrupted')
-        WHERE status = 'PENDING' AND attempts >= $1 AND (lease_until IS NULL OR lease_until < now())`,
+        WHERE leased_by IS NOT NULL AND lease_until < now() AND attempts >= $1 AND status = 'PENDING'`,
       [MAX_ATTEMPTS],
     );
     return db.query<ClaimedTarget>(
-      `UPDATE sensor_delivery_targets t
-          SET attempts = t.attempts + 1, leased_by = $4, lease_until = now() + make_interval(secs => $5)
-         FROM (SELECT delivery_id, action_id FROM sensor_delivery_targets
-                WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < now())
-                  AND NOT (host = ANY($3::text[]))
-                ORDER BY next_attempt_at
-                LIMIT $2
-                  FOR UPDATE SKIP LOCKED) due,
-              sensor_deliveries d, sensors s
-        WHERE t.delivery_id = due.delivery_id AND t.action_id = due.action_id AND d.id = t.delivery_id AND s.id = d.sensor_id
+      `WITH due AS (
+         SELECT delivery_id, action_id, host, next_attempt_at FROM sensor_delivery_targets
+          WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < now())
+          ORDER BY next_attempt_at
+          LIMIT $2 * 4
+       ), ranked AS (
+         SELECT due.*, row_number() OVER (PARTITION BY host ORDER BY next_attempt_at) AS place FROM due
+       ), chosen AS (
+         SELECT t.delivery_id, t.action_id
+           FROM ranked r
+           JOIN sensor_delivery_targets t USING (delivery_id, action_id)
+           LEFT JOIN unnest($3::text[], $4::int[]) AS held(host, room) ON held.host = r.host
+          WHERE r.place <= COALESCE(held.room, $5)
+            AND t.status = 'PENDING' AND (t.lease_until IS NULL OR t.lease_until < now())
+          ORDER BY r.next_attempt_at
+          LIMIT $2
+            FOR UPDATE OF t SKIP LOCKED
+       )
+       UPDATE sensor_delivery_targets t
+          SET attempts = t.attempts + 1, leased_by = $6, lease_until = now() + make_interval(secs => $7)
+         FROM chosen, sensor_deliveries d, sensors s
+        WHERE t.delivery_id = chosen.delivery_id AND t.action_id = chosen.action_id AND d.id = t.delivery_id AND s.id = d.sensor_id
        RETURNING t.delivery_id, t.action_id, t.url, t.host, t.attempts, d.body, s.signing_secret, s.previous_signing_secret, s.previous_secret_expires_at`,
-      [options.now, options.limit, options.busyHosts, options.worker, options.leaseSeconds],
+      [options.now, options.limit, [...options.rooms.keys()], [...options.rooms.values()], options.perHost, options.worker, options.leaseSeconds],
     );
   },
 
