@@ -221,7 +221,12 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (dedupe_key) DO NOTHING`,
         [kind, JSON.stringify(payload), options.runAt ?? now, entry.options.maxAttempts, options.dedupeKey ?? null, now],
       );
-      if (!stopped) schedule(0);
+      // Look once the job is visible: after the caller's commit, not while it may still be open.
+      const wake = () => {
+        if (!stopped) schedule(0);
+      };
+      if (tx.afterCommit) tx.afterCommit(wake);
+      else wake();
     },
 
     /** Embedded database only: this process is alone, so claims left running by a dead process are free. */

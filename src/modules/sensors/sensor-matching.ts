@@ -58,7 +58,8 @@ export function sensorMatching({ db, clock, newId, changes, onDeliveries }: Sens
   }
 
   async function store(type: DeliveryType, eventId: string, deliveries: NewDelivery[]): Promise<void> {
-    const stored = await db.transaction((tx) => outboxStore.create(tx, type, eventId, deliveries, clock.now()));
+    // One statement: atomic on its own, and committed when it returns.
+    const stored = await outboxStore.create(db, type, eventId, deliveries, clock.now());
     if (stored > 0) onDeliveries();
   }
 

@@ -7,6 +7,20 @@ export interface Queryable {
   query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /**
+   * Inside a transaction: runs `callback` once it has committed (never if it rolls back), for
+   * wake-ups that must not look before the change is visible. Absent outside transactions.
+   */
+  afterCommit?(callback: () => void): void;
+}
+
+/** A transaction's handle with its after-commit callbacks, for the two storage paths. */
+export function withCommitHooks(tx: Queryable): { tx: Queryable; committed(): void } {
+  const callbacks: (() => void)[] = [];
+  return {
+    tx: { query: tx.query, exec: tx.exec, afterCommit: (callback) => callbacks.push(callback) },
+    committed: () => callbacks.forEach((callback) => callback()),
+  };
 }
 
 export interface Database extends Queryable {

@@ -3,7 +3,7 @@
 // awaited another query on the outer handle would wait on itself. The Database contract
 // forbids that by handing the callback its own `tx`.
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { DatabaseUnavailableError, type Database, type Queryable, type Row } from './database.js';
+import { DatabaseUnavailableError, withCommitHooks, type Database, type Queryable, type Row } from './database.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -38,7 +38,13 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     exec: outer.exec,
     async transaction(work) {
       if (closed) throw new DatabaseUnavailableError(new Error('the embedded database is closed'));
-      return pg.transaction((tx) => work(asQueryable(tx, isClosed)));
+      let hooked: ReturnType<typeof withCommitHooks> | null = null;
+      const result = await pg.transaction((tx) => {
+        hooked = withCommitHooks(asQueryable(tx, isClosed));
+        return work(hooked.tx);
+      });
+      (hooked as ReturnType<typeof withCommitHooks> | null)?.committed();
+      return result;
     },
     async close() {
       if (closed) return;
