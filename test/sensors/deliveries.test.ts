@@ -127,17 +127,18 @@ describe('sensor deliveries', () => {
       await drain();
       assert.equal(received('/retry').length, 1, 'not due yet');
       await advance(wait / 1000);
-      answer = { status: 429, headers: { 'retry-after': '120' } };
+      answer = { status: 429, headers: { 'retry-after': '3600' } };
       await drain();
       assert.equal(received('/retry').length, 2);
       [delivery] = await deliveries(account.key, watching.id);
       assert.equal(delivery.attempts, 2);
       assert.equal(delivery.last_status_code, 429);
-      assert.equal(Date.parse(delivery.next_attempt_at) - Date.parse(delivery.last_attempt_at), 120_000, 'Retry-After replaces the 5-minute step');
+      assert.equal(Date.parse(delivery.next_attempt_at) - Date.parse(delivery.last_attempt_at), 3_600_000, 'Retry-After lengthens the 5-minute step');
 
-      // The remaining steps: 2 min (Retry-After), then 30 min, 2 h, 5 h, 10 h, 10 h, each ±20%.
-      answer = { status: 503 };
-      const steps = [120, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];
+      // The remaining steps: 1 h (Retry-After), then 30 min, 2 h, 5 h, 10 h, 10 h, each ±20%; a
+      // Retry-After shorter than the step does not shorten it.
+      answer = { status: 503, headers: { 'retry-after': '1' } };
+      const steps = [3600, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];
       for (const [i, step] of steps.entries()) {
         [delivery] = await deliveries(account.key, watching.id);
         const gap = (Date.parse(delivery.next_attempt_at) - Date.parse(delivery.last_attempt_at)) / 1000;

@@ -92,6 +92,7 @@ describe('sensors API', () => {
     problem(created, 400, 'validation-failed');
     assert.deepEqual(pointers(created).sort(), ['/filter/incident_template_id', '/filter/involved_entity_canonical_ids']);
     const sensor = (await call('POST', '/sensors', key, body())).json;
+    await server.ops.post('/clock', { advance_seconds: 1 });
     const patched = await call('PATCH', `/sensors/${sensor.id}`, key, { filter: { incident_template_id: typeId } });
     problem(patched, 400, 'validation-failed');
     assert.deepEqual(pointers(patched), ['/filter/incident_template_id']);
@@ -106,6 +107,8 @@ describe('sensors API', () => {
       [{ ...body(), actions: [] }, '/actions'],
       [{ ...body(), actions: Array.from({ length: 6 }, () => ({ type: 'webhook', url: 'https://a.example/' })) }, '/actions'],
       [{ ...body(), actions: [{ type: 'email', url: 'https://a.example/' }] }, '/actions/0/type'],
+      [{ ...body(), actions: [{ type: 'webhook', url: 'https://a.example/h' }, { type: 'webhook', url: 'https://a.example/h' }] }, '/actions/1/url'],
+      [{ ...body(), actions: [{ type: 'webhook', url: 'https://user:pw@a.example/h' }] }, '/actions/0/url'],
       [{ ...body(), name: '' }, '/name'],
       [{ ...body(), name: 'x'.repeat(121) }, '/name'],
       [{ ...body(), colour: 'red' }, '/colour'],
@@ -139,6 +142,7 @@ describe('sensors API', () => {
     const { key } = await corpus.account(0, SCOPES);
     const entity = await corpus.entity();
     const sensor = (await call('POST', '/sensors', key, body({ min_reports: 3, involved_entity_ids: [entity] }, { description: 'x' }))).json;
+    await server.ops.post('/clock', { advance_seconds: 1 });
     const patched = await call('PATCH', `/sensors/${sensor.id}`, key, {
       name: 'Renamed',
       description: null,
@@ -152,7 +156,8 @@ describe('sensors API', () => {
     assert.equal(patched.json.actions.length, 2);
     assert.equal(patched.json.actions[0].id, sensor.actions[0].id, 'an action that keeps its URL keeps its id');
     assert.equal(patched.json.signing_secret, undefined);
-    assert.ok(patched.json.updated_at >= sensor.updated_at);
+    assert.ok(patched.json.updated_at > sensor.updated_at);
+    assert.equal(patched.json.created_at, sensor.created_at);
     const read = await call('GET', `/sensors/${sensor.id}`, key);
     assert.deepEqual(read.json, patched.json);
 
@@ -160,6 +165,8 @@ describe('sensors API', () => {
     problem(await call('PATCH', `/sensors/${sensor.id}`, key, { name: null }), 400, 'validation-failed');
     problem(await call('PATCH', `/sensors/${sensor.id}`, key, { filter: { event_type_id: null, involved_entity_ids: [], required_source_news_outlet_ids: [] } }), 400, 'validation-failed');
     problem(await call('PATCH', `/sensors/${sensor.id}`, key, { actions: [{ type: 'webhook', url: 'http://plain.example/' }] }), 400, 'validation-failed');
+    // The body is judged before the sensor is looked up.
+    problem(await call('PATCH', `/sensors/${MISSING}`, key, { actions: [{ type: 'webhook', url: 'http://plain.example/' }] }), 400, 'validation-failed');
   });
 
   it('when a sensor is enabled, disabled, rotated and deleted, then each answers as decided, with 409 for a state it is already in', async () => {
@@ -242,6 +249,7 @@ describe('sensors API', () => {
 
     const rotated = await call('POST', `/sensors/${first.json.id}/rotate-secret`, key, undefined, { 'idempotency-key': 'rotate-1' });
     assert.ok(rotated.json.signing_secret);
+    await server.ops.post('/clock', { advance_seconds: 5 }); // a second rotation would show in updated_at
     const again = await call('POST', `/sensors/${first.json.id}/rotate-secret`, key, undefined, { 'idempotency-key': 'rotate-1' });
     assert.equal(again.status, 200);
     assert.equal(again.headers['idempotency-replayed'], 'true');

@@ -43,14 +43,21 @@ export function sensorMatching({ db, clock, newId, changes, onDeliveries }: Sens
   let current: { version: string; index: FilterIndex } | null = null;
   let building: Promise<{ version: string; index: FilterIndex }> | null = null;
 
-  /** The index as of the versions now committed (built once however many ask together). */
+  /**
+   * An index at least as new as the versions committed now. A build reads the versions before
+   * the sensors, so what it loads is as new as its version; a caller that saw a newer version
+   * than a build in progress waits for that build and then builds again.
+   */
   async function index(): Promise<FilterIndex> {
-    const version = await readFilterVersions(db);
-    if (current?.version === version) return current.index;
-    building ??= buildIndex(db)
-      .then((index) => (current = { version, index }))
-      .finally(() => (building = null));
-    return (await building).index;
+    for (;;) {
+      const version = await readFilterVersions(db);
+      if (current?.version === version) return current.index;
+      building ??= readFilterVersions(db)
+        .then(async (seen) => (current = { version: seen, index: await buildIndex(db) }))
+        .finally(() => (building = null));
+      const built = await building;
+      if (built.version === version) return built.index;
+    }
   }
 
   function body(type: DeliveryType, timestamp: string, data: Record<string, unknown>): string {

@@ -81,20 +81,26 @@ function page<T extends { id: string }>(rows: T[], limit: number) {
   return { object: 'list' as const, data, has_more: hasMore, next_cursor: hasMore ? data[data.length - 1]!.id : null };
 }
 
-/** Webhook actions as stored: `https:` only, refused when written (addresses are checked when delivering). */
+/**
+ * Webhook actions as stored: `https:` only, without credentials, each URL once; refused when
+ * written (addresses are checked when delivering). An action that keeps its URL keeps its id.
+ */
 function storedActions(actions: CreateSensorBody['actions'], previous: readonly StoredAction[], newId: IdGenerator): StoredAction[] {
   const errors: FieldError[] = [];
+  const seen = new Set<string>();
   const stored = actions.map((action, i) => {
+    const pointer = `/actions/${i}/url`;
     let url: URL | null = null;
     try {
       url = new URL(action.url);
     } catch {
-      errors.push({ pointer: `/actions/${i}/url`, detail: 'is not a URL' });
+      errors.push({ pointer, detail: 'is not a URL' });
     }
-    if (url && url.protocol !== 'https:') errors.push({ pointer: `/actions/${i}/url`, detail: 'must be an https: URL' });
-    if (url && (url.username || url.password)) errors.push({ pointer: `/actions/${i}/url`, detail: 'must not carry credentials' });
+    if (url && url.protocol !== 'https:') errors.push({ pointer, detail: 'must be an https: URL' });
+    if (url && (url.username || url.password)) errors.push({ pointer, detail: 'must not carry credentials' });
     const href = url?.href ?? action.url;
-    // An action that keeps its URL keeps its id.
+    if (url && seen.has(href)) errors.push({ pointer, detail: 'repeats the URL of an earlier action' });
+    seen.add(href);
     const kept = previous.find((p) => p.url === href);
     return { id: kept?.id ?? newId(), type: 'webhook' as const, url: href, host: url ? `${url.hostname}:${url.port || '443'}` : '' };
   });
@@ -173,6 +179,8 @@ export function sensorsService({ db, clock, newId }: SensorsDeps) {
 
     /** JSON Merge Patch over name, description, filter and actions. */
     patch(accountId: string, id: string, body: PatchSensorBody): Promise<Sensor> {
+      // The body is judged before the sensor is looked up (400 before 404).
+      if (body.actions !== undefined) storedActions(body.actions, [], newId);
       return change(accountId, id, async (row, tx) => {
         const filter = body.filter === undefined ? row.filter : completeFilter({ ...row.filter, ...body.filter });
         const actions = body.actions === undefined ? row.actions : storedActions(body.actions, row.actions, newId);

@@ -7,14 +7,23 @@ import ipaddr from 'ipaddr.js';
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    // The deprecated IPv4-compatible form (::a.b.c.d) reaches IPv4 on some stacks: refused.
+    else if (v6.parts.slice(0, 6).every((part) => part === 0)) return false;
+  }
   return parsed.range() === 'unicast';
 }
 
 /** A connection the address policy refused; the attempt fails without reaching the network. */
 export class AddressRefusedError extends Error {
   readonly code = 'EVMON_ADDRESS_REFUSED';
-  constructor(host: string, address: string) {
-    super(host === address ? `refused: ${address} is not a public address` : `refused: ${host} resolves to ${address}, not a public address`);
+  constructor(
+    readonly host: string,
+    readonly address: string,
+  ) {
+    // What a client sees (last_error) names no address: it would map internal names.
+    super('refused: the host is not a public address');
   }
 }

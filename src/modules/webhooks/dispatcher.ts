@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
+import { AddressRefusedError } from './address-policy.js';
 import { outboxStore as store, type AttemptOutcome, type ClaimedTarget } from './outbox.store.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { signedHeaders } from './webhook-signer.js';
@@ -26,6 +27,7 @@ const FLUSH_DELAY_MS = 5;
 /** Room made by finished attempts is refilled at most this often (one claim for many). */
 const REFILL_DELAY_MS = 5;
 const DRAIN_WAIT_MS = 30_000;
+const STOP_WAIT_MS = 20_000;
 const USER_AGENT = 'evmon-webhooks/1';
 
 interface HostQueue {
@@ -49,18 +51,21 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
   let timer: NodeJS.Timeout | null = null;
   let timerDueAt = 0;
   let stopped = true;
+  /** Set by stop(): nothing more is claimed, not even by a drain. */
+  let closing = false;
   let settled: AttemptOutcome[] = [];
   let flushing: Promise<void> | null = null;
   let flushTimer: NodeJS.Timeout | null = null;
   const idleWaiters: (() => void)[] = [];
 
-  /** How many more targets each host this process holds may take. */
+  /** How many more targets each host this process holds may take (0: left out of claims). */
   function hostRooms(): Map<string, number> {
     return new Map([...hosts].map(([host, queue]) => [host, Math.max(0, PER_HOST_HELD - queue.running - queue.waiting.length)]));
   }
 
   /** Claims what there is room for and starts it; answers how many it claimed. */
   function fill(): Promise<number> {
+    if (closing) return Promise.resolve(0);
     if (claiming) {
       claimAgain = true; // what woke us may have committed after that claim looked
       return claiming;
@@ -112,6 +117,7 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
     let statusCode: number | null = null;
     let retryAfter: string | null = null;
     let error: string | null = null;
+    let refusedAddress: string | undefined;
     try {
       const headers = {
         'content-type': 'application/json',
@@ -129,9 +135,13 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
       error = `the webhook answered ${statusCode}`;
     } catch (caught) {
       error = describe(caught);
+      refusedAddress = refusedAddressOf(caught);
     }
     const delay = retryDelayMs(target.attempts, retryAfter, at.getTime());
-    logger.info({ delivery_id: target.delivery_id, host: target.host, attempt: target.attempts, status_code: statusCode, error, retry_in_ms: delay }, 'webhook attempt failed');
+    logger.info(
+      { delivery_id: target.delivery_id, host: target.host, attempt: target.attempts, status_code: statusCode, error, refused_address: refusedAddress, retry_in_ms: delay },
+      'webhook attempt failed',
+    );
     return delay === null
       ? { ...base, status: 'FAILED', statusCode, error, nextAttemptAt: null }
       : { ...base, status: 'PENDING', statusCode, error, nextAttemptAt: new Date(at.getTime() + delay) };
@@ -164,9 +174,9 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
     return flushing;
   }
 
-  /** Resolves once nothing is held and every outcome is written. */
-  async function idle(): Promise<void> {
-    while (held > 0 || settled.length > 0 || flushing) {
+  /** Resolves once nothing is held and every outcome is written, or at `deadline` (performance.now()). */
+  async function idle(deadline = Infinity): Promise<void> {
+    while ((held > 0 || settled.length > 0 || flushing) && performance.now() < deadline) {
       await new Promise<void>((resolve) => {
         idleWaiters.push(resolve);
         setTimeout(resolve, 50); // re-checks even if a wake-up was missed
@@ -205,8 +215,9 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
       for (;;) {
         const claimed = await fill();
         await idle();
+        if (performance.now() > deadline) return;
         if (claimed > 0) continue;
-        if ((await store.outstanding(db, clock.now(), worker)) === 0 || performance.now() > deadline) return;
+        if ((await store.outstanding(db, clock.now(), worker)) === 0) return;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },
@@ -223,13 +234,17 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
     /** Stops claiming, hands back what waits for its host, and waits for attempts in progress. */
     async stop(): Promise<void> {
       stopped = true;
+      closing = true;
       if (timer) clearTimeout(timer);
       timer = null;
       await claiming?.catch(() => 0);
       const waiting = [...hosts.values()].flatMap((queue) => queue.waiting.splice(0));
       held -= waiting.length;
       await store.release(db, worker, waiting).catch((error) => logger.warn({ err: error }, 'handing back webhook attempts failed; their leases will lapse'));
-      await idle();
+      // Attempts end within their 15-second timeout; outcomes that cannot be written by then
+      // (the database is gone) are left to their leases.
+      await idle(performance.now() + STOP_WAIT_MS);
+      if (held > 0 || settled.length > 0) logger.warn({ unsettled: held + settled.length }, 'stopped with webhook outcomes unwritten; their leases will lapse');
       await transport.close();
     },
   };
@@ -237,11 +252,16 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
 
 export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;
 
+/** The address a refusal was about, for the operator's log only. */
+function refusedAddressOf(error: unknown): string | undefined {
+  const refused = [error, (error as { cause?: unknown })?.cause].find((e) => e instanceof AddressRefusedError) as AddressRefusedError | undefined;
+  return refused?.address;
+}
+
 function describe(error: unknown): string {
   const err = error as { name?: string; code?: string; message?: string; cause?: unknown };
   if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return 'no answer within 15 seconds';
   const cause = err?.cause as { code?: string; message?: string } | undefined;
-  if (err?.code === 'EVMON_ADDRESS_REFUSED') return err.message ?? 'refused address';
-  if (cause?.code === 'EVMON_ADDRESS_REFUSED') return cause.message ?? 'refused address';
+  if (err?.code === 'EVMON_ADDRESS_REFUSED' || cause?.code === 'EVMON_ADDRESS_REFUSED') return 'refused: the host is not a public address';
   return `${err?.code ?? cause?.code ?? 'error'}: ${err?.message ?? String(error)}`.slice(0, 500);
 }

@@ -91,6 +91,7 @@ export const outboxStore = {
       `WITH due AS (
          SELECT delivery_id, action_id, host, next_attempt_at FROM sensor_delivery_targets
           WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < now())
+            AND attempts < $8 AND NOT (host = ANY($9::text[]))
           ORDER BY next_attempt_at
           LIMIT $2 * 4
        ), ranked AS (
@@ -111,7 +112,19 @@ export const outboxStore = {
          FROM chosen, sensor_deliveries d, sensors s
         WHERE t.delivery_id = chosen.delivery_id AND t.action_id = chosen.action_id AND d.id = t.delivery_id AND s.id = d.sensor_id
        RETURNING t.delivery_id, t.action_id, t.url, t.host, t.attempts, d.body, s.signing_secret, s.previous_signing_secret, s.previous_secret_expires_at`,
-      [options.now, options.limit, [...options.rooms.keys()], [...options.rooms.values()], options.perHost, options.worker, options.leaseSeconds],
+      [
+        options.now,
+        options.limit,
+        [...options.rooms.keys()],
+        [...options.rooms.values()],
+        options.perHost,
+        options.worker,
+        options.leaseSeconds,
+        MAX_ATTEMPTS,
+        // Hosts without room are left out before the window is cut, so a backlog of theirs
+        // cannot fill it and starve the others.
+        [...options.rooms].filter(([, room]) => room <= 0).map(([host]) => host),
+      ],
     );
   },
 
@@ -150,9 +163,20 @@ export const outboxStore = {
     );
   },
 
-  /** Embedded database only: this process is alone, so leases left by a dead process are free. */
+  /**
+   * Embedded database only: this process is alone, so leases left by a dead process are free.
+   * The interrupted attempt counts; one that was the last fails the target for good.
+   */
   async releaseLeases(db: Queryable): Promise<number> {
-    const rows = await db.query('UPDATE sensor_delivery_targets SET leased_by = NULL, lease_until = NULL WHERE leased_by IS NOT NULL RETURNING delivery_id');
+    const rows = await db.query(
+      `UPDATE sensor_delivery_targets
+          SET leased_by = NULL, lease_until = NULL,
+              status = CASE WHEN attempts >= $1 THEN 'FAILED' ELSE status END,
+              next_attempt_at = CASE WHEN attempts >= $1 THEN NULL ELSE next_attempt_at END,
+              last_error = CASE WHEN attempts >= $1 THEN COALESCE(last_error, 'the attempt was interrupted') ELSE last_error END
+        WHERE leased_by IS NOT NULL RETURNING delivery_id`,
+      [MAX_ATTEMPTS],
+    );
     return rows.length;
   },
 
