@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { Database, Queryable } from './db/database.js';
+import { poller } from './poller.js';
 
 export interface JobContext {
   jobId: number;
@@ -71,10 +72,6 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
   const handlers = new Map<string, { handler: JobHandler; options: Required<JobKindOptions> }>();
   const workerId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const running = new Map<number, Promise<void>>();
-  let claiming: Promise<number> | null = null;
-  let claimAgain = false;
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = true;
 
   const kinds = () => [...handlers.keys()];
 
@@ -153,49 +150,23 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
   }
 
   /** Claims due jobs up to the concurrency bound and starts them; returns how many it claimed. */
-  function runBatch(): Promise<number> {
-    if (claiming) {
-      claimAgain = true; // what asked may have been enqueued after that claim looked
-      return claiming;
-    }
+  async function claimBatch(): Promise<number> {
     const room = MAX_CONCURRENT - running.size;
-    if (handlers.size === 0 || room <= 0) return Promise.resolve(0);
-    claiming = claim(room)
-      .then((jobs) => {
-        for (const job of jobs) {
-          const promise = run(job)
-            .catch((error) => logger.error({ err: error, jobId: job.id }, 'job bookkeeping failed'))
-            .finally(() => {
-              running.delete(job.id);
-              if (!stopped) schedule(0); // room for the next one
-            });
-          running.set(job.id, promise);
-        }
-        return jobs.length;
-      })
-      .finally(() => {
-        claiming = null;
-        if (claimAgain) {
-          claimAgain = false;
-          schedule(0);
-        }
-      });
-    return claiming;
+    if (handlers.size === 0 || room <= 0) return 0;
+    const jobs = await claim(room);
+    for (const job of jobs) {
+      const promise = run(job)
+        .catch((error) => logger.error({ err: error, jobId: job.id }, 'job bookkeeping failed'))
+        .finally(() => {
+          running.delete(job.id);
+          loop.schedule(0); // room for the next one
+        });
+      running.set(job.id, promise);
+    }
+    return jobs.length;
   }
 
-  function schedule(delay: number): void {
-    if (stopped) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = null;
-      runBatch()
-        .catch((error) => logger.error({ err: error }, 'job poll failed'))
-        .finally(() => {
-          if (!timer) schedule(POLL_INTERVAL_MS);
-        });
-    }, delay);
-    timer.unref();
-  }
+  const loop = poller({ claim: claimBatch, pollMs: POLL_INTERVAL_MS, onError: (error) => logger.error({ err: error }, 'job poll failed') });
 
   /** Jobs due now that are waiting or running anywhere (any process). */
   async function outstanding(): Promise<number> {
@@ -222,9 +193,7 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
         [kind, JSON.stringify(payload), options.runAt ?? now, entry.options.maxAttempts, options.dedupeKey ?? null, now],
       );
       // Look once the job is visible: after the caller's commit, not while it may still be open.
-      const wake = () => {
-        if (!stopped) schedule(0);
-      };
+      const wake = () => loop.schedule(0);
       if (tx.afterCommit) tx.afterCommit(wake);
       else wake();
     },
@@ -242,7 +211,7 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
     async drain(options: { waitForOthersMs?: number } = {}): Promise<void> {
       const deadline = performance.now() + (options.waitForOthersMs ?? DRAIN_WAIT_MS);
       for (;;) {
-        const claimed = await runBatch();
+        const claimed = await loop.claimNow();
         if (running.size > 0) {
           await Promise.race([...running.values()]);
           continue;
@@ -254,16 +223,12 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
     },
 
     start(): void {
-      stopped = false;
-      schedule(0);
+      loop.start();
     },
 
     /** Stops polling and waits for the claim in progress and the running jobs to settle. */
     async stop(): Promise<void> {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await claiming?.catch(() => 0);
+      await loop.stop();
       await Promise.all([...running.values()]);
     },
 

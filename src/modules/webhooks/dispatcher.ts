@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import { AddressRefusedError } from './address-policy.js';
+import { poller } from '../../platform/poller.js';
 import { outboxStore as store, type AttemptOutcome, type ClaimedTarget } from './outbox.store.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { signedHeaders } from './webhook-signer.js';
@@ -46,11 +47,6 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
   const worker = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const hosts = new Map<string, HostQueue>();
   let held = 0;
-  let claiming: Promise<number> | null = null;
-  let claimAgain = false;
-  let timer: NodeJS.Timeout | null = null;
-  let timerDueAt = 0;
-  let stopped = true;
   /** Set by stop(): nothing more is claimed, not even by a drain. */
   let closing = false;
   let settled: AttemptOutcome[] = [];
@@ -64,35 +60,21 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
   }
 
   /** Claims what there is room for and starts it; answers how many it claimed. */
-  function fill(): Promise<number> {
-    if (closing) return Promise.resolve(0);
-    if (claiming) {
-      claimAgain = true; // what woke us may have committed after that claim looked
-      return claiming;
-    }
+  async function fill(): Promise<number> {
     const room = MAX_HELD - held;
-    if (room <= 0) return Promise.resolve(0);
-    claiming = store
-      .claim(db, { now: clock.now(), limit: room, rooms: hostRooms(), perHost: PER_HOST_HELD, worker, leaseSeconds: LEASE_SECONDS })
-      .then((targets) => {
-        held += targets.length;
-        for (const target of targets) {
-          const queue = hosts.get(target.host) ?? { running: 0, waiting: [] };
-          hosts.set(target.host, queue);
-          queue.waiting.push(target);
-        }
-        for (const host of new Set(targets.map((t) => t.host))) pump(host);
-        return targets.length;
-      })
-      .finally(() => {
-        claiming = null;
-        if (claimAgain) {
-          claimAgain = false;
-          schedule(0);
-        }
-      });
-    return claiming;
+    if (closing || room <= 0) return 0;
+    const targets = await store.claim(db, { now: clock.now(), limit: room, rooms: hostRooms(), perHost: PER_HOST_HELD, worker, leaseSeconds: LEASE_SECONDS });
+    held += targets.length;
+    for (const target of targets) {
+      const queue = hosts.get(target.host) ?? { running: 0, waiting: [] };
+      hosts.set(target.host, queue);
+      queue.waiting.push(target);
+    }
+    for (const host of new Set(targets.map((t) => t.host))) pump(host);
+    return targets.length;
   }
+
+  const loop = poller({ claim: fill, pollMs: POLL_INTERVAL_MS, onError: (error) => logger.error({ err: error }, 'claiming webhook deliveries failed') });
 
   function pump(host: string): void {
     const queue = hosts.get(host)!;
@@ -106,7 +88,7 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
         held -= 1;
         if (queue.running === 0 && queue.waiting.length === 0) hosts.delete(host);
         else pump(host);
-        if (!stopped) schedule(REFILL_DELAY_MS);
+        loop.schedule(REFILL_DELAY_MS);
       });
     }
   }
@@ -185,35 +167,17 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
     }
   }
 
-  /** Claims after `delay` ms, unless a claim is already set to happen sooner. */
-  function schedule(delay: number): void {
-    if (stopped) return;
-    const dueAt = performance.now() + delay;
-    if (timer && timerDueAt <= dueAt) return;
-    if (timer) clearTimeout(timer);
-    timerDueAt = dueAt;
-    timer = setTimeout(() => {
-      timer = null;
-      fill()
-        .catch((error) => logger.error({ err: error }, 'claiming webhook deliveries failed'))
-        .finally(() => {
-          if (!timer) schedule(POLL_INTERVAL_MS);
-        });
-    }, delay);
-    timer.unref();
-  }
-
   return {
     /** New deliveries were stored: look now rather than at the next poll. */
     wake(): void {
-      schedule(0);
+      loop.schedule(0);
     },
 
     /** Makes every attempt due now, waiting up to 30 s for those other processes hold. */
     async drain(): Promise<void> {
       const deadline = performance.now() + DRAIN_WAIT_MS;
       for (;;) {
-        const claimed = await fill();
+        const claimed = await loop.claimNow();
         await idle();
         if (performance.now() > deadline) return;
         if (claimed > 0) continue;
@@ -227,17 +191,13 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
         const released = await store.releaseLeases(db);
         if (released > 0) logger.warn({ targets: released }, 'released webhook attempts left leased by a previous process');
       }
-      stopped = false;
-      schedule(0);
+      loop.start();
     },
 
     /** Stops claiming, hands back what waits for its host, and waits for attempts in progress. */
     async stop(): Promise<void> {
-      stopped = true;
       closing = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await claiming?.catch(() => 0);
+      await loop.stop();
       const waiting = [...hosts.values()].flatMap((queue) => queue.waiting.splice(0));
       held -= waiting.length;
       await store.release(db, worker, waiting).catch((error) => logger.warn({ err: error }, 'handing back webhook attempts failed; their leases will lapse'));
