@@ -178,7 +178,7 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
       const deadline = performance.now() + DRAIN_WAIT_MS;
       for (;;) {
         const claimed = await loop.claimNow();
-        await idle();
+        await idle(deadline);
         if (performance.now() > deadline) return;
         if (claimed > 0) continue;
         if ((await store.outstanding(db, clock.now(), worker)) === 0) return;
@@ -222,6 +222,7 @@ function describe(error: unknown): string {
   const err = error as { name?: string; code?: string; message?: string; cause?: unknown };
   if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return 'no answer within 15 seconds';
   const cause = err?.cause as { code?: string; message?: string } | undefined;
+  // The client-facing text of a refusal names no address (see AddressRefusedError).
   if (err?.code === 'EVMON_ADDRESS_REFUSED' || cause?.code === 'EVMON_ADDRESS_REFUSED') return 'refused: the host is not a public address';
   return `${err?.code ?? cause?.code ?? 'error'}: ${err?.message ?? String(error)}`.slice(0, 500);
 }
