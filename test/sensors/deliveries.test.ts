@@ -217,4 +217,24 @@ describe('sensor deliveries', () => {
     assert.equal(bodies.filter((b) => b.type === 'event.matched' && b.data.event.id === survivor).length, 1);
     assert.equal(bodies.length, 3);
   });
+
+  it('when the receiver answers a redirect, then it is not followed: the attempt failed and is retried later', async () => {
+    const account = await corpus.account(0, SCOPES);
+    const type = await corpus.eventType();
+    const watching = await sensor(account.key, { event_type_id: type.id }, '/redirect');
+    const previous = receiver.reply;
+    receiver.reply = (request) => (request.path === '/redirect' ? { status: 307, headers: { location: receiver.url('/redirected') } } : previous(request));
+    try {
+      await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+      await drain();
+      assert.equal(received('/redirect').length, 1);
+      assert.equal(received('/redirected').length, 0, 'not followed');
+      const [delivery] = await deliveries(account.key, watching.id);
+      assert.equal(delivery.status, 'PENDING');
+      assert.equal(delivery.last_status_code, 307);
+      assert.equal(delivery.last_error, 'the webhook answered 307');
+    } finally {
+      receiver.reply = previous;
+    }
+  });
 });
