@@ -84,19 +84,32 @@ describe('deliveries across restarts and processes', () => {
 
   it('when two server processes share PostgreSQL, then each delivery attempt is made once', { skip: PG_URL === null ? 'PostgreSQL only (EVMON_TEST_DATABASE_URL)' : false }, async () => {
     receiver.received.length = 0;
-    receiver.reply = () => ({ status: 200, delayMs: 20 });
+    receiver.reply = () => ({ status: 500, delayMs: 20 });
     const pair = await spawnServers(2, { ...database.env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
     servers.push(...pair);
     const [a, b] = pair as [SpawnedServer, SpawnedServer];
+    // Each process has its own test clock: keep them together.
+    const setClocks = (now: string) => Promise.all(pair.map((server) => server.ops.post('/clock', { now })));
+    await setClocks(NOW);
     const { sensors, ingest } = await setUp(a, receiver, 60);
     await ingest(a);
     await ingest(b);
     await Promise.all([a.ops.post('/drain'), b.ops.post('/drain')]);
     await receiver.waitFor(120);
     await new Promise((resolve) => setTimeout(resolve, 500)); // any duplicate would arrive meanwhile
-    const ids = receiver.received.map((r) => r.headers['webhook-id']);
-    assert.equal(ids.length, 120);
-    assert.equal(new Set(ids).size, 120, 'no delivery attempted twice');
+    const firstIds = receiver.received.map((r) => r.headers['webhook-id']);
+    assert.equal(firstIds.length, 120);
+    assert.equal(new Set(firstIds).size, 120, 'no first attempt made twice');
     assert.equal(sensors.length, 60);
+
+    // The retries, due together on both processes: each made once.
+    receiver.reply = () => ({ status: 200, delayMs: 20 });
+    await setClocks(new Date(Date.parse(NOW) + 60_000).toISOString());
+    await Promise.all([a.ops.post('/drain'), b.ops.post('/drain')]);
+    await receiver.waitFor(240);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const retryIds = receiver.received.slice(120).map((r) => r.headers['webhook-id']);
+    assert.equal(retryIds.length, 120);
+    assert.deepEqual(new Set(retryIds), new Set(firstIds), 'each delivery retried once, under its own webhook-id');
   });
 });
