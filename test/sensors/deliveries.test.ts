@@ -237,4 +237,24 @@ describe('sensor deliveries', () => {
       receiver.reply = previous;
     }
   });
+
+  it('when the receiver takes longer than 15 seconds, then the attempt fails as a timeout and is retried', async () => {
+    const account = await corpus.account(0, SCOPES);
+    const type = await corpus.eventType();
+    const watching = await sensor(account.key, { event_type_id: type.id }, '/timeout');
+    const previous = receiver.reply;
+    receiver.reply = (request) => (request.path === '/timeout' ? { status: 200, delayMs: 16_000 } : previous(request));
+    try {
+      await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+      await drain(); // waits for the attempt: about 15 s of real time
+      assert.equal(received('/timeout').length, 1);
+      const [delivery] = await deliveries(account.key, watching.id);
+      assert.equal(delivery.status, 'PENDING');
+      assert.equal(delivery.attempts, 1);
+      assert.equal(delivery.last_status_code, null);
+      assert.equal(delivery.last_error, 'no answer within 15 seconds');
+    } finally {
+      receiver.reply = previous;
+    }
+  });
 });

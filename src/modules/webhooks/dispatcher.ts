@@ -220,7 +220,8 @@ function refusedAddressOf(error: unknown): string | undefined {
 
 function describe(error: unknown): string {
   const err = error as { name?: string; code?: string; message?: string; cause?: unknown };
-  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return 'no answer within 15 seconds';
+  const timeout = ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'].includes(err?.code ?? '');
+  if (timeout || err?.name === 'TimeoutError' || err?.name === 'AbortError') return 'no answer within 15 seconds';
   const cause = err?.cause as { code?: string; message?: string } | undefined;
   // The client-facing text of a refusal names no address (see AddressRefusedError).
   if (err?.code === 'EVMON_ADDRESS_REFUSED' || cause?.code === 'EVMON_ADDRESS_REFUSED') return 'refused: the host is not a public address';

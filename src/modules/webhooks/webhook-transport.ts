@@ -40,8 +40,9 @@ export function webhookTransport(options: { allowPrivate: boolean; connectionsPe
   const agent = new Agent({
     connect: { timeout: CONNECT_TIMEOUT_MS, ...(options.allowPrivate ? {} : { lookup: guardedLookup }) },
     connections: options.connectionsPerHost,
-    headersTimeout: ATTEMPT_TIMEOUT_MS,
-    bodyTimeout: ATTEMPT_TIMEOUT_MS,
+    // The whole attempt is bounded by the abort signal below; these only back it up.
+    headersTimeout: ATTEMPT_TIMEOUT_MS + 1_000,
+    bodyTimeout: ATTEMPT_TIMEOUT_MS + 1_000,
   });
   return {
     async post(url, headers, body) {
