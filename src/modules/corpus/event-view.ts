@@ -111,3 +111,9 @@ export async function loadEventViews(
     ];
   });
 }
+
+/** The search-event shape alone, without the operator's `merged_into_event_id` and `deleted`. */
+export function searchEventOf(view: SearchEvent & { merged_into_event_id: string | null; deleted: boolean }): SearchEvent {
+  const { merged_into_event_id: _merged, deleted: _deleted, ...event } = view;
+  return event;
+}

@@ -9,6 +9,7 @@ import { ProblemError } from '../../platform/problems.js';
 import type { CreateEventTypeBody, RoleInput, RoleValueType, UpdateEventTypeBody } from './reference.schemas.js';
 import { referenceStore as store, type EntityRow, type EventTypeRow, type RoleRow } from './reference.store.js';
 import { templateRoles } from './sentence.js';
+import { listPage } from '../../platform/list-page.js';
 
 export interface CorpusDeps {
   db: Database;
@@ -136,9 +137,7 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
         throw new ProblemError('validation-failed', 'starting_after names no entity.');
       }
       const rows = await store.searchEntities(db, query, limit + 1, startingAfter ?? null);
-      const page = rows.slice(0, limit);
-      const hasMore = rows.length > limit;
-      return { object: 'list' as const, data: page.map(entityView), has_more: hasMore, next_cursor: hasMore ? page[page.length - 1]!.id : null };
+      return listPage(rows.map(entityView), limit);
     },
 
     async createEntityList(input: { name: string; owner_account_id?: string | null; entity_ids: string[] }) {

@@ -34,8 +34,8 @@ export interface EventFilter {
  */
 export const foldUnit = (unit: string): string => unit.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
-/** Fills the defaults of every omitted field. */
-export function normalizeFilter(input: Partial<EventFilter>): EventFilter {
+/** Fills the defaults of every omitted field; `null` counts as omitted (a merge patch's reset). */
+export function normalizeFilter(input: { [K in keyof EventFilter]?: EventFilter[K] | null }): EventFilter {
   return {
     event_type_id: input.event_type_id ?? null,
     involved_entity_ids: input.involved_entity_ids ?? [],

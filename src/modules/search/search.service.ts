@@ -9,7 +9,7 @@ import { DatabaseUnavailableError, type Database } from '../../platform/db/datab
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, chargeCredits } from '../accounts/billing.js';
-import { loadEventViews, receivedUpTo } from '../corpus/event-view.js';
+import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-view.js';
 import { databaseEntityResolver, usableEntityLists } from '../filters/entity-resolver.js';
 import { filterConditions, SqlParams, type FilterScope } from '../filters/filter-sql.js';
 import { compileFilter, normalizeFilter, type CompiledFilter, type EventFilter } from '../filters/filter.js';
@@ -92,7 +92,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     const rows = size > 0 ? await store.page(db, filterConditions(filter, params, scope), params, after, size + 1) : [];
     const shown = rows.slice(0, size);
     const events = await loadEventViews(db, shown.map((row) => row.id), { seq: scope.countedUpTo });
-    return { rows: shown, hasMore: rows.length > size, data: events.map(({ merged_into_event_id: _m, deleted: _d, ...event }) => event) };
+    return { rows: shown, hasMore: rows.length > size, data: events.map(searchEventOf) };
   }
 
   function result(execution: ExecutionRow, state: { returned: number; limit: number }, page: Awaited<ReturnType<typeof readPage>>): SearchResult {

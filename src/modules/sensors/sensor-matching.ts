@@ -11,7 +11,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { EventChanges } from '../corpus/event-changes.js';
-import { loadEventViews, type SearchEvent } from '../corpus/event-view.js';
+import { loadEventViews, searchEventOf, type SearchEvent } from '../corpus/event-view.js';
 import { preloadedEntityResolver } from '../filters/entity-resolver.js';
 import { loadEventFacts } from '../filters/event-facts.js';
 import { readFilterVersions } from '../filters/filter-versions.js';
@@ -72,9 +72,7 @@ export function sensorMatching({ db, clock, newId, changes, onDeliveries }: Sens
 
   async function eventView(eventId: string): Promise<SearchEvent | null> {
     const [view] = await loadEventViews(db, [eventId], { at: clock.now() });
-    if (!view) return null;
-    const { merged_into_event_id: _merged, deleted: _deleted, ...event } = view;
-    return event;
+    return view ? searchEventOf(view) : null;
   }
 
   async function matchEvent(eventId: string): Promise<void> {

@@ -5,9 +5,11 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
+import { listPage } from '../../platform/list-page.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { usableEntityLists } from '../filters/entity-resolver.js';
 import { bumpFilterVersion } from '../filters/filter-versions.js';
+import { normalizeFilter } from '../filters/filter.js';
 import type { CreateSensorBody, PatchSensorBody, Sensor, SensorDelivery, SensorFilter } from './sensors.schemas.js';
 import { sensorsStore as store, type DeliveryRow, type SensorRow, type StoredAction } from './sensors.store.js';
 
@@ -27,18 +29,10 @@ export interface ListQuery {
 
 export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-/** The filter with every field, defaults filled in. */
-export function completeFilter(input: Partial<{ [K in keyof SensorFilter]: SensorFilter[K] | null }>): SensorFilter {
-  return {
-    event_type_id: input.event_type_id ?? null,
-    involved_entity_ids: input.involved_entity_ids ?? [],
-    involved_entity_list_ids: input.involved_entity_list_ids ?? [],
-    required_source_news_outlet_ids: input.required_source_news_outlet_ids ?? [],
-    report_source_kind: input.report_source_kind ?? 'ANY',
-    represented_entity_ids: input.represented_entity_ids ?? [],
-    represented_entity_list_ids: input.represented_entity_list_ids ?? [],
-    min_reports: input.min_reports ?? 1,
-  };
+/** The sensor filter with every field, defaults filled in (the filter module's defaults). */
+export function completeFilter(input: { [K in keyof SensorFilter]?: SensorFilter[K] | null }): SensorFilter {
+  const { scope: _scope, role_filters: _roleFilters, ...filter } = normalizeFilter(input);
+  return filter;
 }
 
 const notFound = (id: string) => new ProblemError('not-found', `No sensor with id ${id}.`);
@@ -75,20 +69,16 @@ function deliveryView(row: DeliveryRow): SensorDelivery {
   };
 }
 
-function page<T extends { id: string }>(rows: T[], limit: number) {
-  const data = rows.slice(0, limit);
-  const hasMore = rows.length > limit;
-  return { object: 'list' as const, data, has_more: hasMore, next_cursor: hasMore ? data[data.length - 1]!.id : null };
-}
+type CheckedAction = Omit<StoredAction, 'id'>;
 
 /**
- * Webhook actions as stored: `https:` only, without credentials, each URL once; refused when
- * written (addresses are checked when delivering). An action that keeps its URL keeps its id.
+ * Webhook actions as written: `https:` only, without credentials, each URL once (addresses
+ * are checked when delivering). Throws 400 naming each bad URL.
  */
-function storedActions(actions: CreateSensorBody['actions'], previous: readonly StoredAction[], newId: IdGenerator): StoredAction[] {
+function checkActions(actions: CreateSensorBody['actions']): CheckedAction[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
-  const stored = actions.map((action, i) => {
+  const checked = actions.map((action, i) => {
     const pointer = `/actions/${i}/url`;
     let url: URL | null = null;
     try {
@@ -101,11 +91,15 @@ function storedActions(actions: CreateSensorBody['actions'], previous: readonly 
     const href = url?.href ?? action.url;
     if (url && seen.has(href)) errors.push({ pointer, detail: 'repeats the URL of an earlier action' });
     seen.add(href);
-    const kept = previous.find((p) => p.url === href);
-    return { id: kept?.id ?? newId(), type: 'webhook' as const, url: href, host: url ? `${url.hostname}:${url.port || '443'}` : '' };
+    return { type: 'webhook' as const, url: href, host: url ? `${url.hostname}:${url.port || '443'}` : '' };
   });
   if (errors.length > 0) throw new ProblemError('validation-failed', 'The sensor\'s actions are not valid.', { errors });
-  return stored;
+  return checked;
+}
+
+/** Ids for checked actions: an action that keeps its URL keeps its id. */
+function withIds(actions: readonly CheckedAction[], previous: readonly StoredAction[], newId: IdGenerator): StoredAction[] {
+  return actions.map((action) => ({ id: previous.find((p) => p.url === action.url)?.id ?? newId(), ...action }));
 }
 
 export function sensorsService({ db, clock, newId }: SensorsDeps) {
@@ -141,7 +135,7 @@ export function sensorsService({ db, clock, newId }: SensorsDeps) {
   return {
     async create(accountId: string, body: CreateSensorBody): Promise<Sensor> {
       const filter = completeFilter(body.filter);
-      const actions = storedActions(body.actions, [], newId);
+      const actions = withIds(checkActions(body.actions), [], newId);
       await checkFilter(db, accountId, filter);
       const now = clock.now();
       const secret = newSigningSecret();
@@ -174,16 +168,16 @@ export function sensorsService({ db, clock, newId }: SensorsDeps) {
 
     async list(accountId: string, query: ListQuery) {
       const rows = await store.list(db, accountId, query.starting_after ?? null, query.limit + 1);
-      return page(rows.map((row) => view(row)), query.limit);
+      return listPage(rows.map((row) => view(row)), query.limit);
     },
 
     /** JSON Merge Patch over name, description, filter and actions. */
     patch(accountId: string, id: string, body: PatchSensorBody): Promise<Sensor> {
       // The body is judged before the sensor is looked up (400 before 404).
-      if (body.actions !== undefined) storedActions(body.actions, [], newId);
+      const checked = body.actions === undefined ? null : checkActions(body.actions);
       return change(accountId, id, async (row, tx) => {
         const filter = body.filter === undefined ? row.filter : completeFilter({ ...row.filter, ...body.filter });
-        const actions = body.actions === undefined ? row.actions : storedActions(body.actions, row.actions, newId);
+        const actions = checked === null ? row.actions : withIds(checked, row.actions, newId);
         if (body.filter !== undefined) await checkFilter(tx, accountId, filter);
         const next: SensorRow = {
           ...row,
@@ -237,7 +231,7 @@ export function sensorsService({ db, clock, newId }: SensorsDeps) {
       const row = await store.get(db, accountId, id);
       if (!row) throw notFound(id);
       const rows = await store.deliveries(db, id, query.starting_after ?? null, query.limit + 1);
-      return page(rows.map(deliveryView), query.limit);
+      return listPage(rows.map(deliveryView), query.limit);
     },
   };
 }

@@ -18,7 +18,6 @@ export function isPublicAddress(address: string): boolean {
 
 /** A connection the address policy refused; the attempt fails without reaching the network. */
 export class AddressRefusedError extends Error {
-  readonly code = 'EVMON_ADDRESS_REFUSED';
   constructor(
     readonly host: string,
     readonly address: string,

@@ -117,7 +117,7 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
       error = `the webhook answered ${statusCode}`;
     } catch (caught) {
       error = describe(caught);
-      refusedAddress = refusedAddressOf(caught);
+      refusedAddress = refusalOf(caught)?.address;
     }
     const delay = retryDelayMs(target.attempts, retryAfter, at.getTime());
     logger.info(
@@ -212,18 +212,17 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
 
 export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;
 
-/** The address a refusal was about, for the operator's log only. */
-function refusedAddressOf(error: unknown): string | undefined {
-  const refused = [error, (error as { cause?: unknown })?.cause].find((e) => e instanceof AddressRefusedError) as AddressRefusedError | undefined;
-  return refused?.address;
+/** The refusal behind an attempt's error (undici may wrap it as the cause), if any. */
+function refusalOf(error: unknown): AddressRefusedError | undefined {
+  return [error, (error as { cause?: unknown })?.cause].find((e): e is AddressRefusedError => e instanceof AddressRefusedError);
 }
 
 function describe(error: unknown): string {
-  const err = error as { name?: string; code?: string; message?: string; cause?: unknown };
+  const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   const timeout = ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'].includes(err?.code ?? '');
   if (timeout || err?.name === 'TimeoutError' || err?.name === 'AbortError') return 'no answer within 15 seconds';
-  const cause = err?.cause as { code?: string; message?: string } | undefined;
   // The client-facing text of a refusal names no address (see AddressRefusedError).
-  if (err?.code === 'EVMON_ADDRESS_REFUSED' || cause?.code === 'EVMON_ADDRESS_REFUSED') return 'refused: the host is not a public address';
-  return `${err?.code ?? cause?.code ?? 'error'}: ${err?.message ?? String(error)}`.slice(0, 500);
+  const refusal = refusalOf(error);
+  if (refusal) return refusal.message;
+  return `${err?.code ?? err?.cause?.code ?? 'error'}: ${err?.message ?? String(error)}`.slice(0, 500);
 }

@@ -14,11 +14,12 @@ export interface Queryable {
   afterCommit?(callback: () => void): void;
 }
 
-/** A transaction's handle with its after-commit callbacks, for the two storage paths. */
-export function withCommitHooks(tx: Queryable): { tx: Queryable; committed(): void } {
+/** The after-commit callbacks of one transaction, for the two storage paths. */
+export function commitHooks() {
   const callbacks: (() => void)[] = [];
   return {
-    tx: { query: tx.query, exec: tx.exec, afterCommit: (callback) => callbacks.push(callback) },
+    /** The transaction's handle, with `afterCommit`. */
+    wrap: (tx: Queryable): Queryable => ({ query: tx.query, exec: tx.exec, afterCommit: (callback) => callbacks.push(callback) }),
     committed: () => callbacks.forEach((callback) => callback()),
   };
 }

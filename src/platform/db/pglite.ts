@@ -3,7 +3,7 @@
 // awaited another query on the outer handle would wait on itself. The Database contract
 // forbids that by handing the callback its own `tx`.
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { DatabaseUnavailableError, withCommitHooks, type Database, type Queryable, type Row } from './database.js';
+import { DatabaseUnavailableError, commitHooks, type Database, type Queryable, type Row } from './database.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -38,12 +38,9 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     exec: outer.exec,
     async transaction(work) {
       if (closed) throw new DatabaseUnavailableError(new Error('the embedded database is closed'));
-      let hooked: ReturnType<typeof withCommitHooks> | null = null;
-      const result = await pg.transaction((tx) => {
-        hooked = withCommitHooks(asQueryable(tx, isClosed));
-        return work(hooked.tx);
-      });
-      (hooked as ReturnType<typeof withCommitHooks> | null)?.committed();
+      const hooks = commitHooks();
+      const result = await pg.transaction((tx) => work(hooks.wrap(asQueryable(tx, isClosed))));
+      hooks.committed();
       return result;
     },
     async close() {

@@ -1,7 +1,7 @@
 // PostgreSQL through a pg pool. Several server processes may share one database: every
 // rule that must hold across them lives in a transaction with the rows it depends on locked.
 import pg from 'pg';
-import { DatabaseUnavailableError, withCommitHooks, type Database, type Queryable, type Row } from './database.js';
+import { DatabaseUnavailableError, commitHooks, type Database, type Queryable, type Row } from './database.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -93,12 +93,12 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       const client = await pool.connect().catch((error) => {
         throw classify(error);
       });
-      const hooked = withCommitHooks(asQueryable(client));
+      const hooks = commitHooks();
       try {
         await client.query('BEGIN');
-        const result = await work(hooked.tx);
+        const result = await work(hooks.wrap(asQueryable(client)));
         await client.query('COMMIT');
-        hooked.committed();
+        hooks.committed();
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
