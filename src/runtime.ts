@@ -3,7 +3,10 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { accountsService, type AccountsService } from './modules/accounts/accounts.service.js';
-import { eventChanges, type EventChanges } from './modules/corpus/event-changes.js';
+import { eventChanges, REFRESH_EVENTS_JOB, type EventChanges } from './modules/corpus/event-changes.js';
+import { beatEntriesService, type BeatEntriesService } from './modules/beats/beat-entries.service.js';
+import { BEAT_BACKFILL_JOB, beatRecording } from './modules/beats/beat-recording.js';
+import { beatsService, type BeatsService } from './modules/beats/beats.service.js';
 import { eventsService, type EventsService } from './modules/corpus/events.service.js';
 import { referenceService, type ReferenceService } from './modules/corpus/reference.service.js';
 import { keyAuthenticator, type KeyAuthenticator } from './modules/accounts/key-authenticator.js';
@@ -44,6 +47,8 @@ export interface Runtime {
   search: SearchService;
   sensors: SensorsService;
   webhooks: WebhookDispatcher;
+  beats: BeatsService;
+  beatEntries: BeatEntriesService;
   /** Runs every piece of background work due now: jobs (matching among them), then webhook attempts. */
   drain(): Promise<void>;
   /** Starts background work (job polling, counter sweeping). The CLI never calls it. */
@@ -75,16 +80,27 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const limiter = rateLimiter(counters, clock, { maxPerMinute: config.edgeMaxPerMinute, banSeconds: config.edgeBanSeconds });
   const secret = await loadSecret(db, config.secret);
   const keys = keyAuthenticator(db);
+  const cursors = cursorSigner(secret);
   const accounts = accountsService({ db, clock, newId });
-  const changes = eventChanges(jobs);
-  const events = eventsService({ db, clock, newId, changes, jobs });
-  const reference = referenceService({ db, clock, newId, jobs });
   const claims = idempotencyClaims(db, clock);
-  const search = searchService({ db, clock, newId, cursors: cursorSigner(secret), ...testPause(config, logger) });
+  const search = searchService({ db, clock, newId, cursors, ...testPause(config, logger) });
   const sensors = sensorsService({ db, clock, newId });
   const transport = webhookTransport({ allowPrivate: config.webhookAllowPrivate, connectionsPerHost: PER_HOST_RUNNING });
   const webhooks = webhookDispatcher({ db, clock, logger, transport });
-  sensorMatching({ db, clock, newId, changes, onDeliveries: () => webhooks.wake() });
+  const beats = beatsService({ db, clock, newId, jobs });
+  const beatEntries = beatEntriesService({ db, clock, cursors });
+  const recording = beatRecording({ db, clock, newId });
+
+  // The features that react to corpus changes, each with a durable job of its own.
+  const changes = eventChanges(jobs, {
+    sensors: sensorMatching({ db, clock, newId, onDeliveries: () => webhooks.wake() }),
+    beats: recording.onEventChange,
+  });
+  const events = eventsService({ db, clock, newId, changes });
+  const reference = referenceService({ db, clock, newId, jobs });
+  // Background work that one module enqueues and another does.
+  jobs.register(REFRESH_EVENTS_JOB, events.refreshEvents); // enqueued by entity merges and deletions (reference)
+  jobs.register(BEAT_BACKFILL_JOB, recording.backfill); // enqueued by beat creation
 
   let sweepTimer: NodeJS.Timeout | null = null;
 
@@ -106,6 +122,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     search,
     sensors,
     webhooks,
+    beats,
+    beatEntries,
     async drain() {
       await jobs.drain();
       await webhooks.drain();

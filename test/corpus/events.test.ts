@@ -12,7 +12,9 @@ describe('event pipeline', () => {
   let otherType: { id: string };
   let outletA: string;
   let outletB: string;
-  const changes: EventChange[] = [];
+  // What the corpus handed to its subscribers: the payloads of the sensors' hand-off jobs.
+  const published = async (): Promise<EventChange[]> =>
+    (await server.runtime.db.query<{ payload: EventChange }>(`SELECT payload FROM jobs WHERE kind = 'corpus.event-changed:sensors' ORDER BY id`)).map((row) => row.payload);
   const ops = (method: string, path: string, body?: unknown) =>
     server.http.request(method, `/ops/v1${path}`, { headers: bearer(OPS_TOKEN), ...(body === undefined ? {} : { body }) });
   const entity = async (name: string, type: string | null = 'ORGANIZATION') => (await ops('POST', '/entities', { name, type })).json.id as string;
@@ -25,7 +27,6 @@ describe('event pipeline', () => {
 
   before(async () => {
     server = await startServer();
-    server.runtime.changes.subscribe('test', async (change) => void changes.push(change));
     await server.ops.post('/clock', { now: '2026-11-20T12:00:00.000Z' });
     acquisition = (
       await ops('POST', '/event-types', {
@@ -149,7 +150,7 @@ describe('event pipeline', () => {
     await ops('POST', `/entities/${a}/merge`, { into_entity_id: b });
     await server.http.request('POST', '/ops/v1/drain', { headers: bearer(OPS_TOKEN) });
     assert.match((await event(report.incident_id)).sentence, new RegExp(`^${newName} acquired`));
-    assert.ok(changes.some((c) => c.kind === 'entities-changed' && c.eventId === report.incident_id));
+    assert.ok((await published()).some((c) => c.kind === 'entities-changed' && c.eventId === report.incident_id));
     await ops('DELETE', `/entities/${target}`);
     await server.http.request('POST', '/ops/v1/drain', { headers: bearer(OPS_TOKEN) });
     assert.equal((await event(report.incident_id)).sentence, null, 'the deleted target leaves the template unfilled');
@@ -230,7 +231,7 @@ describe('event pipeline', () => {
     assert.equal(toDeleted.status, 400);
 
     await server.http.request('POST', '/ops/v1/drain', { headers: bearer(OPS_TOKEN) });
-    const mine = changes.filter((c) => c.eventId === a.incident_id || c.eventId === b.incident_id);
+    const mine = (await published()).filter((c) => c.eventId === a.incident_id || c.eventId === b.incident_id);
     assert.ok(mine.some((c) => c.kind === 'merged' && c.eventId === a.incident_id && c.mergedIntoEventId === b.incident_id));
     assert.ok(mine.some((c) => c.kind === 'deleted' && c.eventId === b.incident_id));
     assert.ok(mine.filter((c) => c.kind === 'report-added').length >= 3);

@@ -1,12 +1,13 @@
 // The hand-off from the corpus to the features that react to events (sensors, beats): every
-// change to an event (a new report, a merge, a deletion) stores one durable
-// "corpus.event-changed" job in the same transaction as the change. Its handler calls each
-// subscriber in turn; a failure retries the whole job, so subscribers must be idempotent
-// (they are: one delivery per sensor and event, one entry per beat and event).
+// change to an event (a new report, a merge, a deletion) stores one durable job per
+// subscriber, "corpus.event-changed:<subscriber>", in the same transaction as the change. Each
+// subscriber retries on its own, so a failing beat charge never re-runs sensor matching and
+// the reverse; a retried subscriber must be idempotent (it is: one delivery per sensor and
+// event, one entry per beat and event).
 import type { Queryable } from '../../platform/db/database.js';
 import type { JobQueue } from '../../platform/jobs.js';
 
-export const EVENT_CHANGED_JOB = 'corpus.event-changed';
+const EVENT_CHANGED_JOB = 'corpus.event-changed';
 /** Recomputes the state of events after an entity they name was merged or deleted. */
 export const REFRESH_EVENTS_JOB = 'corpus.refresh-events';
 
@@ -18,16 +19,17 @@ export type EventChange =
 
 export type EventChangeSubscriber = (change: EventChange) => Promise<void>;
 
-export function eventChanges(jobs: JobQueue) {
-  const subscribers = new Map<string, EventChangeSubscriber>();
-  jobs.register(EVENT_CHANGED_JOB, async (payload) => {
-    for (const subscriber of subscribers.values()) await subscriber(payload as EventChange);
+/** The hand-off to these subscribers, by name (the name is part of their jobs' kind). */
+export function eventChanges(jobs: JobQueue, subscribers: Readonly<Record<string, EventChangeSubscriber>>) {
+  const kinds = Object.entries(subscribers).map(([name, subscriber]) => {
+    const kind = `${EVENT_CHANGED_JOB}:${name}`;
+    jobs.register(kind, (payload) => subscriber(payload as EventChange));
+    return kind;
   });
   return {
-    /** Stores the change in the caller's transaction. */
-    publish: (tx: Queryable, change: EventChange) => jobs.enqueue(tx, EVENT_CHANGED_JOB, change),
-    subscribe(name: string, subscriber: EventChangeSubscriber): void {
-      subscribers.set(name, subscriber);
+    /** Stores the change for every subscriber in the caller's transaction. */
+    async publish(tx: Queryable, change: EventChange): Promise<void> {
+      for (const kind of kinds) await jobs.enqueue(tx, kind, change);
     },
   };
 }

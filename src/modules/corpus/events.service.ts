@@ -8,8 +8,7 @@ import { ProblemError } from '../../platform/problems.js';
 import { indexNewReport, rebuildEventIndex } from './event-index.js';
 import { loadEventViews } from './event-view.js';
 import { findCluster, readHappenedOn } from './clustering.js';
-import { REFRESH_EVENTS_JOB, type EventChanges } from './event-changes.js';
-import type { JobQueue } from '../../platform/jobs.js';
+import type { EventChanges } from './event-changes.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { eventsStore as store } from './events.store.js';
 import { referenceStore, type EventTypeRow, type RoleRow } from './reference.store.js';
@@ -23,7 +22,6 @@ export interface EventsDeps {
   clock: Clock;
   newId: IdGenerator;
   changes: EventChanges;
-  jobs: JobQueue;
 }
 
 const invalid = (pointer: string, detail: string) =>
@@ -115,22 +113,7 @@ function sourceSeqs(reports: readonly { received_seq: number; source_id: string 
   return [...first.values()].sort((a, b) => a - b);
 }
 
-export function eventsService({ db, clock, newId, changes, jobs }: EventsDeps) {
-  // An entity merged or deleted changes the sentence and entities of the events naming it.
-  jobs.register(REFRESH_EVENTS_JOB, async (payload) => {
-    const { event_ids: eventIds } = payload as { event_ids: string[] };
-    for (let i = 0; i < eventIds.length; i += 100) {
-      await db.transaction(async (tx) => {
-        for (const eventId of eventIds.slice(i, i + 100)) {
-          const event = await store.getEvent(tx, eventId);
-          if (!event || event.merged_into_event_id || event.deleted_at) continue;
-          await refreshEvent(tx, eventId, event.event_type_id, clock.now());
-          await changes.publish(tx, { kind: 'entities-changed', eventId });
-        }
-      });
-    }
-  });
-
+export function eventsService({ db, clock, newId, changes }: EventsDeps) {
 
   async function ingestArticleIn(tx: Queryable, input: IngestArticleBody) {
     const now = clock.now();
@@ -200,6 +183,24 @@ export function eventsService({ db, clock, newId, changes, jobs }: EventsDeps) {
   }
 
   return {
+    /**
+     * The REFRESH_EVENTS_JOB handler: an entity merged or deleted changes the sentence and
+     * entities of the events naming it.
+     */
+    async refreshEvents(payload: unknown): Promise<void> {
+      const { event_ids: eventIds } = payload as { event_ids: string[] };
+      for (let i = 0; i < eventIds.length; i += 100) {
+        await db.transaction(async (tx) => {
+          for (const eventId of eventIds.slice(i, i + 100)) {
+            const event = await store.getEvent(tx, eventId);
+            if (!event || event.merged_into_event_id || event.deleted_at) continue;
+            await refreshEvent(tx, eventId, event.event_type_id, clock.now());
+            await changes.publish(tx, { kind: 'entities-changed', eventId });
+          }
+        });
+      }
+    },
+
     /** Ingests one report taken from a news article; answers its id, event and report date. */
     ingestArticle(input: IngestArticleBody) {
       return db.transaction((tx) => ingestArticleIn(tx, input));

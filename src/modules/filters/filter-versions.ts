@@ -2,15 +2,15 @@
 // filters in memory reads these before matching and recompiles when one moved.
 import type { Queryable } from '../../platform/db/database.js';
 
-export type FilterVersionName = 'sensors' | 'entities';
+export type FilterVersionName = 'sensors' | 'beats' | 'entities';
 
 /** Moves a version, in the caller's transaction (committed with the change it announces). */
 export async function bumpFilterVersion(tx: Queryable, name: FilterVersionName): Promise<void> {
   await tx.query('UPDATE filter_versions SET version = version + 1 WHERE name = $1', [name]);
 }
 
-/** Every version in one string: equal strings mean nothing a compiled filter reads has changed. */
-export async function readFilterVersions(db: Queryable): Promise<string> {
-  const rows = await db.query<{ name: string; version: string }>('SELECT name, version::text AS version FROM filter_versions ORDER BY name');
+/** These versions in one string: equal strings mean nothing a compiled filter reads has changed. */
+export async function readFilterVersions(db: Queryable, names: readonly FilterVersionName[]): Promise<string> {
+  const rows = await db.query<{ name: string; version: string }>('SELECT name, version::text AS version FROM filter_versions WHERE name = ANY($1::text[]) ORDER BY name', [names]);
   return rows.map((row) => `${row.name}:${row.version}`).join(',');
 }

@@ -4,37 +4,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StrictObject, Text, Uuid } from '../../platform/http/schema-kit.js';
 import { SearchEvent } from '../corpus/events.schemas.js';
+import { RoleFilter } from '../filters/filter.schemas.js';
 
 export const LOOKBACK_DAYS = [7, 30, 90, 180, 365] as const;
-
-const RoleCodeName = Text({ minLength: 1, maxLength: 200, description: 'A role code name of the event type.' });
-const IsoTimestamp = Type.String({ format: 'date-time', description: 'An ISO 8601 timestamp with offset.' });
-const Amount = Type.Number({ description: 'Compared with the role value; `unit`, when given, must equal the value\'s unit (case-insensitive).' });
-const Unit = Type.Optional(Text({ maxLength: 50 }));
-
-// A discriminated union: Ajv checks only the branch `kind` names, so errors point at what
-// is wrong in that branch rather than listing every branch's failures.
-const roleFilterBranches = [
-    StrictObject({ kind: Type.Literal('amount_gte'), role_code_name: RoleCodeName, min_value: Amount, unit: Unit }),
-    StrictObject({ kind: Type.Literal('amount_lte'), role_code_name: RoleCodeName, max_value: Amount, unit: Unit }),
-    StrictObject({ kind: Type.Literal('date_after'), role_code_name: RoleCodeName, after_iso: IsoTimestamp }),
-    StrictObject({ kind: Type.Literal('date_before'), role_code_name: RoleCodeName, before_iso: IsoTimestamp }),
-    StrictObject({
-      kind: Type.Literal('entity_in'),
-      role_code_name: RoleCodeName,
-      canonical_ids: Type.Optional(Type.Array(Uuid, { maxItems: 500 })),
-      entity_list_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50 })),
-    }),
-];
-type RoleFilterBranch = Static<(typeof roleFilterBranches)[number]>;
-export const RoleFilter = Type.Unsafe<RoleFilterBranch>({
-  type: 'object',
-  required: ['kind'],
-  discriminator: { propertyName: 'kind' },
-  oneOf: roleFilterBranches,
-  description: 'Tagged by `kind`. Holds when any report of the event carries a value for the role that satisfies it.',
-});
-export type RoleFilterBody = RoleFilterBranch;
 
 export const SearchBody = StrictObject(
   {

@@ -10,11 +10,11 @@
 import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import type { EventChanges } from '../corpus/event-changes.js';
+import type { EventChangeSubscriber } from '../corpus/event-changes.js';
 import { loadEventViews, searchEventOf, type SearchEvent } from '../corpus/event-view.js';
 import { preloadedEntityResolver } from '../filters/entity-resolver.js';
 import { loadEventFacts } from '../filters/event-facts.js';
-import { readFilterVersions } from '../filters/filter-versions.js';
+import { filterIndexCache } from '../filters/filter-index-cache.js';
 import { compileFilter, normalizeFilter } from '../filters/filter.js';
 import { FilterIndex } from '../filters/matching.js';
 import { outboxStore, type DeliveryType, type NewDelivery } from '../webhooks/outbox.store.js';
@@ -24,7 +24,6 @@ export interface SensorMatchingDeps {
   db: Database;
   clock: Clock;
   newId: IdGenerator;
-  changes: EventChanges;
   /** Called after deliveries were stored (the dispatcher looks at once). */
   onDeliveries: () => void;
 }
@@ -39,26 +38,9 @@ async function buildIndex(db: Database): Promise<FilterIndex> {
   return index;
 }
 
-export function sensorMatching({ db, clock, newId, changes, onDeliveries }: SensorMatchingDeps) {
-  let current: { version: string; index: FilterIndex } | null = null;
-  let building: Promise<{ version: string; index: FilterIndex }> | null = null;
-
-  /**
-   * An index at least as new as the versions committed now. A build reads the versions before
-   * the sensors, so what it loads is as new as its version; a caller that saw a newer version
-   * than a build in progress waits for that build and then builds again.
-   */
-  async function index(): Promise<FilterIndex> {
-    for (;;) {
-      const version = await readFilterVersions(db);
-      if (current?.version === version) return current.index;
-      building ??= readFilterVersions(db)
-        .then(async (seen) => (current = { version: seen, index: await buildIndex(db) }))
-        .finally(() => (building = null));
-      const built = await building;
-      if (built.version === version) return built.index;
-    }
-  }
+/** The sensors' subscriber to the "event changed" hand-off. */
+export function sensorMatching({ db, clock, newId, onDeliveries }: SensorMatchingDeps): EventChangeSubscriber {
+  const filters = filterIndexCache(db, ['sensors', 'entities'], () => buildIndex(db));
 
   function body(type: DeliveryType, timestamp: string, data: Record<string, unknown>): string {
     return JSON.stringify({ type, timestamp, data });
@@ -78,7 +60,7 @@ export function sensorMatching({ db, clock, newId, changes, onDeliveries }: Sens
   async function matchEvent(eventId: string): Promise<void> {
     const facts = await loadEventFacts(db, eventId, null);
     if (!facts?.live) return;
-    const matched = (await index()).match(facts);
+    const matched = (await filters.current()).match(facts);
     if (matched.length === 0) return;
     const delivered = await outboxStore.sensorsDelivered(db, eventId, 'event.matched');
     const fresh = matched.filter((sensorId) => !delivered.has(sensorId));
@@ -106,7 +88,7 @@ export function sensorMatching({ db, clock, newId, changes, onDeliveries }: Sens
     );
   }
 
-  changes.subscribe('sensors', async (change) => {
+  return async (change) => {
     switch (change.kind) {
       case 'report-added':
       case 'entities-changed':
@@ -117,5 +99,5 @@ export function sensorMatching({ db, clock, newId, changes, onDeliveries }: Sens
       case 'deleted':
         return;
     }
-  });
+  };
 }

@@ -2,20 +2,9 @@
 // "Sensors", "Webhook deliveries"). One schema per operation.
 import { Type, type Static, type TNull, type TOptional, type TSchema, type TUnion } from '@sinclair/typebox';
 import { ListEnvelope, ListQuery, Nullable, StrictObject, StringEnum, Text, Timestamp, Uuid } from '../../platform/http/schema-kit.js';
+import { savedFilterFields } from '../filters/filter.schemas.js';
 
-const REPORT_SOURCE_KINDS = ['ANY', 'ARTICLES_ONLY', 'USER_REPORTS_ONLY', 'REPRESENTED_ONLY'] as const;
-const Ids = (description: string) => Type.Array(Uuid, { maxItems: 500, description: `${description} Up to 500.` });
-
-const filterFields = {
-  event_type_id: Nullable(Uuid),
-  involved_entity_ids: Ids('Wanted entities (with the lists\' members, one set; any of them).'),
-  involved_entity_list_ids: Ids('Entity lists the account owns, or public ones.'),
-  required_source_news_outlet_ids: Ids('At least one counted report from one of these outlets.'),
-  report_source_kind: StringEnum(REPORT_SOURCE_KINDS, { description: 'Which reports count. Default ANY.' }),
-  represented_entity_ids: Ids('With REPRESENTED_ONLY: reports filed under a grant pinning one of these.'),
-  represented_entity_list_ids: Ids('With REPRESENTED_ONLY, as lists.'),
-  min_reports: Type.Integer({ minimum: 1, maximum: 100, description: 'Minimum distinct outlets among counted reports, 1 to 100. Default 1.' }),
-};
+const filterFields = savedFilterFields(100);
 
 const optional = <T extends Record<string, TSchema>>(fields: T) =>
   Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, Type.Optional(schema)])) as { [K in keyof T]: TOptional<T[K]> };

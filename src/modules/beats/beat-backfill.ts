@@ -1,0 +1,60 @@
+// A new beat's look-back (decisions.md, "Beats"): the events first reported within the plan's
+// `backfill_days` before the beat was created, oldest first, recorded like any entry
+// (`backfilled: true`, charged, under the cap). It runs as a durable job after the create
+// has answered, in batches of its own transactions, so the beat is readable at once and the
+// account lock is never held for long; a retried job skips what it already recorded.
+import type { Clock } from '../../platform/clock.js';
+import type { Database } from '../../platform/db/database.js';
+import { accountAndPlan } from '../accounts/billing.js';
+import { receivedUpTo } from '../corpus/event-view.js';
+import { databaseEntityResolver } from '../filters/entity-resolver.js';
+import { filterConditions, SqlParams } from '../filters/filter-sql.js';
+import { compileFilter, normalizeFilter, type CompiledFilter } from '../filters/filter.js';
+import type { Candidate } from './beat-entries.store.js';
+import { occurredAt, recording } from './beat-state.js';
+import { beatsStore, type BeatRow } from './beats.store.js';
+
+const DAY_MS = 86_400_000;
+const BATCH = 100;
+
+export interface BeatBackfillDeps {
+  db: Database;
+  clock: Clock;
+  record: (accountId: string, candidates: readonly Candidate[]) => Promise<Map<string, BeatRow>>;
+}
+
+export function beatBackfill({ db, record }: BeatBackfillDeps) {
+  return async (payload: unknown): Promise<void> => {
+    const { beat_id: beatId } = payload as { beat_id: string };
+    const beat = await beatsStore.byId(db, beatId);
+    if (!beat) return; // deleted since
+    const { plan } = await accountAndPlan(db, beat.account_id);
+    if (plan.backfill_days === 0) return;
+    const windowStart = new Date(beat.created_at.getTime() - plan.backfill_days * DAY_MS);
+    const countedUpTo = await receivedUpTo(db);
+    const resolver = databaseEntityResolver(db);
+    const compiled: CompiledFilter[] = [];
+    for (const clause of beat.clauses) compiled.push(await compileFilter(normalizeFilter(clause), resolver));
+
+    let after: { date: Date; id: string } | null = null;
+    for (;;) {
+      const params = new SqlParams();
+      const conditions = compiled.map((filter) => filterConditions(filter, params, { countedUpTo, windowStart }));
+      const events = await beatsStore.matchingEvents(db, conditions, params, beat.created_at, after, BATCH);
+      if (events.length === 0) return;
+      const candidates = events.map((event) => ({
+        beatId,
+        eventId: event.id,
+        clauseId: beat.clauses[event.pos]!.id,
+        occurredAt: occurredAt(event.happened_at, event.first_report_date),
+        backfilled: true,
+        carriedFromEventId: null,
+      }));
+      const now = (await record(beat.account_id, candidates)).get(beatId);
+      // Deleted, disabled or paused by the cap: the look-back ends there.
+      if (!now || !recording(now) || events.length < BATCH) return;
+      const last = events[events.length - 1]!;
+      after = { date: last.first_report_date, id: last.id };
+    }
+  };
+}

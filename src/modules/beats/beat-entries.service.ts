@@ -1,0 +1,160 @@
+// Reading a beat's entries (v1 document, "Reading entries", Beat entries response;
+// decisions.md, "Beats" and "Settled details"). Two modes: a window (newest first on one axis,
+// with an exact count) and a poll (oldest first by the monotonic `seq`, so entries recorded in
+// one millisecond are neither missed nor repeated). Positions are signed tokens bound to
+// their beat: a poll token (`poll_since`) never expires, as clients persist it; a cursor is
+// short-lived.
+import type { Clock } from '../../platform/clock.js';
+import type { CursorSigner } from '../../platform/cursors.js';
+import type { Database } from '../../platform/db/database.js';
+import { ProblemError, type FieldError } from '../../platform/problems.js';
+import { asOf, statusOf } from './beat-state.js';
+import type { BeatEntries, BeatEntry, EntriesBody } from './beats.schemas.js';
+import { beatEntriesStore as store, type EntryAxis, type EntryRow } from './beat-entries.store.js';
+import { entitled } from './beats.service.js';
+import { beatsStore } from './beats.store.js';
+
+const DAY_MS = 86_400_000;
+const DEFAULT_LIMIT = 20;
+/** How long a `next_cursor` stays valid. */
+export const ENTRY_CURSOR_TTL_MS = 3_600_000;
+const LAST_MS = { '24h': DAY_MS, '7d': 7 * DAY_MS, '30d': 30 * DAY_MS } as const;
+const POLL_TOKEN = 'beat-poll';
+const CURSOR = 'beat-entries';
+
+type Read =
+  | { mode: 'window'; axis: EntryAxis; fromMs: number; untilMs: number; after: { atMs: number; seq: number } | null; limit: number }
+  | { mode: 'poll'; afterSeq: number; since: string; limit: number };
+
+const invalid = (errors: FieldError[], detail = 'The entries read is not valid.') => new ProblemError('validation-failed', detail, { errors });
+const MODE_MEMBERS = ['from', 'until', 'last', 'axis', 'since'] as const;
+
+export interface BeatEntriesDeps {
+  db: Database;
+  clock: Clock;
+  cursors: CursorSigner;
+}
+
+function entryView(row: EntryRow): BeatEntry {
+  return {
+    id: row.id,
+    object: 'beat_entry',
+    matched_clause_id: row.matched_clause_id,
+    occurred_at: row.occurred_at.toISOString(),
+    added_at: row.added_at.toISOString(),
+    backfilled: row.backfilled,
+    carried_from_event_id: row.carried_from_event_id,
+    superseded_by_event_id: row.superseded_by_event_id,
+    event: row.event_deleted ? null : { id: row.event_id, event_type: { code_name: row.code_name! }, sentence: row.sentence, happened_at: row.happened_at },
+  };
+}
+
+export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
+  /** The read a body asks for; every mistake is a 400 naming its member. Nothing is looked up. */
+  function parse(beatId: string, body: EntriesBody): Read {
+    if (body.cursor !== undefined) {
+      const sent = MODE_MEMBERS.filter((member) => body[member] !== undefined);
+      if (sent.length > 0) throw invalid(sent.map((member) => ({ pointer: `/${member}`, detail: 'cannot be sent with a cursor' })), 'A continuation takes only `cursor` and `limit`.');
+      return readCursor(beatId, body.cursor, body.limit);
+    }
+    const limit = body.limit ?? DEFAULT_LIMIT;
+    const windowed = body.from !== undefined || body.until !== undefined || body.last !== undefined;
+    if (windowed && body.since !== undefined) throw invalid([{ pointer: '/since', detail: 'cannot be sent with a window (from/until or last)' }], 'A read takes exactly one mode.');
+    if (body.since !== undefined) {
+      if (body.axis !== undefined) throw invalid([{ pointer: '/axis', detail: 'is for window reads only' }]);
+      return { mode: 'poll', afterSeq: body.since === '' ? 0 : readPollToken(beatId, body.since), since: body.since, limit };
+    }
+    if (!windowed) throw invalid([{ pointer: '', detail: 'needs one mode: from and until, last, since, or a cursor' }], 'A read takes exactly one mode.');
+    const axis = body.axis ?? 'occurred_at';
+    if (body.last !== undefined) {
+      const extra = (['from', 'until'] as const).filter((member) => body[member] !== undefined);
+      if (extra.length > 0) throw invalid(extra.map((member) => ({ pointer: `/${member}`, detail: 'cannot be sent with last' })));
+      // The window ends now, now included (entries recorded at this instant are in it).
+      const untilMs = clock.nowMs() + 1;
+      return { mode: 'window', axis, fromMs: untilMs - 1 - LAST_MS[body.last], untilMs, after: null, limit };
+    }
+    if (body.from === undefined) throw invalid([{ pointer: '/from', detail: 'is required with until' }]);
+    if (body.until === undefined) throw invalid([{ pointer: '/until', detail: 'is required with from' }]);
+    const fromMs = Date.parse(body.from);
+    const untilMs = Date.parse(body.until);
+    if (Number.isNaN(fromMs)) throw invalid([{ pointer: '/from', detail: 'is not a readable timestamp' }]);
+    if (Number.isNaN(untilMs)) throw invalid([{ pointer: '/until', detail: 'is not a readable timestamp' }]);
+    if (fromMs >= untilMs) throw invalid([{ pointer: '/from', detail: 'must be before until' }]);
+    return { mode: 'window', axis, fromMs, untilMs, after: null, limit };
+  }
+
+  function readPollToken(beatId: string, token: string): number {
+    const payload = cursors.verify(POLL_TOKEN, token);
+    if (payload === null || payload.b !== beatId || typeof payload.s !== 'number') {
+      throw invalid([{ pointer: '/since', detail: 'is not a poll_since this service issued for this beat' }], 'The poll position is not valid.');
+    }
+    return payload.s;
+  }
+
+  function readCursor(beatId: string, token: string, limit: number | undefined): Read {
+    const payload = cursors.verify(CURSOR, token);
+    const bad = (detail: string) => invalid([{ pointer: '/cursor', detail }], 'The cursor is not valid.');
+    if (payload === null || payload.b !== beatId) throw bad('is not a cursor this service issued for this beat');
+    if (typeof payload.x !== 'number' || clock.nowMs() >= payload.x) throw bad('has expired; start the read again');
+    const { m, l } = payload;
+    const size = limit ?? (typeof l === 'number' ? l : DEFAULT_LIMIT);
+    if (m === 'p' && typeof payload.s === 'number') return { mode: 'poll', afterSeq: payload.s, since: signPoll(beatId, payload.s), limit: size };
+    const { a, f, u, p } = payload;
+    if (m === 'w' && (a === 'occurred_at' || a === 'added_at') && typeof f === 'number' && typeof u === 'number' && Array.isArray(p) && p.every((v) => typeof v === 'number')) {
+      return { mode: 'window', axis: a, fromMs: f, untilMs: u, after: { atMs: p[0] as number, seq: p[1] as number }, limit: size };
+    }
+    throw bad('is not a cursor this service issued for this beat');
+  }
+
+  const signPoll = (beatId: string, seq: number) => cursors.sign(POLL_TOKEN, { b: beatId, s: seq });
+
+  return {
+    async read(accountId: string, beatId: string, body: EntriesBody): Promise<BeatEntries> {
+      const read = parse(beatId, body);
+      const plan = await entitled(db, accountId);
+      const row = await beatsStore.get(db, accountId, beatId);
+      if (!row) throw new ProblemError('not-found', `No beat with id ${beatId}.`);
+      const now = clock.now();
+      const beat = asOf(row, now);
+      const retainedFrom = new Date(now.getTime() - plan.retention_days * DAY_MS);
+      const expires = now.getTime() + ENTRY_CURSOR_TTL_MS;
+      const page = { object: 'beat_entries' as const, beat: { id: beat.id, status: statusOf(beat), gaps: beat.gaps } };
+
+      if (read.mode === 'poll') {
+        const rows = await store.poll(db, beatId, read.afterSeq, retainedFrom, read.limit + 1);
+        const shown = rows.slice(0, read.limit);
+        const last = shown[shown.length - 1];
+        const hasMore = rows.length > read.limit;
+        return {
+          ...page,
+          data: shown.map(entryView),
+          has_more: hasMore,
+          next_cursor: hasMore ? cursors.sign(CURSOR, { b: beatId, m: 'p', s: last!.seq, l: read.limit, x: expires }) : null,
+          // Nothing new: the position comes back unchanged.
+          poll_since: last ? signPoll(beatId, last.seq) : read.since,
+          total_count: null,
+        };
+      }
+
+      // A window reaching back past retention is clamped to it, on its own axis.
+      const from = new Date(Math.max(read.fromMs, retainedFrom.getTime()));
+      const until = new Date(read.untilMs);
+      const rows = from < until ? await store.window(db, beatId, read.axis, from, until, read.after, read.limit + 1) : [];
+      const total = from < until ? await store.windowCount(db, beatId, read.axis, from, until) : 0;
+      const shown = rows.slice(0, read.limit);
+      const last = shown[shown.length - 1];
+      const hasMore = rows.length > read.limit;
+      const position = (entry: EntryRow) => [(read.axis === 'added_at' ? entry.added_at : entry.occurred_at).getTime(), entry.seq];
+      return {
+        ...page,
+        data: shown.map(entryView),
+        has_more: hasMore,
+        next_cursor: hasMore ? cursors.sign(CURSOR, { b: beatId, m: 'w', a: read.axis, f: read.fromMs, u: read.untilMs, p: position(last!), l: read.limit, x: expires }) : null,
+        poll_since: null,
+        total_count: total,
+      };
+    },
+  };
+}
+
+export type BeatEntriesService = ReturnType<typeof beatEntriesService>;

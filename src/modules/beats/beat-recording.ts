@@ -1,0 +1,176 @@
+// From "an event changed" to beat entries (decisions.md, "Beats", "Credits and billing").
+// Each process keeps every enabled beat's compiled clauses in an in-memory FilterIndex (the
+// matching face), so one changed event is checked against its candidate clauses only; a new
+// beat's backfill reads the corpus through the SQL face.
+//
+// Every entry is written by `record`: one transaction per account that locks the account row,
+// then the beats, applies the month and the state table, skips (beat, event) pairs that have
+// an entry, charges each entry under the beat's cap and the balance, and pauses a beat that
+// cannot pay. Holding the account lock while inserting makes a beat's `seq` order its commit
+// order, and makes two processes unable to record or charge one entry twice.
+import type { Clock } from '../../platform/clock.js';
+import type { Database } from '../../platform/db/database.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import { lockAccount, recordCharges } from '../accounts/billing.js';
+import type { EventChangeSubscriber } from '../corpus/event-changes.js';
+import { preloadedEntityResolver } from '../filters/entity-resolver.js';
+import { loadEventFacts } from '../filters/event-facts.js';
+import { filterIndexCache } from '../filters/filter-index-cache.js';
+import { compileFilter, normalizeFilter } from '../filters/filter.js';
+import { FilterIndex } from '../filters/matching.js';
+import { asOf, occurredAt, pause, recording } from './beat-state.js';
+import { beatEntriesStore as entries, type Candidate, type NewEntry } from './beat-entries.store.js';
+import { beatBackfill } from './beat-backfill.js';
+import { beatsStore, type BeatRow } from './beats.store.js';
+
+export const BEAT_BACKFILL_JOB = 'beats.backfill';
+
+export interface BeatRecordingDeps {
+  db: Database;
+  clock: Clock;
+  newId: IdGenerator;
+}
+
+interface ClauseIndex {
+  filters: FilterIndex;
+  /** clause id → its beat, its account and its place in the beat's list. */
+  clauses: Map<string, { beatId: string; accountId: string; position: number }>;
+}
+
+async function buildIndex(db: Database): Promise<ClauseIndex> {
+  const beats = await beatsStore.enabledClauses(db);
+  const clauses = beats.flatMap((beat) => beat.clauses);
+  const ids = clauses.flatMap((c) => [...c.involved_entity_ids, ...c.represented_entity_ids, ...c.role_filters.flatMap((rf) => (rf.kind === 'entity_in' ? (rf.canonical_ids ?? []) : []))]);
+  const lists = clauses.flatMap((c) => [...c.involved_entity_list_ids, ...c.represented_entity_list_ids, ...c.role_filters.flatMap((rf) => (rf.kind === 'entity_in' ? (rf.entity_list_ids ?? []) : []))]);
+  const resolver = await preloadedEntityResolver(db, [...new Set(ids)], [...new Set(lists)]);
+  const index: ClauseIndex = { filters: new FilterIndex(), clauses: new Map() };
+  for (const beat of beats) {
+    for (const [position, clause] of beat.clauses.entries()) {
+      index.filters.set(clause.id, await compileFilter(normalizeFilter(clause), resolver));
+      index.clauses.set(clause.id, { beatId: beat.id, accountId: beat.account_id, position });
+    }
+  }
+  return index;
+}
+
+export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
+  const index = filterIndexCache(db, ['beats', 'entities'], () => buildIndex(db));
+
+  /**
+   * Records what it can of one account's candidates, in their order, in one transaction.
+   * Answers the beats as they stand afterwards.
+   */
+  async function record(accountId: string, candidates: readonly Candidate[]): Promise<Map<string, BeatRow>> {
+    return db.transaction(async (tx) => {
+      const now = clock.now();
+      const { account, plan } = await lockAccount(tx, accountId);
+      const locked = await beatsStore.lockMany(tx, [...new Set(candidates.map((c) => c.beatId))]);
+      const beats = new Map(locked.map((row) => [row.id, asOf(row, now)]));
+      const changed = new Set(locked.filter((row) => beats.get(row.id) !== row).map((row) => row.id));
+      const have = await entries.existing(tx, [...beats.keys()], [...new Set(candidates.map((c) => c.eventId))]);
+      let balance = account.credit_balance;
+      const written: NewEntry[] = [];
+      const charges: { amount: number; reason: string }[] = [];
+      for (const candidate of candidates) {
+        const beat = beats.get(candidate.beatId);
+        const key = `${candidate.beatId}:${candidate.eventId}`;
+        if (!beat || beat.account_id !== accountId || !recording(beat) || have.has(key)) continue;
+        const cost = candidate.carriedFromEventId === null ? plan.beat_entry_credit_cost : 0;
+        if (cost > 0 && (beat.spent_this_month + cost > beat.spend_cap_credits || balance < cost)) {
+          beats.set(beat.id, pause(beat, now));
+          changed.add(beat.id);
+          continue;
+        }
+        const entry = { ...candidate, id: newId() };
+        written.push(entry);
+        have.add(key);
+        balance -= cost;
+        if (cost > 0) charges.push({ amount: cost, reason: `beat ${beat.id} entry ${entry.id}` });
+        beats.set(beat.id, { ...beat, spent_this_month: beat.spent_this_month + cost, entries_this_month: beat.entries_this_month + 1, last_entry_at: now });
+        changed.add(beat.id);
+      }
+      await entries.insert(tx, written, now);
+      await recordCharges(tx, accountId, charges, now);
+      for (const id of changed) await beatsStore.update(tx, beats.get(id)!);
+      return beats;
+    });
+  }
+
+  /** Records candidates of any accounts, one transaction per account. */
+  async function recordAll(candidates: readonly Candidate[], accountOf: (beatId: string) => string): Promise<void> {
+    const byAccount = new Map<string, Candidate[]>();
+    for (const candidate of candidates) {
+      const accountId = accountOf(candidate.beatId);
+      byAccount.set(accountId, [...(byAccount.get(accountId) ?? []), candidate]);
+    }
+    for (const [accountId, list] of byAccount) await record(accountId, list);
+  }
+
+  async function occurredAtOf(eventId: string): Promise<Date | null> {
+    const [event] = await entries.eventTimes(db, [eventId]);
+    return event ? occurredAt(event.happened_at, event.first_report_date) : null;
+  }
+
+  /** The event's first matching clause on each enabled beat without an entry for it. */
+  async function matchEvent(eventId: string): Promise<void> {
+    const facts = await loadEventFacts(db, eventId, null);
+    if (!facts?.live) return;
+    const { filters, clauses } = await index.current();
+    const first = new Map<string, { clauseId: string; position: number }>();
+    for (const clauseId of filters.match(facts)) {
+      const { beatId, position } = clauses.get(clauseId)!;
+      const best = first.get(beatId);
+      if (!best || position < best.position) first.set(beatId, { clauseId, position });
+    }
+    if (first.size === 0) return;
+    const have = await entries.existing(db, [...first.keys()], [eventId]);
+    const fresh = [...first].filter(([beatId]) => !have.has(`${beatId}:${eventId}`));
+    const occurred = fresh.length > 0 ? await occurredAtOf(eventId) : null;
+    if (occurred === null) return;
+    const candidates = fresh.map(([beatId, { clauseId }]) => ({ beatId, eventId, clauseId, occurredAt: occurred, backfilled: false, carriedFromEventId: null }));
+    await recordAll(candidates, (beatId) => clauses.get(first.get(beatId)!.clauseId)!.accountId);
+  }
+
+  /**
+   * Event A merged into B: A's entries name B as their successor, every beat with an entry
+   * for A and none for B gets a free one carried over, then B is matched again.
+   */
+  async function carryMerge(eventId: string, survivorId: string): Promise<void> {
+    await entries.supersede(db, eventId, survivorId);
+    const merged = await entries.ofEvent(db, eventId);
+    const occurred = merged.length > 0 ? await occurredAtOf(survivorId) : null;
+    if (occurred !== null) {
+      const accounts = new Map(merged.map((entry) => [entry.beat_id, entry.account_id]));
+      const carried = merged.map((entry) => ({
+        beatId: entry.beat_id,
+        eventId: survivorId,
+        clauseId: entry.matched_clause_id,
+        occurredAt: occurred,
+        backfilled: false,
+        carriedFromEventId: eventId,
+      }));
+      await recordAll(carried, (beatId) => accounts.get(beatId)!);
+    }
+    await matchEvent(survivorId);
+  }
+
+  const onEventChange: EventChangeSubscriber = async (change) => {
+    switch (change.kind) {
+      case 'report-added':
+      case 'entities-changed':
+        return matchEvent(change.eventId);
+      case 'merged':
+        return carryMerge(change.eventId, change.mergedIntoEventId);
+      case 'deleted':
+        return; // its entries stay, and read `event: null`
+    }
+  };
+
+  return {
+    onEventChange,
+    /** The BEAT_BACKFILL_JOB handler. */
+    backfill: beatBackfill({ db, clock, record }),
+  };
+}
+
+export type BeatRecording = ReturnType<typeof beatRecording>;

@@ -1,0 +1,114 @@
+// SQL for beats (migration 005). Returns plain rows.
+import type { Queryable } from '../../platform/db/database.js';
+import { queryOne } from '../../platform/db/database.js';
+import type { SqlParams } from '../filters/filter-sql.js';
+import type { Clause } from './beats.schemas.js';
+
+export interface Gap {
+  from: string;
+  until: string | null;
+}
+
+export interface BeatRow {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string | null;
+  clauses: Clause[];
+  enabled: boolean;
+  paused: boolean;
+  spend_cap_credits: number;
+  counters_month: Date;
+  spent_this_month: number;
+  entries_this_month: number;
+  last_entry_at: Date | null;
+  gaps: Gap[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS =
+  'id, account_id, name, description, clauses, enabled, paused, spend_cap_credits, counters_month, spent_this_month, entries_this_month, last_entry_at, gaps, created_at, updated_at';
+
+export const beatsStore = {
+  insert(tx: Queryable, row: BeatRow) {
+    return tx.query(
+      `INSERT INTO beats (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+      [
+        row.id, row.account_id, row.name, row.description, JSON.stringify(row.clauses), row.enabled, row.paused, row.spend_cap_credits,
+        row.counters_month, row.spent_this_month, row.entries_this_month, row.last_entry_at, JSON.stringify(row.gaps), row.created_at, row.updated_at,
+      ],
+    );
+  },
+
+  /** Writes every mutable column. */
+  update(tx: Queryable, row: BeatRow) {
+    return tx.query(
+      `UPDATE beats SET name = $2, description = $3, clauses = $4, enabled = $5, paused = $6, spend_cap_credits = $7, counters_month = $8,
+              spent_this_month = $9, entries_this_month = $10, last_entry_at = $11, gaps = $12, updated_at = $13
+        WHERE id = $1`,
+      [
+        row.id, row.name, row.description, JSON.stringify(row.clauses), row.enabled, row.paused, row.spend_cap_credits, row.counters_month,
+        row.spent_this_month, row.entries_this_month, row.last_entry_at, JSON.stringify(row.gaps), row.updated_at,
+      ],
+    );
+  },
+
+  /** The account's beat (locked for the transaction with `lock`); another account's reads as missing. */
+  get(db: Queryable, accountId: string, id: string, options: { lock?: boolean } = {}) {
+    return queryOne<BeatRow>(db, `SELECT ${COLUMNS} FROM beats WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id, accountId]);
+  },
+
+  byId(db: Queryable, id: string) {
+    return queryOne<BeatRow>(db, `SELECT ${COLUMNS} FROM beats WHERE id = $1`, [id]);
+  },
+
+  /** These beats, locked in id order (one order for every locker, so two never deadlock). */
+  lockMany(tx: Queryable, ids: readonly string[]) {
+    return tx.query<BeatRow>(`SELECT ${COLUMNS} FROM beats WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
+  },
+
+  list(db: Queryable, accountId: string) {
+    return db.query<BeatRow>(`SELECT ${COLUMNS} FROM beats WHERE account_id = $1 ORDER BY id DESC`, [accountId]);
+  },
+
+  delete(tx: Queryable, id: string) {
+    return tx.query('DELETE FROM beats WHERE id = $1', [id]);
+  },
+
+  /** What the plan's quotas count: the account's beats and their clauses (`except` one being replaced). */
+  async usage(tx: Queryable, accountId: string, except: string | null = null) {
+    const row = await queryOne<{ beats: number; clauses: number }>(
+      tx,
+      `SELECT count(*)::int AS beats, COALESCE(sum(jsonb_array_length(clauses)), 0)::int AS clauses
+         FROM beats WHERE account_id = $1 AND id IS DISTINCT FROM $2::uuid`,
+      [accountId, except],
+    );
+    return row ?? { beats: 0, clauses: 0 };
+  },
+
+  /** Every enabled beat's clauses, for the matching index. */
+  enabledClauses(db: Queryable) {
+    return db.query<{ id: string; account_id: string; clauses: Clause[] }>('SELECT id, account_id, clauses FROM beats WHERE enabled');
+  },
+
+  /**
+   * Backfill order: the events first reported after `after` and up to `until`, oldest first,
+   * that satisfy any of the clauses' conditions; `pos` is the first clause each satisfies.
+   */
+  matchingEvents(db: Queryable, clauseConditions: readonly string[][], params: SqlParams, until: Date, after: { date: Date; id: string } | null, limit: number) {
+    const bound = [`e.first_report_date <= ${params.add(until, '::timestamptz')}`];
+    if (after) bound.push(`(e.first_report_date, e.id) > (${params.add(after.date, '::timestamptz')}, ${params.add(after.id, '::uuid')})`);
+    const n = params.add(limit, '::int');
+    const branches = clauseConditions.map(
+      (conditions, pos) =>
+        `(SELECT e.id, e.first_report_date, e.happened_at, ${pos} AS pos FROM events e WHERE ${[...conditions, ...bound].join(' AND ')}
+           ORDER BY e.first_report_date, e.id LIMIT ${n})`,
+    );
+    return db.query<{ id: string; first_report_date: Date; happened_at: string | null; pos: number }>(
+      `SELECT id, first_report_date, happened_at, min(pos)::int AS pos FROM (${branches.join(' UNION ALL ')}) m
+        GROUP BY id, first_report_date, happened_at ORDER BY first_report_date, id LIMIT ${n}`,
+      params.values,
+    );
+  },
+};
