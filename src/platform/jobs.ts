@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { Database, Queryable } from './db/database.js';
+import { groupCommit } from './group-commit.js';
 import { poller } from './poller.js';
 
 export interface JobContext {
@@ -54,7 +55,8 @@ export class RetryLaterError extends Error {
 const LEASE_SECONDS = 60;
 const HEARTBEAT_MS = 20_000;
 const POLL_INTERVAL_MS = 500;
-const MAX_CONCURRENT = 16;
+const MAX_CONCURRENT = 64;
+const RELEASE_INTERVAL_MS = 1_000;
 /** How long drain() waits for jobs that other processes are running. */
 const DRAIN_WAIT_MS = 30_000;
 
@@ -75,21 +77,35 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
 
   const kinds = () => [...handlers.keys()];
 
-  async function claim(limit: number): Promise<ClaimedJob[]> {
-    // Claims abandoned with no attempt left fail for good instead of running again.
+  /**
+   * Claims whose lease passed (their worker died): with no attempt left they fail for good
+   * instead of running again; otherwise they are due again at once.
+   */
+  async function releaseExpired(): Promise<void> {
     await db.query(
-      `UPDATE jobs SET status = 'failed', finished_at = $1, locked_until = NULL, last_error = 'abandoned by its worker'
-        WHERE status = 'running' AND locked_until < now() AND attempts >= max_attempts AND kind = ANY($2)`,
+      `UPDATE jobs SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
+              finished_at = CASE WHEN attempts >= max_attempts THEN $1::timestamptz END, locked_until = NULL,
+              last_error = CASE WHEN attempts >= max_attempts THEN 'abandoned by its worker' ELSE last_error END
+        WHERE status = 'running' AND locked_until < now() AND kind = ANY($2)`,
       [clock.now(), kinds()],
     );
+  }
+
+  let lastRelease = -Infinity;
+  async function claim(limit: number): Promise<ClaimedJob[]> {
+    // Leases last a minute: looking for expired ones once a second is plenty, however often
+    // claims come under load.
+    if (performance.now() - lastRelease >= RELEASE_INTERVAL_MS) {
+      lastRelease = performance.now();
+      await releaseExpired();
+    }
+    // Pending jobs only, so the claim walks the due index (jobs_due) in its order.
     return db.query<ClaimedJob>(
       `UPDATE jobs SET status = 'running', attempts = attempts + 1,
               locked_until = now() + make_interval(secs => $2), locked_by = $3
         WHERE id IN (
           SELECT id FROM jobs
-           WHERE kind = ANY($4) AND NOT (id = ANY($6::bigint[])) AND (
-                 (status = 'pending' AND run_at <= $1)
-              OR (status = 'running' AND locked_until < now()))
+           WHERE status = 'pending' AND run_at <= $1 AND kind = ANY($4) AND NOT (id = ANY($6::bigint[]))
            ORDER BY run_at, id
            LIMIT $5
            FOR UPDATE SKIP LOCKED)
@@ -98,15 +114,21 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
     );
   }
 
+  // Successes of jobs finishing together are written in one statement (group commit).
+  const markDone = groupCommit(async (_key, jobs: readonly ClaimedJob[]) => {
+    await db.query(
+      `UPDATE jobs SET status = 'done', finished_at = $2, locked_until = NULL, last_error = NULL
+        WHERE locked_by = $1 AND status = 'running' AND (id, attempts) IN (SELECT * FROM unnest($3::bigint[], $4::int[]))`,
+      [workerId, clock.now(), jobs.map((job) => job.id), jobs.map((job) => job.attempts)],
+    );
+  });
+
   /** Writes an outcome, if this worker still owns the claim. */
   async function settle(job: ClaimedJob, error: unknown): Promise<void> {
     const now = clock.now();
     const owned = 'id = $1 AND locked_by = $2 AND attempts = $3 AND status = \'running\'';
     const owner = [job.id, workerId, job.attempts];
-    if (error === null) {
-      await db.query(`UPDATE jobs SET status = 'done', finished_at = $4, locked_until = NULL, last_error = NULL WHERE ${owned}`, [...owner, now]);
-      return;
-    }
+    if (error === null) return markDone('done', job);
     const message = error instanceof Error ? error.message : String(error);
     if (job.attempts >= job.max_attempts) {
       logger.error({ jobId: job.id, kind: job.kind, attempts: job.attempts, err: error }, 'job failed for good');

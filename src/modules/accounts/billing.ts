@@ -2,7 +2,7 @@
 // account row is locked and the ledger row written in the caller's transaction, so the
 // charge commits or vanishes with the thing it pays for.
 import type { Queryable } from '../../platform/db/database.js';
-import { accountsStore as store, type AccountRow, type PlanRow } from './accounts.store.js';
+import { accountsStore as store, PLAN_FIELDS, type AccountRow, type PlanRow } from './accounts.store.js';
 
 /** The account and its plan's values, as they are now (locking the account row with `lock`). */
 export async function accountAndPlan(db: Queryable, accountId: string, lock = false): Promise<{ account: AccountRow; plan: PlanRow }> {
@@ -24,23 +24,36 @@ export async function chargeCredits(tx: Queryable, accountId: string, amount: nu
   return true;
 }
 
-/** Locks the account row for the rest of the caller's transaction; answers it with its plan. */
-export const lockAccount = (tx: Queryable, accountId: string) => accountAndPlan(tx, accountId, true);
+/**
+ * Locks the account row for the rest of the caller's transaction, in one statement; answers
+ * its balance and its plan's values.
+ */
+export async function lockAccount(tx: Queryable, accountId: string): Promise<{ balance: number; plan: PlanRow }> {
+  const [row] = await tx.query<PlanRow & { credit_balance: number }>(
+    `SELECT a.credit_balance, p.name, ${PLAN_FIELDS.map((field) => `p.${field}`).join(', ')}
+       FROM accounts a JOIN plans p ON p.name = a.plan WHERE a.id = $1 FOR UPDATE OF a`,
+    [accountId],
+  );
+  if (!row) throw new Error(`account ${accountId} does not exist`);
+  const { credit_balance: balance, ...plan } = row;
+  return { balance, plan };
+}
 
 /**
  * Writes charges the caller has checked against the balance of the account it locked
- * (lockAccount): one ledger row each, the balance moved once, in the caller's transaction.
+ * (lockAccount): the balance moves once and each charge is a ledger row, in one statement of
+ * the caller's transaction.
  */
 export async function recordCharges(tx: Queryable, accountId: string, charges: readonly { amount: number; reason: string }[], at: Date): Promise<void> {
   const paid = charges.filter((charge) => charge.amount > 0);
   if (paid.length === 0) return;
   const total = paid.reduce((sum, charge) => sum + charge.amount, 0);
-  const [after] = await tx.query<{ credit_balance: number }>('UPDATE accounts SET credit_balance = credit_balance - $2 WHERE id = $1 RETURNING credit_balance', [accountId, total]);
-  let balance = after!.credit_balance + total;
-  const balances = paid.map((charge) => (balance -= charge.amount));
+  // balance_after of the n-th charge: the balance after all of them plus those after the n-th.
   await tx.query(
-    `INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at)
-     SELECT $1, -amount, balance_after, reason, $5 FROM unnest($2::bigint[], $3::bigint[], $4::text[]) WITH ORDINALITY AS c(amount, balance_after, reason, n) ORDER BY n`,
-    [accountId, paid.map((c) => c.amount), balances, paid.map((c) => c.reason), at],
+    `WITH charged AS (UPDATE accounts SET credit_balance = credit_balance - $2 WHERE id = $1 RETURNING credit_balance),
+          c AS (SELECT amount, reason, n, sum(amount) OVER (ORDER BY n) AS running FROM unnest($3::bigint[], $4::text[]) WITH ORDINALITY AS t(amount, reason, n))
+     INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at)
+     SELECT $1, -c.amount, charged.credit_balance + $2 - c.running, c.reason, $5 FROM c, charged ORDER BY c.n`,
+    [accountId, total, paid.map((c) => c.amount), paid.map((c) => c.reason), at],
   );
 }

@@ -12,7 +12,7 @@ import { filterConditions, SqlParams } from '../filters/filter-sql.js';
 import { compileFilter, normalizeFilter, type CompiledFilter } from '../filters/filter.js';
 import type { Candidate } from './beat-entries.store.js';
 import { occurredAt, recording } from './beat-state.js';
-import { beatsStore, type BeatRow } from './beats.store.js';
+import { beatsStore, type BeatState } from './beats.store.js';
 
 const DAY_MS = 86_400_000;
 const BATCH = 100;
@@ -20,7 +20,7 @@ const BATCH = 100;
 export interface BeatBackfillDeps {
   db: Database;
   clock: Clock;
-  record: (accountId: string, candidates: readonly Candidate[]) => Promise<Map<string, BeatRow>>;
+  record: (accountId: string, candidates: readonly Candidate[]) => Promise<Map<string, BeatState>>;
 }
 
 export function beatBackfill({ db, record }: BeatBackfillDeps) {

@@ -11,6 +11,7 @@
 import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
+import { groupCommit } from '../../platform/group-commit.js';
 import { lockAccount, recordCharges } from '../accounts/billing.js';
 import type { EventChangeSubscriber } from '../corpus/event-changes.js';
 import { preloadedEntityResolver } from '../filters/entity-resolver.js';
@@ -21,7 +22,7 @@ import { FilterIndex } from '../filters/matching.js';
 import { asOf, occurredAt, pause, recording } from './beat-state.js';
 import { beatEntriesStore as entries, type Candidate, type NewEntry } from './beat-entries.store.js';
 import { beatBackfill } from './beat-backfill.js';
-import { beatsStore, type BeatRow } from './beats.store.js';
+import { beatsStore, type BeatState } from './beats.store.js';
 
 export const BEAT_BACKFILL_JOB = 'beats.backfill';
 
@@ -60,15 +61,15 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
    * Records what it can of one account's candidates, in their order, in one transaction.
    * Answers the beats as they stand afterwards.
    */
-  async function record(accountId: string, candidates: readonly Candidate[]): Promise<Map<string, BeatRow>> {
+  async function recordNow(accountId: string, candidates: readonly Candidate[]): Promise<Map<string, BeatState>> {
     return db.transaction(async (tx) => {
       const now = clock.now();
-      const { account, plan } = await lockAccount(tx, accountId);
-      const locked = await beatsStore.lockMany(tx, [...new Set(candidates.map((c) => c.beatId))]);
-      const beats = new Map(locked.map((row) => [row.id, asOf(row, now)]));
-      const changed = new Set(locked.filter((row) => beats.get(row.id) !== row).map((row) => row.id));
-      const have = await entries.existing(tx, [...beats.keys()], [...new Set(candidates.map((c) => c.eventId))]);
-      let balance = account.credit_balance;
+      const { balance: before, plan } = await lockAccount(tx, accountId);
+      const locked = await beatsStore.lockMany(tx, [...new Set(candidates.map((c) => c.beatId))], [...new Set(candidates.map((c) => c.eventId))]);
+      const beats = new Map(locked.map(({ recorded: _recorded, ...row }) => [row.id, asOf(row, now)]));
+      const changed = new Set(locked.filter((row) => beats.get(row.id)!.counters_month !== row.counters_month).map((row) => row.id));
+      const have = new Set(locked.flatMap((row) => row.recorded.map((eventId) => `${row.id}:${eventId}`)));
+      let balance = before;
       const written: NewEntry[] = [];
       const charges: { amount: number; reason: string }[] = [];
       for (const candidate of candidates) {
@@ -91,10 +92,15 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
       }
       await entries.insert(tx, written, now);
       await recordCharges(tx, accountId, charges, now);
-      for (const id of changed) await beatsStore.update(tx, beats.get(id)!);
+      await beatsStore.updateCounters(tx, [...changed].map((id) => beats.get(id)!));
       return beats;
     });
   }
+
+  // Concurrent recordings for one account share a transaction: they would queue for its row
+  // lock one commit at a time otherwise.
+  const grouped = groupCommit((accountId: string, lists: readonly (readonly Candidate[])[]) => recordNow(accountId, lists.flat()));
+  const record = (accountId: string, candidates: readonly Candidate[]) => grouped(accountId, candidates);
 
   /** Records candidates of any accounts, one transaction per account. */
   async function recordAll(candidates: readonly Candidate[], accountOf: (beatId: string) => string): Promise<void> {
@@ -113,9 +119,10 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
 
   /** The event's first matching clause on each enabled beat without an entry for it. */
   async function matchEvent(eventId: string): Promise<void> {
+    const { filters, clauses } = await index.current();
+    if (filters.size === 0) return; // no enabled beat: nothing to read
     const facts = await loadEventFacts(db, eventId, null);
     if (!facts?.live) return;
-    const { filters, clauses } = await index.current();
     const first = new Map<string, { clauseId: string; position: number }>();
     for (const clauseId of filters.match(facts)) {
       const { beatId, position } = clauses.get(clauseId)!;
@@ -125,8 +132,7 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
     if (first.size === 0) return;
     const have = await entries.existing(db, [...first.keys()], [eventId]);
     const fresh = [...first].filter(([beatId]) => !have.has(`${beatId}:${eventId}`));
-    const occurred = fresh.length > 0 ? await occurredAtOf(eventId) : null;
-    if (occurred === null) return;
+    const occurred = occurredAt(facts.happenedAt, facts.firstReportDate);
     const candidates = fresh.map(([beatId, { clauseId }]) => ({ beatId, eventId, clauseId, occurredAt: occurred, backfilled: false, carriedFromEventId: null }));
     await recordAll(candidates, (beatId) => clauses.get(first.get(beatId)!.clauseId)!.accountId);
   }

@@ -4,7 +4,7 @@
 // reader agrees and the test clock can cross months without anything having to run.
 import { isRealDate } from '../corpus/role-values.js';
 import type { BeatStatus } from './beats.schemas.js';
-import type { BeatRow } from './beats.store.js';
+import type { BeatState } from './beats.store.js';
 
 /** The first instant of the UTC month of `at`. */
 export function monthStart(at: Date): Date {
@@ -19,31 +19,31 @@ function nextMonthStart(month: Date): Date {
  * The beat at `now`: in a later UTC month than its counters, the counters start again and a
  * spend-cap pause has ended at the first instant of the month after the one it began in.
  */
-export function asOf(row: BeatRow, now: Date): BeatRow {
+export function asOf<T extends BeatState>(row: T, now: Date): T {
   const month = monthStart(now);
   if (row.counters_month.getTime() >= month.getTime()) return row;
   const rolled = { ...row, counters_month: month, spent_this_month: 0, entries_this_month: 0 };
   return row.paused ? closeGap({ ...rolled, paused: false }, nextMonthStart(row.counters_month)) : rolled;
 }
 
-export function statusOf(row: BeatRow): BeatStatus {
+export function statusOf(row: BeatState): BeatStatus {
   if (!row.enabled) return 'DISABLED';
   return row.paused ? 'PAUSED_SPEND_CAP' : 'ACTIVE';
 }
 
 /** Recording stops: the spend cap or the balance cannot cover the next entry. A gap opens. */
-export function pause(row: BeatRow, at: Date): BeatRow {
+export function pause<T extends BeatState>(row: T, at: Date): T {
   return { ...row, paused: true, gaps: [...row.gaps, { from: at.toISOString(), until: null }] };
 }
 
 /** Ends the open gap at `at` (resume, disable, a new month). */
-export function closeGap(row: BeatRow, at: Date): BeatRow {
+export function closeGap<T extends BeatState>(row: T, at: Date): T {
   const gaps = row.gaps.map((gap) => (gap.until === null ? { ...gap, until: at.toISOString() } : gap));
   return { ...row, paused: false, gaps };
 }
 
 /** Whether the beat records entries now. */
-export const recording = (row: BeatRow): boolean => row.enabled && !row.paused;
+export const recording = (row: BeatState): boolean => row.enabled && !row.paused;
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 

@@ -27,6 +27,13 @@ export interface BeatRow {
   updated_at: Date;
 }
 
+/** What recording reads and moves: the beat's state and counters, not its clauses. */
+export type BeatState = Pick<
+  BeatRow,
+  'id' | 'account_id' | 'enabled' | 'paused' | 'spend_cap_credits' | 'counters_month' | 'spent_this_month' | 'entries_this_month' | 'last_entry_at' | 'gaps'
+>;
+const STATE_COLUMNS = 'id, account_id, enabled, paused, spend_cap_credits, counters_month, spent_this_month, entries_this_month, last_entry_at, gaps';
+
 const COLUMNS =
   'id, account_id, name, description, clauses, enabled, paused, spend_cap_credits, counters_month, spent_this_month, entries_this_month, last_entry_at, gaps, created_at, updated_at';
 
@@ -54,6 +61,22 @@ export const beatsStore = {
     );
   },
 
+  /** Writes what recording moves, for several beats in one statement. */
+  updateCounters(tx: Queryable, rows: readonly BeatState[]) {
+    if (rows.length === 0) return;
+    return tx.query(
+      `UPDATE beats b SET paused = u.paused, counters_month = u.month, spent_this_month = u.spent, entries_this_month = u.entries,
+              last_entry_at = u.last, gaps = u.gaps
+         FROM unnest($1::uuid[], $2::boolean[], $3::timestamptz[], $4::bigint[], $5::int[], $6::timestamptz[], $7::jsonb[])
+              AS u(id, paused, month, spent, entries, last, gaps)
+        WHERE b.id = u.id`,
+      [
+        rows.map((r) => r.id), rows.map((r) => r.paused), rows.map((r) => r.counters_month), rows.map((r) => r.spent_this_month),
+        rows.map((r) => r.entries_this_month), rows.map((r) => r.last_entry_at), rows.map((r) => JSON.stringify(r.gaps)),
+      ],
+    );
+  },
+
   /** The account's beat (locked for the transaction with `lock`); another account's reads as missing. */
   get(db: Queryable, accountId: string, id: string, options: { lock?: boolean } = {}) {
     return queryOne<BeatRow>(db, `SELECT ${COLUMNS} FROM beats WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id, accountId]);
@@ -63,9 +86,16 @@ export const beatsStore = {
     return queryOne<BeatRow>(db, `SELECT ${COLUMNS} FROM beats WHERE id = $1`, [id]);
   },
 
-  /** These beats, locked in id order (one order for every locker, so two never deadlock). */
-  lockMany(tx: Queryable, ids: readonly string[]) {
-    return tx.query<BeatRow>(`SELECT ${COLUMNS} FROM beats WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
+  /**
+   * These beats, locked in id order (one order for every locker, so two never deadlock), each
+   * with those of `eventIds` it has an entry for.
+   */
+  lockMany(tx: Queryable, ids: readonly string[], eventIds: readonly string[]) {
+    return tx.query<BeatState & { recorded: string[] }>(
+      `SELECT ${STATE_COLUMNS}, ARRAY(SELECT be.event_id FROM beat_entries be WHERE be.beat_id = beats.id AND be.event_id = ANY($2::uuid[])) AS recorded
+         FROM beats WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+      [ids, eventIds],
+    );
   },
 
   list(db: Queryable, accountId: string) {

@@ -27,55 +27,69 @@ export interface EventFacts {
   reports: readonly ReportFacts[];
 }
 
-/** Loads an event's facts, counting the reports received up to the receive sequence value `countedUpTo` (null: all). */
-export async function loadEventFacts(db: Queryable, eventId: string, countedUpTo: number | null): Promise<EventFacts | null> {
-  const [event] = await db.query<{ id: string; event_type_id: string; live: boolean }>(
-    `SELECT id, event_type_id, merged_into_event_id IS NULL AND deleted_at IS NULL AS live FROM events WHERE id = $1`,
-    [eventId],
+/** The facts as read from the database, with the dates a reader may want beside them. */
+export interface StoredEventFacts extends EventFacts {
+  happenedAt: string | null;
+  firstReportDate: Date;
+}
+
+/**
+ * Loads an event's facts, counting the reports received up to the receive sequence value
+ * `countedUpTo` (null: all). One statement (the parts aggregated as JSON): this runs for every
+ * subscriber of every event change.
+ */
+export async function loadEventFacts(db: Queryable, eventId: string, countedUpTo: number | null): Promise<StoredEventFacts | null> {
+  const [event] = await db.query<{
+    id: string;
+    event_type_id: string;
+    live: boolean;
+    happened_at: string | null;
+    first_report_date: Date;
+    entities: [string, boolean][];
+    reports: [string, 'ARTICLE' | 'STRUCTURED', string | null, string | null][];
+    role_values: [string, string, string | null, string | null, number | null, string | null][];
+  }>(
+    `SELECT e.id, e.event_type_id, e.merged_into_event_id IS NULL AND e.deleted_at IS NULL AS live, e.happened_at, e.first_report_date,
+            COALESCE((SELECT json_agg(json_build_array(ee.entity_id, ee.participant)) FROM event_entities ee WHERE ee.event_id = e.id), '[]') AS entities,
+            COALESCE((SELECT json_agg(json_build_array(r.id, r.source_kind, r.outlet_id, r.account_id) ORDER BY r.id)
+                        FROM reports r WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS reports,
+            COALESCE((SELECT json_agg(json_build_array(rr.report_id, role.code_name, live.id, to_char(rr.date_value, 'YYYY-MM-DD'), rr.amount_value, rr.amount_unit))
+                        FROM report_roles rr
+                        JOIN reports r ON r.id = rr.report_id
+                        JOIN event_type_roles role ON role.id = rr.role_id
+                        LEFT JOIN entities ent ON ent.id = rr.entity_id
+                        LEFT JOIN entities live ON live.id = ent.canonical_id AND live.deleted_at IS NULL
+                       WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS role_values
+       FROM events e WHERE e.id = $1`,
+    [eventId, countedUpTo],
   );
   if (!event) return null;
-  const entities = await db.query<{ entity_id: string; participant: boolean }>(
-    'SELECT entity_id, participant FROM event_entities WHERE event_id = $1',
-    [eventId],
-  );
-  const reports = await db.query<{ id: string; source_kind: 'ARTICLE' | 'STRUCTURED'; outlet_id: string | null; account_id: string | null }>(
-    'SELECT id, source_kind, outlet_id, account_id FROM reports WHERE event_id = $1 AND received_seq <= COALESCE($2::bigint, received_seq) ORDER BY id',
-    [eventId, countedUpTo],
-  );
-  const values = await db.query<{ report_id: string; role: string; entity_id: string | null; date_value: string | null; amount_value: number | null; amount_unit: string | null }>(
-    `SELECT rr.report_id, role.code_name AS role, live.id AS entity_id, to_char(rr.date_value, 'YYYY-MM-DD') AS date_value, rr.amount_value, rr.amount_unit
-       FROM report_roles rr
-       JOIN reports r ON r.id = rr.report_id
-       JOIN event_type_roles role ON role.id = rr.role_id
-       LEFT JOIN entities e ON e.id = rr.entity_id
-       LEFT JOIN entities live ON live.id = e.canonical_id AND live.deleted_at IS NULL
-      WHERE r.event_id = $1 AND r.received_seq <= COALESCE($2::bigint, r.received_seq)`,
-    [eventId, countedUpTo],
-  );
   const byReport = new Map<string, RoleValueFacts[]>();
-  for (const v of values) {
-    const list = byReport.get(v.report_id) ?? [];
+  for (const [reportId, role, entityId, dateValue, amountValue, amountUnit] of event.role_values) {
+    const list = byReport.get(reportId) ?? [];
     list.push({
-      role: v.role,
-      entityId: v.entity_id,
-      dateMs: v.date_value ? Date.parse(`${v.date_value}T00:00:00Z`) : null,
-      amount: v.amount_value === null ? null : { value: v.amount_value, unit: v.amount_unit ?? '' },
+      role,
+      entityId,
+      dateMs: dateValue ? Date.parse(`${dateValue}T00:00:00Z`) : null,
+      amount: amountValue === null ? null : { value: amountValue, unit: amountUnit ?? '' },
     });
-    byReport.set(v.report_id, list);
+    byReport.set(reportId, list);
   }
   return {
     eventId: event.id,
     eventTypeId: event.event_type_id,
     live: event.live,
-    involved: new Set(entities.map((e) => e.entity_id)),
-    participants: new Set(entities.filter((e) => e.participant).map((e) => e.entity_id)),
-    reports: reports.map((r) => ({
-      sourceKind: r.source_kind,
-      sourceId: r.outlet_id ?? r.account_id ?? r.id,
-      outletId: r.outlet_id,
+    happenedAt: event.happened_at,
+    firstReportDate: event.first_report_date,
+    involved: new Set(event.entities.map(([id]) => id)),
+    participants: new Set(event.entities.filter(([, participant]) => participant).map(([id]) => id)),
+    reports: event.reports.map(([id, sourceKind, outletId, accountId]) => ({
+      sourceKind,
+      sourceId: outletId ?? accountId ?? id,
+      outletId,
       // Grants arrive with structured reporting; until then no report represents anyone.
       represented: new Set<string>(),
-      values: byReport.get(r.id) ?? [],
+      values: byReport.get(id) ?? [],
     })),
   };
 }

@@ -58,9 +58,11 @@ export function sensorMatching({ db, clock, newId, onDeliveries }: SensorMatchin
   }
 
   async function matchEvent(eventId: string): Promise<void> {
+    const index = await filters.current();
+    if (index.size === 0) return; // no enabled sensor: nothing to read
     const facts = await loadEventFacts(db, eventId, null);
     if (!facts?.live) return;
-    const matched = (await filters.current()).match(facts);
+    const matched = index.match(facts);
     if (matched.length === 0) return;
     const delivered = await outboxStore.sensorsDelivered(db, eventId, 'event.matched');
     const fresh = matched.filter((sensorId) => !delivered.has(sensorId));
