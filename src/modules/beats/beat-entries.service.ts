@@ -11,7 +11,7 @@ import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { asOf, statusOf } from './beat-state.js';
 import type { BeatEntries, BeatEntry, EntriesBody } from './beats.schemas.js';
 import { beatEntriesStore as store, type EntryAxis, type EntryRow } from './beat-entries.store.js';
-import { entitled } from './beats.service.js';
+import { notEntitled } from './beats.service.js';
 import { beatsStore } from './beats.store.js';
 
 const DAY_MS = 86_400_000;
@@ -111,12 +111,12 @@ export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
   return {
     async read(accountId: string, beatId: string, body: EntriesBody): Promise<BeatEntries> {
       const read = parse(beatId, body);
-      const plan = await entitled(db, accountId);
-      const row = await beatsStore.get(db, accountId, beatId);
-      if (!row) throw new ProblemError('not-found', `No beat with id ${beatId}.`);
+      const found = await beatsStore.forRead(db, accountId, beatId);
+      if (!found.entitled) throw notEntitled();
+      if (!found.beat) throw new ProblemError('not-found', `No beat with id ${beatId}.`);
       const now = clock.now();
-      const beat = asOf(row, now);
-      const retainedFrom = new Date(now.getTime() - plan.retention_days * DAY_MS);
+      const beat = asOf(found.beat, now);
+      const retainedFrom = new Date(now.getTime() - found.retentionDays * DAY_MS);
       const expires = now.getTime() + ENTRY_CURSOR_TTL_MS;
       const page = { object: 'beat_entries' as const, beat: { id: beat.id, status: statusOf(beat), gaps: beat.gaps } };
 

@@ -30,10 +30,12 @@ const notFound = (id: string) => new ProblemError('not-found', `No beat with id 
 const invalid = (errors: FieldError[]) => new ProblemError('validation-failed', 'The beat is not valid.', { errors });
 const conflict = (detail: string) => new ProblemError('state-conflict', detail);
 
+export const notEntitled = () => new ProblemError('not-entitled', 'This account has no beats entitlement.', { code: 'FORBIDDEN' });
+
 /** 403 not-entitled unless the account has beats (locking the account row with `lock`); answers its plan. */
-export async function entitled(q: Queryable, accountId: string, lock = false): Promise<PlanRow> {
+async function entitled(q: Queryable, accountId: string, lock = false): Promise<PlanRow> {
   const { account, plan } = await accountAndPlan(q, accountId, lock);
-  if (!account.beats) throw new ProblemError('not-entitled', 'This account has no beats entitlement.', { code: 'FORBIDDEN' });
+  if (!account.beats) throw notEntitled();
   return plan;
 }
 

@@ -82,6 +82,23 @@ export const beatsStore = {
     return queryOne<BeatRow>(db, `SELECT ${COLUMNS} FROM beats WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id, accountId]);
   },
 
+  /**
+   * What an entries read needs, in one statement: whether the account has beats, its plan's
+   * retention, and its beat's state (null when the account has no such beat).
+   */
+  async forRead(db: Queryable, accountId: string, id: string) {
+    const row = await queryOne<{ entitled: boolean; retention_days: number; beat: BeatState | null }>(
+      db,
+      `SELECT a.beats AS entitled, p.retention_days,
+              (SELECT to_jsonb(s) FROM (SELECT ${STATE_COLUMNS} FROM beats WHERE id = $2 AND account_id = a.id) s) AS beat
+         FROM accounts a JOIN plans p ON p.name = a.plan WHERE a.id = $1`,
+      [accountId, id],
+    );
+    if (!row) throw new Error(`account ${accountId} does not exist`);
+    const beat = row.beat && { ...row.beat, counters_month: new Date(row.beat.counters_month), last_entry_at: row.beat.last_entry_at && new Date(row.beat.last_entry_at) };
+    return { entitled: row.entitled, retentionDays: row.retention_days, beat };
+  },
+
   byId(db: Queryable, id: string) {
     return queryOne<BeatRow>(db, `SELECT ${COLUMNS} FROM beats WHERE id = $1`, [id]);
   },
