@@ -115,8 +115,8 @@ const entryCount = async () => (await db.query<{ n: number }>('SELECT count(*)::
 
 console.log(`storage: ${db.kind}; ${EVENTS} events per size; ${os.cpus().length} cores`);
 console.log('\n1. Recording');
-console.log('| beats | clauses | index build | events/s | per event | entries |');
-console.log('|---|---|---|---|---|---|');
+console.log('| beats | clauses | index build | heap used | events/s | per event | entries |');
+console.log('|---|---|---|---|---|---|---|');
 const perEvent: number[] = [];
 let pool: string[] = [];
 for (const size of SIZES) {
@@ -127,6 +127,7 @@ for (const size of SIZES) {
   const built = performance.now();
   await runtime.jobs.drain();
   const buildMs = performance.now() - built;
+  const heap = process.memoryUsage().heapUsed / 2 ** 20;
   const before = await entryCount();
   await ingest(EVENTS, pool);
   // Autovacuum would have analyzed the job table after such a burst; the claim's plan depends on it.
@@ -135,7 +136,7 @@ for (const size of SIZES) {
   await runtime.jobs.drain();
   const seconds = (performance.now() - start) / 1000;
   perEvent.push((seconds * 1000) / EVENTS);
-  console.log(`| ${size.toLocaleString('en')} | ${(size * CLAUSES).toLocaleString('en')} | ${(buildMs / 1000).toFixed(1)} s | ${Math.round(EVENTS / seconds)} | ${ms(perEvent.at(-1)!)} | ${(await entryCount()) - before} |`);
+  console.log(`| ${size.toLocaleString('en')} | ${(size * CLAUSES).toLocaleString('en')} | ${(buildMs / 1000).toFixed(1)} s | ${Math.round(heap)} MiB | ${Math.round(EVENTS / seconds)} | ${ms(perEvent.at(-1)!)} | ${(await entryCount()) - before} |`);
 }
 if (perEvent.length === 2) console.log(`ratio of time per event: ${(perEvent[1]! / perEvent[0]!).toFixed(2)} (goal <= 1.5)`);
 await db.query('DELETE FROM beats WHERE account_id = $1', [account.id]);
