@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { beatsClient, type BeatsClient } from '../helpers/beats.js';
-import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startBeatsServer, type BeatsClient } from '../helpers/beats.js';
+import type { TestCorpus } from '../helpers/corpus.js';
+import type { TestServer } from '../helpers/server.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
 
@@ -12,17 +12,9 @@ describe('beat entries reads', () => {
   let beats: BeatsClient;
   let outlet: string;
 
-  before(async () => {
-    server = await startServer();
-    corpus = testCorpus(server);
-    beats = beatsClient(server, corpus);
-    await server.ops.post('/clock', { now: NOW });
-    outlet = await corpus.outlet();
-  });
+  before(async () => ({ server, corpus, beats, outlet } = await startBeatsServer(NOW)));
   after(() => server.close());
 
-  const drain = () => server.ops.post('/drain');
-  const setClock = (now: string) => server.ops.post('/clock', { now });
   const article = async (typeId: string, happenedAt: string | null = null) =>
     corpus.article({ outlet_id: outlet, event_type_id: typeId, happened_at: happenedAt, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
   const pointers = (response: { json: any }) => (response.json.errors as { pointer: string }[]).map((e) => e.pointer);
@@ -32,15 +24,15 @@ describe('beat entries reads', () => {
     const account = await beats.account(1000);
     const type = await corpus.eventType();
     const beat = await beats.create(account.key, [{ event_type_id: type.id }]);
-    await drain();
+    await beats.drain();
     const events: string[] = [];
     for (const at of happened) events.push(await article(type.id, at));
-    await drain();
+    await beats.drain();
     return { key: account.key, beat, events, type };
   }
 
   it('when many entries are recorded in one instant, then polling with limit 1 walks them all exactly once, by poll_since and by next_cursor alike', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const { key, beat, events } = await beatWith([null, null, null, null, null]);
     const all = await beats.pollAll(key, beat.id);
     assert.equal(all.length, 5);
@@ -73,13 +65,13 @@ describe('beat entries reads', () => {
     assert.deepEqual(byCursor, all.map((e) => e.id));
 
     const later = await article((await beats.beat(key, beat.id)).clauses[0].event_type_id);
-    await drain();
+    await beats.drain();
     const fresh = await beats.entries(key, beat.id, { since });
     assert.deepEqual(fresh.data.map((e: any) => e.event.id), [later], 'the saved poll_since picks up what came since');
   });
 
   it('when a window is read, then from is inclusive, until exclusive, on occurred_at by default, newest first, with an exact total_count, paged by cursor', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const { key, beat } = await beatWith(['2026-11-01', '2026-11-02', '2026-11-03', '2026-11-04', '2026-11-05']);
     const page1 = await beats.entries(key, beat.id, { from: '2026-11-02T00:00:00Z', until: '2026-11-05T00:00:00+00:00', limit: 2 });
     assert.equal(page1.total_count, 3);
@@ -97,11 +89,11 @@ describe('beat entries reads', () => {
   });
 
   it('when a window is read on added_at or by last, then it covers the recording time up to now', async () => {
-    await setClock('2026-11-10T00:00:00.000Z');
+    await beats.setClock('2026-11-10T00:00:00.000Z');
     const { key, beat, type } = await beatWith(['2020-01-01']);
-    await setClock('2026-11-20T00:00:00.000Z');
+    await beats.setClock('2026-11-20T00:00:00.000Z');
     const recent = await article(type.id, '2020-01-02');
-    await drain();
+    await beats.drain();
     const day = await beats.entries(key, beat.id, { last: '24h', axis: 'added_at' });
     assert.deepEqual(day.data.map((e: any) => e.event.id), [recent], 'recorded now: inside a window ending now');
     assert.equal(day.total_count, 1);
@@ -111,11 +103,11 @@ describe('beat entries reads', () => {
   });
 
   it('when retention is passed, then windows are clamped to it on their own axis and polls read only retained entries', async () => {
-    await setClock('2026-08-01T00:00:00.000Z');
+    await beats.setClock('2026-08-01T00:00:00.000Z');
     const { key, beat, type } = await beatWith([null]);
-    await setClock('2026-11-20T00:00:00.000Z');
+    await beats.setClock('2026-11-20T00:00:00.000Z');
     const kept = await article(type.id);
-    await drain();
+    await beats.drain();
     const polled = await beats.pollAll(key, beat.id);
     assert.deepEqual(polled.map((e) => e.event.id), [kept], 'poll mode: added_at within the 90 retained days');
     const window = await beats.entries(key, beat.id, { from: '2026-01-01T00:00:00Z', until: '2026-12-01T00:00:00Z', axis: 'added_at' });
@@ -123,7 +115,7 @@ describe('beat entries reads', () => {
   });
 
   it('when a read breaks a rule, then it is 400 validation-failed naming the member', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const { key, beat } = await beatWith([null, null, null]);
     const other = await beatWith([null]);
     const first = await beats.entries(key, beat.id, { since: '', limit: 1 });
@@ -168,17 +160,17 @@ describe('beat entries reads', () => {
   });
 
   it('when a large backfill runs, then it records every match in batches, oldest first, each once', async () => {
-    await setClock('2026-11-15T00:00:00.000Z');
+    await beats.setClock('2026-11-15T00:00:00.000Z');
     const type = await corpus.eventType();
     const events: string[] = [];
     for (let i = 0; i < 230; i++) {
       events.push(await corpus.article({ outlet_id: outlet, event_type_id: type.id, published_at: new Date(Date.parse('2026-11-15T00:00:00Z') + (i % 7) * 3_600_000 + i).toISOString(), roles: [{ role: 'party', entity_id: await corpus.entity() }] }));
     }
-    await drain();
-    await setClock('2026-11-16T00:00:00.000Z');
+    await beats.drain();
+    await beats.setClock('2026-11-16T00:00:00.000Z');
     const account = await beats.account(1000);
     const beat = await beats.create(account.key, [{ event_type_id: type.id }]);
-    await drain();
+    await beats.drain();
     const entries = await beats.pollAll(account.key, beat.id);
     assert.equal(entries.length, 230);
     assert.deepEqual(new Set(entries.map((e) => e.event.id)), new Set(events));

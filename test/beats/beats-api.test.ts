@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { beatsClient, type BeatsClient } from '../helpers/beats.js';
-import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
+import { startBeatsServer, type BeatsClient } from '../helpers/beats.js';
+import type { TestCorpus } from '../helpers/corpus.js';
 import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 
 const BEAT_FIELDS = [
   'backfill_days', 'clauses', 'created_at', 'description', 'enabled', 'entries_this_month', 'gaps', 'id', 'last_entry_at', 'name', 'object',
@@ -30,9 +30,7 @@ describe('beats API', () => {
   let typeId: string;
 
   before(async () => {
-    server = await startServer();
-    corpus = testCorpus(server);
-    beats = beatsClient(server, corpus);
+    ({ server, corpus, beats } = await startBeatsServer('2026-11-20T12:00:00.000Z'));
     typeId = (await corpus.eventType()).id;
   });
   after(() => server.close());

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { beatsClient, type BeatsClient } from '../helpers/beats.js';
-import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
+import { startBeatsServer, type BeatsClient } from '../helpers/beats.js';
+import type { TestCorpus } from '../helpers/corpus.js';
 import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
 
@@ -15,32 +15,26 @@ describe('beat recording', () => {
   let otherOutlet: string;
 
   before(async () => {
-    server = await startServer();
-    corpus = testCorpus(server);
-    beats = beatsClient(server, corpus);
-    await server.ops.post('/clock', { now: NOW });
-    outlet = await corpus.outlet();
+    ({ server, corpus, beats, outlet } = await startBeatsServer(NOW));
     otherOutlet = await corpus.outlet();
   });
   after(() => server.close());
 
-  const drain = () => server.ops.post('/drain');
-  const setClock = (now: string) => server.ops.post('/clock', { now });
   /** An article about a new event of this type, naming a fresh party unless one is given. */
   const article = async (typeId: string, extra: Record<string, unknown> = {}) =>
     corpus.article({ outlet_id: outlet, event_type_id: typeId, roles: [{ role: 'party', entity_id: await corpus.entity() }], ...extra });
 
   it('when an event matches, then one entry is recorded and charged once, however often the event changes afterwards', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const account = await beats.account(10);
     const type = await corpus.eventType();
     const beat = await beats.create(account.key, [{ event_type_id: type.id }]);
-    await drain();
+    await beats.drain();
     const party = await corpus.entity();
     const eventId = await corpus.article({ outlet_id: outlet, event_type_id: type.id, happened_at: '2026-11-18', roles: [{ role: 'party', entity_id: party }] });
-    await drain();
+    await beats.drain();
     await corpus.article({ outlet_id: otherOutlet, event_type_id: type.id, incident_id: eventId, roles: [{ role: 'party', entity_id: party }] });
-    await drain();
+    await beats.drain();
     const entries = await beats.pollAll(account.key, beat.id);
     assert.equal(entries.length, 1);
     const [entry] = entries;
@@ -64,16 +58,16 @@ describe('beat recording', () => {
   });
 
   it('when an event satisfies several clauses, then the entry names the first in list order; an event matching none records nothing', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const account = await beats.account(10);
     const type = await corpus.eventType();
     const other = await corpus.eventType();
     const party = await corpus.entity();
     const beat = await beats.create(account.key, [{ event_type_id: other.id }, { involved_entity_ids: [party] }, { event_type_id: type.id }]);
-    await drain();
+    await beats.drain();
     await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: party }] });
     await article(await corpus.eventType().then((t) => t.id));
-    await drain();
+    await beats.drain();
     const entries = await beats.pollAll(account.key, beat.id);
     assert.equal(entries.length, 1);
     assert.equal(entries[0].matched_clause_id, beat.clauses[1].id);
@@ -81,7 +75,7 @@ describe('beat recording', () => {
   });
 
   it('when clauses use scope, source kind, outlets, min_reports and role filters, then recording follows the same filter semantics as search', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const account = await beats.account(100);
     const type = await corpus.eventType();
     const party = await corpus.entity();
@@ -92,16 +86,16 @@ describe('beat recording', () => {
       { event_type_id: type.id, min_reports: 2, required_source_news_outlet_ids: [otherOutlet] },
       { event_type_id: type.id, role_filters: [{ kind: 'amount_gte', role_code_name: 'price', min_value: 100, unit: 'usd' }] },
     ]);
-    await drain();
+    await beats.drain();
     // Mentioned only: no PARTICIPANT match; one outlet; no price.
     const plain = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: party }], mentioned_entity_ids: [mentioned] });
-    await drain();
+    await beats.drain();
     assert.equal((await beats.pollAll(account.key, beat.id)).length, 0);
     // A second outlet, the required one: min_reports 2 holds now.
     await corpus.article({ outlet_id: otherOutlet, event_type_id: type.id, incident_id: plain, roles: [{ role: 'party', entity_id: party }] });
     const priced = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }, { role: 'price', amount: { value: 150, unit: 'USD' } }] });
     const participant = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: mentioned }] });
-    await drain();
+    await beats.drain();
     const entries = await beats.pollAll(account.key, beat.id);
     const clauseOf = new Map(entries.map((e) => [e.event.id, e.matched_clause_id]));
     assert.equal(clauseOf.get(plain), beat.clauses[2].id);
@@ -111,16 +105,16 @@ describe('beat recording', () => {
   });
 
   it('when an entry would pass the spend cap, then nothing is recorded, the beat pauses with an open gap; resume closes it; raising the cap alone does not resume; a new month does', async () => {
-    await setClock('2026-11-20T12:00:00.000Z');
+    await beats.setClock('2026-11-20T12:00:00.000Z');
     const account = await beats.account(100);
     const type = await corpus.eventType();
     const beat = await beats.create(account.key, [{ event_type_id: type.id }], { spend_cap_credits: 2 });
-    await drain();
+    await beats.drain();
     for (let i = 0; i < 2; i++) await article(type.id);
-    await drain();
-    await setClock('2026-11-20T12:01:00.000Z');
+    await beats.drain();
+    await beats.setClock('2026-11-20T12:01:00.000Z');
     await article(type.id);
-    await drain();
+    await beats.drain();
     let state = await beats.beat(account.key, beat.id);
     assert.equal(state.status, 'PAUSED_SPEND_CAP');
     assert.equal(state.enabled, true);
@@ -130,37 +124,37 @@ describe('beat recording', () => {
     assert.equal((await beats.pollAll(account.key, beat.id)).length, 2);
     assert.equal(await corpus.balance(account.id), 98, 'the third entry was not charged');
 
-    await setClock('2026-11-21T08:00:00.000Z');
+    await beats.setClock('2026-11-21T08:00:00.000Z');
     await article(type.id);
-    await drain();
+    await beats.drain();
     assert.equal((await beats.pollAll(account.key, beat.id)).length, 2, 'a paused beat records nothing');
     const raised = await beats.call('PATCH', `/beats/${beat.id}/spend-cap`, account.key, { spend_cap_credits: 3 });
     assert.equal(raised.json.status, 'PAUSED_SPEND_CAP', 'raising the cap alone does not resume');
 
-    await setClock('2026-11-22T08:00:00.000Z');
+    await beats.setClock('2026-11-22T08:00:00.000Z');
     const resumed = await beats.call('POST', `/beats/${beat.id}/resume`, account.key);
     assert.equal(resumed.status, 200, resumed.text);
     assert.equal(resumed.json.status, 'ACTIVE');
     assert.deepEqual(resumed.json.gaps, [{ from: '2026-11-20T12:01:00.000Z', until: '2026-11-22T08:00:00.000Z' }]);
     await article(type.id);
-    await drain();
-    await setClock('2026-11-22T09:00:00.000Z');
+    await beats.drain();
+    await beats.setClock('2026-11-22T09:00:00.000Z');
     await article(type.id);
-    await drain();
+    await beats.drain();
     state = await beats.beat(account.key, beat.id);
     assert.equal(state.spent_this_month, 3);
     assert.equal(state.status, 'PAUSED_SPEND_CAP', 'the cap pauses it again');
     assert.equal(state.gaps.length, 2, 'a later pause opens a new gap');
     assert.deepEqual(state.gaps[1], { from: '2026-11-22T09:00:00.000Z', until: null });
 
-    await setClock('2026-12-01T00:00:00.000Z');
+    await beats.setClock('2026-12-01T00:00:00.000Z');
     state = await beats.beat(account.key, beat.id);
     assert.equal(state.status, 'ACTIVE', 'the next UTC month resumes recording');
     assert.equal(state.spent_this_month, 0);
     assert.equal(state.entries_this_month, 0);
     assert.deepEqual(state.gaps[1], { from: '2026-11-22T09:00:00.000Z', until: '2026-12-01T00:00:00.000Z' });
     await article(type.id);
-    await drain();
+    await beats.drain();
     state = await beats.beat(account.key, beat.id);
     assert.equal(state.spent_this_month, 1);
     assert.equal(state.entries_this_month, 1);
@@ -173,13 +167,13 @@ describe('beat recording', () => {
   });
 
   it('when the balance cannot cover an entry, then the beat pauses and the balance never goes below zero', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const account = await beats.account(1);
     const type = await corpus.eventType();
     const beat = await beats.create(account.key, [{ event_type_id: type.id }]);
-    await drain();
+    await beats.drain();
     for (let i = 0; i < 3; i++) await article(type.id);
-    await drain();
+    await beats.drain();
     assert.equal((await beats.pollAll(account.key, beat.id)).length, 1);
     assert.equal(await corpus.balance(account.id), 0);
     const state = await beats.beat(account.key, beat.id);
@@ -188,50 +182,50 @@ describe('beat recording', () => {
   });
 
   it('when a beat is disabled, then it records and spends nothing and opens no gap; enabled again, it records what comes next', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const account = await beats.account(10);
     const type = await corpus.eventType();
     const beat = await beats.create(account.key, [{ event_type_id: type.id }]);
     await beats.call('POST', `/beats/${beat.id}/disable`, account.key);
     await article(type.id);
-    await drain();
+    await beats.drain();
     assert.equal((await beats.pollAll(account.key, beat.id)).length, 0);
     assert.equal(await corpus.balance(account.id), 10);
     await beats.call('POST', `/beats/${beat.id}/enable`, account.key);
     const next = await article(type.id);
-    await drain();
+    await beats.drain();
     const entries = await beats.pollAll(account.key, beat.id);
     assert.deepEqual(entries.map((e) => e.event.id), [next]);
     assert.deepEqual((await beats.beat(account.key, beat.id)).gaps, []);
   });
 
   it('when a beat is deleted, then it records nothing more', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const account = await beats.account(10);
     const type = await corpus.eventType();
     const beat = await beats.create(account.key, [{ event_type_id: type.id }]);
-    await drain();
+    await beats.drain();
     assert.equal((await beats.call('DELETE', `/beats/${beat.id}`, account.key)).status, 204);
     await article(type.id);
-    await drain();
+    await beats.drain();
     assert.equal(await corpus.balance(account.id), 10);
   });
 
   it('when a beat is created, then it backfills matches first reported within backfill_days, oldest first, charged and marked backfilled, and is readable at once', async () => {
-    await setClock('2026-11-10T00:00:00.000Z');
+    await beats.setClock('2026-11-10T00:00:00.000Z');
     const type = await corpus.eventType();
     const tooOld = await article(type.id);
-    await setClock('2026-11-15T00:00:00.000Z');
+    await beats.setClock('2026-11-15T00:00:00.000Z');
     const older = await article(type.id, { happened_at: 'last week' });
-    await setClock('2026-11-19T00:00:00.000Z');
+    await beats.setClock('2026-11-19T00:00:00.000Z');
     const newer = await article(type.id);
-    await drain();
-    await setClock('2026-11-20T12:00:00.000Z');
+    await beats.drain();
+    await beats.setClock('2026-11-20T12:00:00.000Z');
     const account = await beats.account(10);
     const created = await beats.call('POST', '/beats', account.key, { name: 'Late', clauses: [{ event_type_id: type.id }] });
     assert.equal(created.status, 201);
     assert.equal((await beats.beat(account.key, created.json.id)).id, created.json.id, 'readable at once');
-    await drain();
+    await beats.drain();
     const entries = await beats.pollAll(account.key, created.json.id);
     assert.deepEqual(entries.map((e) => e.event.id), [older, newer]);
     assert.ok(entries.every((e) => e.backfilled));
@@ -239,7 +233,7 @@ describe('beat recording', () => {
     assert.ok(!entries.some((e) => e.event.id === tooOld));
     assert.equal(await corpus.balance(account.id), 8);
     const live = await article(type.id);
-    await drain();
+    await beats.drain();
     const all = await beats.pollAll(account.key, created.json.id);
     assert.equal(all.length, 3);
     assert.equal(all[2].event.id, live);
@@ -247,14 +241,14 @@ describe('beat recording', () => {
   });
 
   it('when a backfill would pass the cap, then it records up to the cap and the beat pauses', async () => {
-    await setClock('2026-11-18T00:00:00.000Z');
+    await beats.setClock('2026-11-18T00:00:00.000Z');
     const type = await corpus.eventType();
     for (let i = 0; i < 4; i++) await article(type.id);
-    await drain();
-    await setClock('2026-11-20T00:00:00.000Z');
+    await beats.drain();
+    await beats.setClock('2026-11-20T00:00:00.000Z');
     const account = await beats.account(10);
     const beat = await beats.create(account.key, [{ event_type_id: type.id }], { spend_cap_credits: 2 });
-    await drain();
+    await beats.drain();
     assert.equal((await beats.pollAll(account.key, beat.id)).length, 2);
     const state = await beats.beat(account.key, beat.id);
     assert.equal(state.status, 'PAUSED_SPEND_CAP');
@@ -262,36 +256,36 @@ describe('beat recording', () => {
   });
 
   it('when the plan has backfill_days 0, then a new beat looks back at nothing', async () => {
-    await setClock('2026-11-19T00:00:00.000Z');
+    await beats.setClock('2026-11-19T00:00:00.000Z');
     const type = await corpus.eventType();
     await article(type.id);
-    await drain();
+    await beats.drain();
     const plan = `noback_${Math.random().toString(36).slice(2, 8)}`;
     await corpus.ops('PUT', `/plans/${plan}`, { ...STANDARD_PLAN_FIELDS, backfill_days: 0 });
-    await setClock('2026-11-20T00:00:00.000Z');
+    await beats.setClock('2026-11-20T00:00:00.000Z');
     const account = await beats.account(10, plan);
     const beat = await beats.create(account.key, [{ event_type_id: type.id }]);
     assert.equal(beat.backfill_days, 0);
-    await drain();
+    await beats.drain();
     assert.equal((await beats.pollAll(account.key, beat.id)).length, 0);
   });
 
   it('when event A is merged into B, then A\'s entries name B, beats without B get a free carried entry, and B is not charged again', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const account = await beats.account(10);
     const type = await corpus.eventType();
     const watched = await corpus.entity();
     const a = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: watched }] });
     const b = await article(type.id);
-    await drain();
-    await setClock('2026-11-20T13:00:00.000Z');
+    await beats.drain();
+    await beats.setClock('2026-11-20T13:00:00.000Z');
     const byEntity = await beats.create(account.key, [{ involved_entity_ids: [watched] }]);
     const byType = await beats.create(account.key, [{ event_type_id: type.id }]);
-    await drain();
+    await beats.drain();
     assert.equal(await corpus.balance(account.id), 7, 'A on both beats, B on the type beat');
-    await setClock('2026-11-20T14:00:00.000Z');
+    await beats.setClock('2026-11-20T14:00:00.000Z');
     await corpus.ops('POST', `/events/${a}/merge`, { into_event_id: b });
-    await drain();
+    await beats.drain();
     const entityEntries = await beats.pollAll(account.key, byEntity.id);
     assert.equal(entityEntries.length, 2);
     assert.equal(entityEntries[0].event.id, a, 'a superseded entry keeps its own event summary');
@@ -308,32 +302,32 @@ describe('beat recording', () => {
   });
 
   it('when an event is deleted, then its entries remain and read event: null', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const account = await beats.account(10);
     const type = await corpus.eventType();
     const beat = await beats.create(account.key, [{ event_type_id: type.id }]);
     const eventId = await article(type.id);
-    await drain();
+    await beats.drain();
     assert.equal((await corpus.ops('DELETE', `/events/${eventId}`)).status, 204);
-    await drain();
+    await beats.drain();
     const entries = await beats.pollAll(account.key, beat.id);
     assert.equal(entries.length, 1);
     assert.equal(entries[0].event, null);
   });
 
   it('when a beat\'s clauses are replaced, then recording follows the new clauses and old entries keep their clause id', async () => {
-    await setClock(NOW);
+    await beats.setClock(NOW);
     const account = await beats.account(10);
     const type = await corpus.eventType();
     const other = await corpus.eventType();
     const beat = await beats.create(account.key, [{ event_type_id: type.id }]);
     await article(type.id);
-    await drain();
+    await beats.drain();
     const replaced = await beats.call('PUT', `/beats/${beat.id}`, account.key, { name: 'x', clauses: [{ event_type_id: other.id }] });
     assert.equal(replaced.status, 200);
     await article(type.id);
     await article(other.id);
-    await drain();
+    await beats.drain();
     const entries = await beats.pollAll(account.key, beat.id);
     assert.deepEqual(entries.map((e) => e.matched_clause_id), [beat.clauses[0].id, replaced.json.clauses[0].id]);
   });

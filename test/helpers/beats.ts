@@ -1,8 +1,8 @@
 // Beats for tests: an entitled account, beats and entries through the public API.
 import assert from 'node:assert/strict';
-import type { TestCorpus } from './corpus.js';
+import { testCorpus, type TestCorpus } from './corpus.js';
 import { bearer, type HttpResponse } from './http.js';
-import type { TestServer } from './server.js';
+import { startServer, type TestServer } from './server.js';
 
 export const BEAT_SCOPES = ['BEATS_READ', 'BEATS_WRITE'];
 
@@ -18,9 +18,12 @@ export interface BeatsClient {
   pollAll(key: string, beatId: string): Promise<any[]>;
   beat(key: string, beatId: string): Promise<any>;
   problem(response: HttpResponse, status: number, slug: string): void;
+  /** Runs the background work due now (recording, backfill). */
+  drain(): Promise<unknown>;
+  setClock(now: string): Promise<unknown>;
 }
 
-export function beatsClient(server: Pick<TestServer, 'http' | 'docsUrl'>, corpus: TestCorpus): BeatsClient {
+export function beatsClient(server: Pick<TestServer, 'http' | 'docsUrl' | 'ops'>, corpus: TestCorpus): BeatsClient {
   const client: BeatsClient = {
     call: (method, path, key, body, headers = {}) =>
       server.http.request(method, `/v1${path}`, { headers: { ...bearer(key), ...headers }, ...(body === undefined ? {} : { body }) }),
@@ -54,6 +57,17 @@ export function beatsClient(server: Pick<TestServer, 'http' | 'docsUrl'>, corpus
       assert.equal(response.status, status, response.text);
       assert.equal(response.json.type, `${server.docsUrl}/problems/${slug}`, response.text);
     },
+    drain: () => server.ops.post('/drain'),
+    setClock: (now) => server.ops.post('/clock', { now }),
   };
   return client;
+}
+
+/** A test server for beats: its corpus, the beats client and one outlet, the clock set to `now`. */
+export async function startBeatsServer(now: string) {
+  const server = await startServer();
+  const corpus = testCorpus(server);
+  const beats = beatsClient(server, corpus);
+  await beats.setClock(now);
+  return { server, corpus, beats, outlet: await corpus.outlet() };
 }
