@@ -173,4 +173,27 @@ describe('filter index', () => {
       { numRuns: 500 },
     );
   });
+
+  it('when filters are replaced and deleted after being set, then the index answers for those that remain', () => {
+    fc.assert(
+      fc.property(fc.array(filterArb, { minLength: 1, maxLength: 40 }), fc.array(fc.nat(), { maxLength: 30 }), filterArb, eventArb, (filters, drops, replacement, event) => {
+        const index = new FilterIndex();
+        const live = new Map(filters.map((filter, i) => [`f${i}`, filter]));
+        live.forEach((filter, id) => index.set(id, filter));
+        for (const drop of drops) {
+          const id = `f${drop % filters.length}`;
+          if (drop % 3 === 0) {
+            index.set(id, replacement);
+            live.set(id, replacement);
+          } else {
+            index.delete(id);
+            live.delete(id);
+          }
+        }
+        const expected = [...live].flatMap(([id, filter]) => (matchesFilter(filter, event) ? [id] : []));
+        assert.deepEqual(index.match(event).sort(), expected.sort());
+      }),
+      { numRuns: 500 },
+    );
+  });
 });

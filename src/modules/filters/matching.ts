@@ -51,12 +51,40 @@ function someIn(wanted: ReadonlySet<string>, present: ReadonlySet<string>): bool
   return false;
 }
 
+/**
+ * Ids under one index key. Most keys (an entity) are named by one filter, so a lone id is kept
+ * as itself rather than in a Set: with hundreds of thousands of saved filters, the Sets would
+ * be most of the index's memory.
+ */
+type Bucket<Id> = Id | Set<Id>;
+
+function addTo<Id>(map: Map<string, Bucket<Id>>, key: string, id: Id): void {
+  const bucket = map.get(key);
+  if (bucket === undefined) map.set(key, id);
+  else if (bucket instanceof Set) bucket.add(id);
+  else if (bucket !== id) map.set(key, new Set([bucket, id]));
+}
+
+function removeFrom<Id>(map: Map<string, Bucket<Id>>, key: string, id: Id): void {
+  const bucket = map.get(key);
+  if (bucket === id) map.delete(key);
+  else if (bucket instanceof Set) {
+    bucket.delete(id);
+    if (bucket.size === 1) map.set(key, bucket.values().next().value as Id);
+  }
+}
+
+function eachIn<Id>(bucket: Bucket<Id> | undefined, visit: (id: Id) => void): void {
+  if (bucket instanceof Set) bucket.forEach(visit);
+  else if (bucket !== undefined) visit(bucket);
+}
+
 /** Saved filters indexed for matching one event at a time. */
 export class FilterIndex<Id extends string = string> {
   private readonly filters = new Map<Id, CompiledFilter>();
-  private readonly byEntity = new Map<string, Set<Id>>();
-  private readonly byType = new Map<string, Set<Id>>();
-  private readonly byOutlet = new Map<string, Set<Id>>();
+  private readonly byEntity = new Map<string, Bucket<Id>>();
+  private readonly byType = new Map<string, Bucket<Id>>();
+  private readonly byOutlet = new Map<string, Bucket<Id>>();
   /** Filters that name no entity, type or outlet: candidates for every event. */
   private readonly unkeyed = new Set<Id>();
 
@@ -67,23 +95,18 @@ export class FilterIndex<Id extends string = string> {
   set(id: Id, filter: CompiledFilter): void {
     this.delete(id);
     this.filters.set(id, filter);
-    for (const key of this.keysOf(filter)) {
-      const [map, value] = key;
+    for (const [map, key] of this.keysOf(filter)) {
       if (map === null) this.unkeyed.add(id);
-      else (map.get(value) ?? map.set(value, new Set()).get(value)!).add(id);
+      else addTo(map, key, id);
     }
   }
 
   delete(id: Id): void {
     const filter = this.filters.get(id);
     if (!filter) return;
-    for (const [map, value] of this.keysOf(filter)) {
+    for (const [map, key] of this.keysOf(filter)) {
       if (map === null) this.unkeyed.delete(id);
-      else {
-        const ids = map.get(value);
-        ids?.delete(id);
-        if (ids?.size === 0) map.delete(value);
-      }
+      else removeFrom(map, key, id);
     }
     this.filters.delete(id);
   }
@@ -92,18 +115,18 @@ export class FilterIndex<Id extends string = string> {
   match(event: EventFacts): Id[] {
     if (!event.live) return [];
     const candidates = new Set<Id>(this.unkeyed);
-    const add = (ids: Set<Id> | undefined) => ids?.forEach((id) => candidates.add(id));
-    for (const entityId of event.involved) add(this.byEntity.get(entityId));
-    add(this.byType.get(event.eventTypeId));
-    for (const report of event.reports) if (report.outletId) add(this.byOutlet.get(report.outletId));
+    const add = (id: Id) => candidates.add(id);
+    for (const entityId of event.involved) eachIn(this.byEntity.get(entityId), add);
+    eachIn(this.byType.get(event.eventTypeId), add);
+    for (const report of event.reports) if (report.outletId) eachIn(this.byOutlet.get(report.outletId), add);
     return [...candidates].filter((id) => matchesFilter(this.filters.get(id)!, event));
   }
 
   /** The index entries of a filter: its entities, else its type, else its outlets. */
-  private keysOf(filter: CompiledFilter): [Map<string, Set<Id>> | null, string][] {
-    if (filter.entities !== null) return [...filter.entities].map((id) => [this.byEntity, id] as [Map<string, Set<Id>>, string]);
+  private keysOf(filter: CompiledFilter): [Map<string, Bucket<Id>> | null, string][] {
+    if (filter.entities !== null) return [...filter.entities].map((id) => [this.byEntity, id] as [Map<string, Bucket<Id>>, string]);
     if (filter.eventTypeId !== null) return [[this.byType, filter.eventTypeId]];
-    if (filter.outlets !== null) return [...filter.outlets].map((id) => [this.byOutlet, id] as [Map<string, Set<Id>>, string]);
+    if (filter.outlets !== null) return [...filter.outlets].map((id) => [this.byOutlet, id] as [Map<string, Bucket<Id>>, string]);
     return [[null, '']];
   }
 }
