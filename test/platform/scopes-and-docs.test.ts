@@ -28,7 +28,7 @@ describe('scopes and the API reference', () => {
   let accountId: string;
   before(async () => {
     server = await startServer();
-    accountId = (await server.ops.createAccount({ entitlements: { structured_reporting: true } })).id;
+    accountId = (await server.ops.createAccount({ entitlements: { structured_reporting: true, beats: true } })).id;
   });
   after(() => server.close());
 
