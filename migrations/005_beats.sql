@@ -11,7 +11,7 @@ CREATE TABLE beats (
   enabled            boolean NOT NULL,
   -- Paused by the spend cap (status PAUSED_SPEND_CAP while enabled). A pause that a month
   -- boundary has ended is still stored as paused until the next write: readers apply the
-  -- rollover themselves (beat-month.ts), so nothing has to run at 00:00 UTC on the 1st.
+  -- rollover themselves (beat-state.ts), so nothing has to run at 00:00 UTC on the 1st.
   paused             boolean NOT NULL DEFAULT false,
   spend_cap_credits  bigint NOT NULL CHECK (spend_cap_credits >= 0),
   -- The UTC month (its first instant) that spent_this_month and entries_this_month count.

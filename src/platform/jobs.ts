@@ -79,14 +79,15 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
 
   /**
    * Claims whose lease passed (their worker died): with no attempt left they fail for good
-   * instead of running again; otherwise they are due again at once.
+   * instead of running again; otherwise they are due again at once. Rows another process is
+   * releasing are skipped, so two processes never deadlock on them.
    */
   async function releaseExpired(): Promise<void> {
     await db.query(
       `UPDATE jobs SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
               finished_at = CASE WHEN attempts >= max_attempts THEN $1::timestamptz END, locked_until = NULL,
               last_error = CASE WHEN attempts >= max_attempts THEN 'abandoned by its worker' ELSE last_error END
-        WHERE status = 'running' AND locked_until < now() AND kind = ANY($2)`,
+        WHERE id IN (SELECT id FROM jobs WHERE status = 'running' AND locked_until < now() AND kind = ANY($2) FOR UPDATE SKIP LOCKED)`,
       [clock.now(), kinds()],
     );
   }

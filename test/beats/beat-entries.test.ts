@@ -64,6 +64,9 @@ describe('beat entries reads', () => {
     assert.equal(page.has_more, false);
     assert.deepEqual(byCursor, all.map((e) => e.id));
 
+    const upper = await beats.entries(key, beat.id.toUpperCase(), { since: '', limit: 1 });
+    assert.equal((await beats.entries(key, beat.id, { cursor: upper.next_cursor })).data.length, 1, 'tokens bind the beat, not the spelling of its id');
+
     const later = await article((await beats.beat(key, beat.id)).clauses[0].event_type_id);
     await beats.drain();
     const fresh = await beats.entries(key, beat.id, { since });
@@ -131,6 +134,9 @@ describe('beat entries reads', () => {
       [{ from: '2026-11-02T00:00:00Z', until: '2026-11-02T00:00:00Z' }, '/from'],
       [{ from: '2026-11-02', until: '2026-11-03T00:00:00Z' }, '/from'],
       [{ from: '2026-11-02T00:00:00', until: '2026-11-03T00:00:00Z' }, '/from'],
+      [{ from: '2026-01-01T00:00:00Z', until: '9999-12-31T23:59:59-14:00' }, '/until'],
+      [{ from: '0000-01-01T00:00:00Z', until: '2026-01-01T00:00:00Z' }, '/from'],
+      [{ from: '2016-12-31T23:59:60Z', until: '2026-01-01T00:00:00Z' }, '/from'],
       [{ last: '24h', from: '2026-11-01T00:00:00Z' }, '/from'],
       [{ last: '12h' }, '/last'],
       [{ since: '', axis: 'added_at' }, '/axis'],

@@ -111,6 +111,30 @@ describe('beats API', () => {
     assert.deepEqual((await beats.call('GET', '/beats', key)).json.data, []);
   });
 
+  it('when a role filter holds a value the schema lets through but nothing can compare, then create and replace are 400 naming it, and nothing is saved', async () => {
+    const { key } = await beats.account();
+    const beat = await beats.create(key, [{ event_type_id: typeId }]);
+    const raw = (clause: string) => `{"name":"x","clauses":[{"event_type_id":"${typeId}","role_filters":[${clause}]}]}`;
+    const cases: [string, string][] = [
+      ['{"kind":"amount_gte","role_code_name":"price","min_value":1e309}', '/clauses/0/role_filters/0/min_value'],
+      ['{"kind":"amount_lte","role_code_name":"price","max_value":-1e309}', '/clauses/0/role_filters/0/max_value'],
+      ['{"kind":"date_after","role_code_name":"closing","after_iso":"0000-01-01T00:00:00Z"}', '/clauses/0/role_filters/0/after_iso'],
+      ['{"kind":"date_before","role_code_name":"closing","before_iso":"9999-12-31T23:59:59-14:00"}', '/clauses/0/role_filters/0/before_iso'],
+      ['{"kind":"date_after","role_code_name":"closing","after_iso":"2016-12-31T23:59:60Z"}', '/clauses/0/role_filters/0/after_iso'],
+    ];
+    for (const [clause, pointer] of cases) {
+      for (const [method, path] of [['POST', '/v1/beats'], ['PUT', `/v1/beats/${beat.id}`]] as const) {
+        const response = await server.http.request(method, path, { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, rawBody: raw(clause) });
+        beats.problem(response, 400, 'validation-failed');
+        assert.deepEqual(pointers(response), [pointer], `${method} ${clause}`);
+      }
+    }
+    const list = await beats.call('GET', '/beats', key);
+    assert.equal(list.status, 200, list.text);
+    assert.equal(list.json.data.length, 1);
+    beats.problem(await beats.call('GET', '/beats?limit=5', key), 400, 'validation-failed');
+  });
+
   it('when a clause names an entity list the account cannot use, then create and replace are 422 entity-list-inaccessible', async () => {
     const { key } = await beats.account();
     const other = await corpus.account(0);
@@ -243,6 +267,14 @@ describe('beats API', () => {
     beats.problem(cap, 400, 'validation-failed');
     assert.deepEqual(pointers(cap), ['/spend_cap_credits']);
     beats.problem(await beats.call('PUT', `/beats/${beat.id}`, key, same), 409, 'state-conflict');
+    const withAmount = { ...same, clauses: [{ id: beat.clauses[0].id, event_type_id: typeId, role_filters: [{ kind: 'amount_gte', role_code_name: 'price', min_value: 0 }] }] };
+    assert.equal((await beats.call('PUT', `/beats/${beat.id}`, key, withAmount)).status, 200);
+    const negativeZero = await server.http.request('PUT', `/v1/beats/${beat.id}`, {
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      rawBody: JSON.stringify(withAmount).replace('"min_value":0', '"min_value":-0'),
+    });
+    beats.problem(negativeZero, 409, 'state-conflict');
+    await beats.call('PUT', `/beats/${beat.id}`, key, same);
     beats.problem(await beats.call('PUT', `/beats/${beat.id}`, key, { ...same, clauses: [{ id: beat.clauses[0].id, event_type_id: typeId, scope: 'MENTIONED', min_reports: 1 }] }), 409, 'state-conflict');
     assert.equal((await beats.call('PUT', `/beats/${beat.id}`, key, { ...same, clauses: [{ event_type_id: typeId }] })).status, 200, 'a new clause id is a change');
   });

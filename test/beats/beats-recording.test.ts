@@ -301,6 +301,30 @@ describe('beat recording', () => {
     assert.equal(await corpus.balance(account.id), 7, 'carried entries are free, and B was not charged again');
   });
 
+  it('when A is merged into B and B into D in quick succession, then whichever order the changes run in, the live D holds one carried entry and every other entry is superseded', async () => {
+    await beats.setClock(NOW);
+    const account = await beats.account(10);
+    const type = await corpus.eventType();
+    const watched = await corpus.entity();
+    const a = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: watched }] });
+    const beat = await beats.create(account.key, [{ involved_entity_ids: [watched] }]);
+    await beats.drain();
+    const b = await article(type.id);
+    const d = await article(type.id);
+    await beats.drain();
+    assert.equal(await corpus.balance(account.id), 9);
+    await corpus.ops('POST', `/events/${a}/merge`, { into_event_id: b });
+    await corpus.ops('POST', `/events/${b}/merge`, { into_event_id: d });
+    await beats.drain();
+    const entries = await beats.pollAll(account.key, beat.id);
+    const live = entries.filter((e) => e.event.id === d);
+    assert.equal(live.length, 1);
+    assert.ok([a, b].includes(live[0].carried_from_event_id), 'carried, not matched afresh');
+    assert.equal(live[0].superseded_by_event_id, null);
+    for (const entry of entries.filter((e) => e.event.id !== d)) assert.ok([b, d].includes(entry.superseded_by_event_id), `${entry.event.id} is superseded`);
+    assert.equal(await corpus.balance(account.id), 9, 'carried entries are free, and D was not charged');
+  });
+
   it('when an event is deleted, then its entries remain and read event: null', async () => {
     await beats.setClock(NOW);
     const account = await beats.account(10);

@@ -26,17 +26,17 @@ export async function chargeCredits(tx: Queryable, accountId: string, amount: nu
 
 /**
  * Locks the account row for the rest of the caller's transaction, in one statement; answers
- * its balance and its plan's values.
+ * its balance, entitlements and plan's values.
  */
-export async function lockAccount(tx: Queryable, accountId: string): Promise<{ balance: number; plan: PlanRow }> {
-  const [row] = await tx.query<PlanRow & { credit_balance: number }>(
-    `SELECT a.credit_balance, p.name, ${PLAN_FIELDS.map((field) => `p.${field}`).join(', ')}
+export async function lockAccount(tx: Queryable, accountId: string) {
+  const [row] = await tx.query<PlanRow & Pick<AccountRow, 'credit_balance' | 'structured_reporting' | 'entity_reporting' | 'beats'>>(
+    `SELECT a.credit_balance, a.structured_reporting, a.entity_reporting, a.beats, p.name, ${PLAN_FIELDS.map((field) => `p.${field}`).join(', ')}
        FROM accounts a JOIN plans p ON p.name = a.plan WHERE a.id = $1 FOR UPDATE OF a`,
     [accountId],
   );
   if (!row) throw new Error(`account ${accountId} does not exist`);
-  const { credit_balance: balance, ...plan } = row;
-  return { balance, plan };
+  const { credit_balance: balance, structured_reporting, entity_reporting, beats, ...plan } = row;
+  return { balance, entitlements: { structured_reporting, entity_reporting, beats }, plan: plan as PlanRow };
 }
 
 /**

@@ -31,6 +31,9 @@ export function beatBackfill({ db, record }: BeatBackfillDeps) {
     const { plan } = await accountAndPlan(db, beat.account_id);
     if (plan.backfill_days === 0) return;
     const windowStart = new Date(beat.created_at.getTime() - plan.backfill_days * DAY_MS);
+    // Every report received before the look-back starts (so before the beat could match live):
+    // an event that arrived while the beat was being created is found here, whatever its
+    // report date, and one that arrives later is matched live.
     const countedUpTo = await receivedUpTo(db);
     const resolver = databaseEntityResolver(db);
     const compiled: CompiledFilter[] = [];
@@ -40,7 +43,7 @@ export function beatBackfill({ db, record }: BeatBackfillDeps) {
     for (;;) {
       const params = new SqlParams();
       const conditions = compiled.map((filter) => filterConditions(filter, params, { countedUpTo, windowStart }));
-      const events = await beatsStore.matchingEvents(db, conditions, params, beat.created_at, after, BATCH);
+      const events = await beatsStore.matchingEvents(db, conditions, params, after, BATCH);
       if (events.length === 0) return;
       const candidates = events.map((event) => ({
         beatId,

@@ -8,6 +8,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { CursorSigner } from '../../platform/cursors.js';
 import type { Database } from '../../platform/db/database.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
+import { readableInstant } from '../filters/filter.js';
 import { asOf, statusOf } from './beat-state.js';
 import type { BeatEntries, BeatEntry, EntriesBody } from './beats.schemas.js';
 import { beatEntriesStore as store, type EntryAxis, type EntryRow } from './beat-entries.store.js';
@@ -75,10 +76,11 @@ export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
     }
     if (body.from === undefined) throw invalid([{ pointer: '/from', detail: 'is required with until' }]);
     if (body.until === undefined) throw invalid([{ pointer: '/until', detail: 'is required with from' }]);
+    for (const member of ['from', 'until'] as const) {
+      if (!readableInstant(body[member]!)) throw invalid([{ pointer: `/${member}`, detail: 'is not a timestamp between the years 1 and 9999' }]);
+    }
     const fromMs = Date.parse(body.from);
     const untilMs = Date.parse(body.until);
-    if (Number.isNaN(fromMs)) throw invalid([{ pointer: '/from', detail: 'is not a readable timestamp' }]);
-    if (Number.isNaN(untilMs)) throw invalid([{ pointer: '/until', detail: 'is not a readable timestamp' }]);
     if (fromMs >= untilMs) throw invalid([{ pointer: '/from', detail: 'must be before until' }]);
     return { mode: 'window', axis, fromMs, untilMs, after: null, limit };
   }
@@ -109,7 +111,9 @@ export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
   const signPoll = (beatId: string, seq: number) => cursors.sign(POLL_TOKEN, { b: beatId, s: seq });
 
   return {
-    async read(accountId: string, beatId: string, body: EntriesBody): Promise<BeatEntries> {
+    async read(accountId: string, pathId: string, body: EntriesBody): Promise<BeatEntries> {
+      // Tokens are bound to the beat's id as stored (lower case), whatever case the path used.
+      const beatId = pathId.toLowerCase();
       const read = parse(beatId, body);
       const found = await beatsStore.forRead(db, accountId, beatId);
       if (!found.entitled) throw notEntitled();

@@ -80,6 +80,23 @@ export const beatEntriesStore = {
     );
   },
 
+  /** Of these events, those merged away since. */
+  async mergedAway(db: Queryable, eventIds: readonly string[]): Promise<string[]> {
+    if (eventIds.length === 0) return [];
+    const rows = await db.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1::uuid[]) AND merged_into_event_id IS NOT NULL', [eventIds]);
+    return rows.map((row) => row.id);
+  },
+
+  /** The live event a merged-away event's reports are in now (merges rewrite earlier ones' pointers); null when it was not merged or its survivor is deleted. */
+  async survivorOf(db: Queryable, eventId: string): Promise<string | null> {
+    const row = await queryOne<{ id: string }>(
+      db,
+      `SELECT s.id FROM events e JOIN events s ON s.id = e.merged_into_event_id WHERE e.id = $1 AND s.merged_into_event_id IS NULL AND s.deleted_at IS NULL`,
+      [eventId],
+    );
+    return row?.id ?? null;
+  },
+
   /** A merged event's entries now name their survivor. */
   supersede(db: Queryable, eventId: string, survivorId: string) {
     return db.query('UPDATE beat_entries SET superseded_by_event_id = $2 WHERE event_id = $1 AND superseded_by_event_id IS NULL', [eventId, survivorId]);

@@ -59,23 +59,31 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
 
   /**
    * Records what it can of one account's candidates, in their order, in one transaction.
-   * Answers the beats as they stand afterwards.
+   * Answers the beats as they stand afterwards, and the events it recorded entries for.
    */
-  async function recordNow(accountId: string, candidates: readonly Candidate[]): Promise<Map<string, BeatState>> {
+  async function recordNow(accountId: string, candidates: readonly Candidate[]) {
     return db.transaction(async (tx) => {
-      const now = clock.now();
-      const { balance: before, plan } = await lockAccount(tx, accountId);
-      const locked = await beatsStore.lockMany(tx, [...new Set(candidates.map((c) => c.beatId))], [...new Set(candidates.map((c) => c.eventId))]);
-      const beats = new Map(locked.map(({ recorded: _recorded, ...row }) => [row.id, asOf(row, now)]));
-      const changed = new Set(locked.filter((row) => beats.get(row.id)!.counters_month !== row.counters_month).map((row) => row.id));
-      const have = new Set(locked.flatMap((row) => row.recorded.map((eventId) => `${row.id}:${eventId}`)));
+      const { balance: before, entitlements, plan } = await lockAccount(tx, accountId);
+      const eventIds = [...new Set(candidates.map((c) => c.eventId))];
+      const locked = await beatsStore.lockForRecording(tx, [...new Set(candidates.map((c) => c.beatId))], eventIds);
+      // Read under the locks, and never before the last entry or pause of these beats (a
+      // clock behind another process's), so no entry lands inside a gap and added_at follows seq.
+      const now = new Date(Math.max(clock.nowMs(), ...locked.beats.flatMap(({ state }) => [state.last_entry_at?.getTime() ?? 0, Date.parse(state.gaps.at(-1)?.from ?? '')].filter(Number.isFinite))));
+      const beats = new Map(locked.beats.map(({ state }) => [state.id, asOf(state, now)]));
+      const changed = new Set(locked.beats.filter(({ state }) => beats.get(state.id)!.counters_month !== state.counters_month).map(({ state }) => state.id));
+      const have = new Set(locked.beats.flatMap(({ state, recorded }) => recorded.map((eventId) => `${state.id}:${eventId}`)));
+      const clauseIds = new Map(locked.beats.map(({ state, clauseIds: ids }) => [state.id, ids]));
       let balance = before;
       const written: NewEntry[] = [];
       const charges: { amount: number; reason: string }[] = [];
       for (const candidate of candidates) {
         const beat = beats.get(candidate.beatId);
         const key = `${candidate.beatId}:${candidate.eventId}`;
-        if (!beat || beat.account_id !== accountId || !recording(beat) || have.has(key)) continue;
+        if (!beat || beat.account_id !== accountId || !recording(beat) || !entitlements.beats || have.has(key)) continue;
+        // An event merged or deleted since it matched is not recorded (a merge's survivor is
+        // matched in its turn); nor is a match on a clause a replace has removed since.
+        if (!locked.liveEvents.has(candidate.eventId)) continue;
+        if (candidate.carriedFromEventId === null && !clauseIds.get(beat.id)!.has(candidate.clauseId)) continue;
         const cost = candidate.carriedFromEventId === null ? plan.beat_entry_credit_cost : 0;
         if (cost > 0 && (beat.spent_this_month + cost > beat.spend_cap_credits || balance < cost)) {
           beats.set(beat.id, pause(beat, now));
@@ -93,14 +101,22 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
       await entries.insert(tx, written, now);
       await recordCharges(tx, accountId, charges, now);
       await beatsStore.updateCounters(tx, [...changed].map((id) => beats.get(id)!));
-      return beats;
+      return { beats, recordedEvents: new Set(written.map((entry) => entry.eventId)) };
     });
   }
 
   // Concurrent recordings for one account share a transaction: they would queue for its row
   // lock one commit at a time otherwise.
   const grouped = groupCommit((accountId: string, lists: readonly (readonly Candidate[])[]) => recordNow(accountId, lists.flat()));
-  const record = (accountId: string, candidates: readonly Candidate[]) => grouped(accountId, candidates);
+
+  async function record(accountId: string, candidates: readonly Candidate[]): Promise<Map<string, BeatState>> {
+    const { beats, recordedEvents } = await grouped(accountId, candidates);
+    // An event merged after the transaction saw it live, whose merge job has already read its
+    // entries, would keep an entry neither superseded nor carried: carry it now (idempotent).
+    const mine = [...new Set(candidates.map((c) => c.eventId))].filter((id) => recordedEvents.has(id));
+    for (const eventId of await entries.mergedAway(db, mine)) await carryMerge(eventId);
+    return beats;
+  }
 
   /** Records candidates of any accounts, one transaction per account. */
   async function recordAll(candidates: readonly Candidate[], accountOf: (beatId: string) => string): Promise<void> {
@@ -138,10 +154,14 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
   }
 
   /**
-   * Event A merged into B: A's entries name B as their successor, every beat with an entry
-   * for A and none for B gets a free one carried over, then B is matched again.
+   * Event A merged away: A's entries name its survivor as their successor, every beat with an
+   * entry for A and none for the survivor gets a free one carried over, then the survivor is
+   * matched again. The survivor is read now, not taken from the change: when A was merged
+   * into B and B into D, both jobs carry to D, whichever runs first.
    */
-  async function carryMerge(eventId: string, survivorId: string): Promise<void> {
+  async function carryMerge(eventId: string): Promise<void> {
+    const survivorId = await entries.survivorOf(db, eventId);
+    if (survivorId === null) return;
     await entries.supersede(db, eventId, survivorId);
     const merged = await entries.ofEvent(db, eventId);
     const occurred = merged.length > 0 ? await occurredAtOf(survivorId) : null;
@@ -166,7 +186,7 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
       case 'entities-changed':
         return matchEvent(change.eventId);
       case 'merged':
-        return carryMerge(change.eventId, change.mergedIntoEventId);
+        return carryMerge(change.eventId);
       case 'deleted':
         return; // its entries stay, and read `event: null`
     }

@@ -1,18 +1,20 @@
 // /v1/beats: HTTP only. Idempotency-Key is honoured on every POST (create, enable, disable,
 // resume, entries reads) by the shared idempotency layer; PUT, PATCH and DELETE ignore it.
 import { principalOf } from '../../platform/http/guard.js';
-import { IdParams } from '../../platform/http/schema-kit.js';
+import { IdParams, StrictObject } from '../../platform/http/schema-kit.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import type { BeatEntriesService } from './beat-entries.service.js';
 import { Beat, BeatEntries, BeatList, CreateBeatBody, EntriesBody, ReplaceBeatBody, SpendCapBody } from './beats.schemas.js';
 import type { BeatsService } from './beats.service.js';
 
 const tags = ['Beats'];
+/** The list takes no paging parameters (or any other): unknown ones are refused. */
+const NoQuery = StrictObject({});
 const read = { scope: 'BEATS_READ' as const };
 const write = { scope: 'BEATS_WRITE' as const };
 
 export function beatsRoutes(app: TypedApp, beats: BeatsService, entries: BeatEntriesService): void {
-  app.get('/beats', { config: read, schema: { tags, summary: 'List every beat, in one page', response: { 200: BeatList } } }, async (request) =>
+  app.get('/beats', { config: read, schema: { tags, summary: 'List every beat, in one page', querystring: NoQuery, response: { 200: BeatList } } }, async (request) =>
     beats.list(principalOf(request).accountId),
   );
 

@@ -13,7 +13,7 @@ import { accountAndPlan } from '../accounts/billing.js';
 import type { PlanRow } from '../accounts/accounts.store.js';
 import { usableEntityLists } from '../filters/entity-resolver.js';
 import { bumpFilterVersion } from '../filters/filter-versions.js';
-import { normalizeFilter } from '../filters/filter.js';
+import { normalizeFilter, roleFilterValueErrors } from '../filters/filter.js';
 import { asOf, closeGap, monthStart, statusOf } from './beat-state.js';
 import { BEAT_BACKFILL_JOB } from './beat-recording.js';
 import type { Beat, Clause, ClauseInput, CreateBeatBody, ReplaceBeatBody } from './beats.schemas.js';
@@ -104,6 +104,7 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
       clause.role_filters?.forEach((rf, j) => {
         if (typeRoles && !typeRoles.has(rf.role_code_name)) errors.push({ pointer: `${at}/role_filters/${j}/role_code_name`, detail: 'is not a role of the event type' });
       });
+      errors.push(...roleFilterValueErrors(clause.role_filters, at));
       const represented = (clause.represented_entity_ids?.length ?? 0) + (clause.represented_entity_list_ids?.length ?? 0);
       if (clause.report_source_kind === 'REPRESENTED_ONLY' && represented === 0) {
         errors.push({ pointer: `${at}/report_source_kind`, detail: 'REPRESENTED_ONLY needs represented_entity_ids or represented_entity_list_ids' });
@@ -211,8 +212,10 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
           description: body.description ?? null,
           clauses: body.clauses.map((clause) => completeClause(clause.id ?? newId(), clause)),
         };
-        // (Deep equality ignores member order, which jsonb does not keep.)
-        const same = next.name === row.name && next.description === row.description && isDeepStrictEqual(next.clauses, row.clauses);
+        // Compared as stored: through JSON (where -0 is 0), and with deep equality, which ignores
+        // member order (jsonb does not keep it).
+        const stored = (clauses: Clause[]) => JSON.parse(JSON.stringify(clauses)) as unknown;
+        const same = next.name === row.name && next.description === row.description && isDeepStrictEqual(stored(next.clauses), stored(row.clauses));
         if (same) throw conflict('The replace changes nothing.');
         await bumpFilterVersion(tx, 'beats');
         return next;

@@ -104,15 +104,23 @@ export const beatsStore = {
   },
 
   /**
-   * These beats, locked in id order (one order for every locker, so two never deadlock), each
-   * with those of `eventIds` it has an entry for.
+   * For recording: these beats locked in id order (one order for every locker, so two never
+   * deadlock), each with its current clause ids and those of `eventIds` it has an entry for;
+   * and which of `eventIds` are live (neither merged away nor deleted). One statement.
    */
-  lockMany(tx: Queryable, ids: readonly string[], eventIds: readonly string[]) {
-    return tx.query<BeatState & { recorded: string[] }>(
-      `SELECT ${STATE_COLUMNS}, ARRAY(SELECT be.event_id FROM beat_entries be WHERE be.beat_id = beats.id AND be.event_id = ANY($2::uuid[])) AS recorded
-         FROM beats WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+  async lockForRecording(tx: Queryable, ids: readonly string[], eventIds: readonly string[]) {
+    const rows = await tx.query<BeatState & { recorded: string[]; clause_ids: string[]; live_events: string[] }>(
+      `SELECT ${STATE_COLUMNS},
+              ARRAY(SELECT be.event_id FROM beat_entries be WHERE be.beat_id = beats.id AND be.event_id = ANY($2::uuid[])) AS recorded,
+              ARRAY(SELECT c->>'id' FROM jsonb_array_elements(beats.clauses) c) AS clause_ids,
+              ARRAY(SELECT e.id FROM events e WHERE e.id = ANY($2::uuid[]) AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL) AS live_events
+         FROM beats WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE OF beats`,
       [ids, eventIds],
     );
+    return {
+      beats: rows.map(({ recorded, clause_ids, live_events: _live, ...state }) => ({ state, recorded, clauseIds: new Set(clause_ids) })),
+      liveEvents: new Set(rows[0]?.live_events ?? []),
+    };
   },
 
   list(db: Queryable, accountId: string) {
@@ -140,11 +148,11 @@ export const beatsStore = {
   },
 
   /**
-   * Backfill order: the events first reported after `after` and up to `until`, oldest first,
-   * that satisfy any of the clauses' conditions; `pos` is the first clause each satisfies.
+   * Backfill order: the events first reported after `after`, oldest first, that satisfy any
+   * of the clauses' conditions; `pos` is the first clause each satisfies.
    */
-  matchingEvents(db: Queryable, clauseConditions: readonly string[][], params: SqlParams, until: Date, after: { date: Date; id: string } | null, limit: number) {
-    const bound = [`e.first_report_date <= ${params.add(until, '::timestamptz')}`];
+  matchingEvents(db: Queryable, clauseConditions: readonly string[][], params: SqlParams, after: { date: Date; id: string } | null, limit: number) {
+    const bound: string[] = [];
     if (after) bound.push(`(e.first_report_date, e.id) > (${params.add(after.date, '::timestamptz')}, ${params.add(after.id, '::uuid')})`);
     const n = params.add(limit, '::int');
     const branches = clauseConditions.map(

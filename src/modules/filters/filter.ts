@@ -34,6 +34,39 @@ export interface EventFilter {
  */
 export const foldUnit = (unit: string): string => unit.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
+/** A stored timestamp's years: JavaScript and PostgreSQL both read and write these alike. */
+export const readableInstant = (iso: string): boolean => {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return false;
+  const year = new Date(ms).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+};
+
+/**
+ * What a schema lets through in role filters but cannot be compared: a timestamp its
+ * date-time format accepts that reads as no instant (a leap second) or that the database
+ * cannot store (year 0, year 10000), and an amount beyond double range (1e309). Errors point
+ * under `at`.
+ */
+export function roleFilterValueErrors(roleFilters: readonly RoleFilter[] | undefined, at: string): { pointer: string; detail: string }[] {
+  return (roleFilters ?? []).flatMap((rf, i) => {
+    const pointer = (member: string) => `${at}/role_filters/${i}/${member}`;
+    switch (rf.kind) {
+      case 'date_after':
+      case 'date_before': {
+        const [member, iso] = rf.kind === 'date_after' ? ['after_iso', rf.after_iso] : ['before_iso', rf.before_iso];
+        return readableInstant(iso) ? [] : [{ pointer: pointer(member), detail: 'is not a timestamp between the years 1 and 9999' }];
+      }
+      case 'amount_gte':
+        return Number.isFinite(rf.min_value) ? [] : [{ pointer: pointer('min_value'), detail: 'is not a finite number' }];
+      case 'amount_lte':
+        return Number.isFinite(rf.max_value) ? [] : [{ pointer: pointer('max_value'), detail: 'is not a finite number' }];
+      case 'entity_in':
+        return [];
+    }
+  });
+}
+
 /** Fills the defaults of every omitted field; `null` counts as omitted (a merge patch's reset). */
 export function normalizeFilter(input: { [K in keyof EventFilter]?: EventFilter[K] | null }): EventFilter {
   return {

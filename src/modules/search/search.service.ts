@@ -12,7 +12,7 @@ import { accountAndPlan, chargeCredits } from '../accounts/billing.js';
 import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-view.js';
 import { databaseEntityResolver, usableEntityLists } from '../filters/entity-resolver.js';
 import { filterConditions, SqlParams, type FilterScope } from '../filters/filter-sql.js';
-import { compileFilter, normalizeFilter, type CompiledFilter, type EventFilter } from '../filters/filter.js';
+import { compileFilter, normalizeFilter, roleFilterValueErrors, type CompiledFilter, type EventFilter } from '../filters/filter.js';
 import { FILTER_MEMBERS, type SearchBody, type SearchResult } from './search.schemas.js';
 import { searchStore as store, type ExecutionRow, type SearchPosition } from './search.store.js';
 
@@ -68,10 +68,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
         if (roles && !roles.has(rf.role_code_name)) errors.push({ pointer: `/role_filters/${i}/role_code_name`, detail: 'is not a role of the event type' });
       });
     }
-    body.role_filters?.forEach((rf, i) => {
-      const iso = rf.kind === 'date_after' ? rf.after_iso : rf.kind === 'date_before' ? rf.before_iso : null;
-      if (iso !== null && Number.isNaN(Date.parse(iso))) errors.push({ pointer: `/role_filters/${i}/${rf.kind === 'date_after' ? 'after_iso' : 'before_iso'}`, detail: 'is not a readable timestamp' });
-    });
+    errors.push(...roleFilterValueErrors(body.role_filters, ''));
     // Entity lists: the account's own or public ones; any other (or none) is refused.
     const listRefs: { pointer: string; id: string }[] = (body.involved_entity_list_ids ?? []).map((id, i) => ({ pointer: `/involved_entity_list_ids/${i}`, id }));
     body.role_filters?.forEach((rf, i) => {
