@@ -2,7 +2,7 @@
 // read paths themselves).
 //
 //   1. Recording: BENCH_EVENTS (default 2,000) events ingested, then every background job
-//      they caused (sensor matching and beat recording) run by the job queue, 16 at a time
+//      they caused (sensor matching and beat recording) run by the job queue, 64 at a time
 //      as in production; events per second from the first job to the last. With 10,000
 //      beats x 5 clauses on one account, then with 100,000. Each clause names one entity of
 //      its own (4 in 5 clauses) or an event type and an entity (1 in 5), over 50 event
