@@ -126,10 +126,10 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
 
   /** Writes an outcome, if this worker still owns the claim. */
   async function settle(job: ClaimedJob, error: unknown): Promise<void> {
+    if (error === null) return markDone('done', job);
     const now = clock.now();
     const owned = 'id = $1 AND locked_by = $2 AND attempts = $3 AND status = \'running\'';
     const owner = [job.id, workerId, job.attempts];
-    if (error === null) return markDone('done', job);
     const message = error instanceof Error ? error.message : String(error);
     if (job.attempts >= job.max_attempts) {
       logger.error({ jobId: job.id, kind: job.kind, attempts: job.attempts, err: error }, 'job failed for good');

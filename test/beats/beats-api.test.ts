@@ -2,25 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startBeatsServer, type BeatsClient } from '../helpers/beats.js';
 import type { TestCorpus } from '../helpers/corpus.js';
-import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
+import { SAVED_FILTER_DEFAULTS, STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 
 const BEAT_FIELDS = [
   'backfill_days', 'clauses', 'created_at', 'description', 'enabled', 'entries_this_month', 'gaps', 'id', 'last_entry_at', 'name', 'object',
   'retention_days', 'spend_cap_credits', 'spent_this_month', 'status', 'updated_at',
 ];
-const CLAUSE_DEFAULTS = {
-  event_type_id: null,
-  involved_entity_ids: [],
-  involved_entity_list_ids: [],
-  required_source_news_outlet_ids: [],
-  report_source_kind: 'ANY',
-  represented_entity_ids: [],
-  represented_entity_list_ids: [],
-  min_reports: 1,
-  scope: 'MENTIONED',
-  role_filters: [],
-};
+const CLAUSE_DEFAULTS = { ...SAVED_FILTER_DEFAULTS, scope: 'MENTIONED', role_filters: [] };
 const MISSING = '01900000-0000-7000-8000-000000000000';
 
 describe('beats API', () => {

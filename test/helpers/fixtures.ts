@@ -21,3 +21,15 @@ export function roleList(spec: Record<string, string | null>) {
     expected_type,
   }));
 }
+
+/** A saved filter's fields with their defaults (sensor filters; beat clauses add scope and role_filters). */
+export const SAVED_FILTER_DEFAULTS = {
+  event_type_id: null,
+  involved_entity_ids: [],
+  involved_entity_list_ids: [],
+  required_source_news_outlet_ids: [],
+  report_source_kind: 'ANY',
+  represented_entity_ids: [],
+  represented_entity_list_ids: [],
+  min_reports: 1,
+};

@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
+import { SAVED_FILTER_DEFAULTS } from '../helpers/fixtures.js';
 import { bearer, type HttpResponse } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const SCOPES = ['SENSORS_READ', 'SENSORS_WRITE'];
 const SENSOR_FIELDS = ['actions', 'created_at', 'description', 'enabled', 'filter', 'id', 'name', 'object', 'updated_at'];
-const FILTER_DEFAULTS = {
-  event_type_id: null,
-  involved_entity_ids: [],
-  involved_entity_list_ids: [],
-  required_source_news_outlet_ids: [],
-  report_source_kind: 'ANY',
-  represented_entity_ids: [],
-  represented_entity_list_ids: [],
-  min_reports: 1,
-};
+const FILTER_DEFAULTS = SAVED_FILTER_DEFAULTS;
 const MISSING = '01900000-0000-7000-8000-000000000000';
 
 describe('sensors API', () => {

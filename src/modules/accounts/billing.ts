@@ -4,9 +4,9 @@
 import type { Queryable } from '../../platform/db/database.js';
 import { accountsStore as store, PLAN_FIELDS, type AccountRow, type PlanRow } from './accounts.store.js';
 
-/** The account and its plan's values, as they are now (locking the account row with `lock`). */
-export async function accountAndPlan(db: Queryable, accountId: string, lock = false): Promise<{ account: AccountRow; plan: PlanRow }> {
-  const account = await store.getAccount(db, accountId, lock);
+/** The account and its plan's values, as they are now (no lock; lockAccount takes it). */
+export async function accountAndPlan(db: Queryable, accountId: string): Promise<{ account: AccountRow; plan: PlanRow }> {
+  const account = await store.getAccount(db, accountId);
   if (!account) throw new Error(`account ${accountId} does not exist`);
   const plan = await store.getPlan(db, account.plan);
   if (!plan) throw new Error(`plan ${account.plan} does not exist`);

@@ -14,10 +14,10 @@ import type { IdGenerator } from '../../platform/ids.js';
 import { groupCommit } from '../../platform/group-commit.js';
 import { lockAccount, recordCharges } from '../accounts/billing.js';
 import type { EventChangeSubscriber } from '../corpus/event-changes.js';
-import { preloadedEntityResolver } from '../filters/entity-resolver.js';
+import { compileAll } from '../filters/entity-resolver.js';
 import { loadEventFacts } from '../filters/event-facts.js';
 import { filterIndexCache } from '../filters/filter-index-cache.js';
-import { compileFilter, normalizeFilter } from '../filters/filter.js';
+import { normalizeFilter } from '../filters/filter.js';
 import { FilterIndex } from '../filters/matching.js';
 import { asOf, occurredAt, pause, recording } from './beat-state.js';
 import { beatEntriesStore as entries, type Candidate, type NewEntry } from './beat-entries.store.js';
@@ -40,17 +40,13 @@ interface ClauseIndex {
 
 async function buildIndex(db: Database): Promise<ClauseIndex> {
   const beats = await beatsStore.enabledClauses(db);
-  const clauses = beats.flatMap((beat) => beat.clauses);
-  const ids = clauses.flatMap((c) => [...c.involved_entity_ids, ...c.represented_entity_ids, ...c.role_filters.flatMap((rf) => (rf.kind === 'entity_in' ? (rf.canonical_ids ?? []) : []))]);
-  const lists = clauses.flatMap((c) => [...c.involved_entity_list_ids, ...c.represented_entity_list_ids, ...c.role_filters.flatMap((rf) => (rf.kind === 'entity_in' ? (rf.entity_list_ids ?? []) : []))]);
-  const resolver = await preloadedEntityResolver(db, [...new Set(ids)], [...new Set(lists)]);
+  const clauses = beats.flatMap((beat) => beat.clauses.map((clause, position) => ({ clause, position, beatId: beat.id, accountId: beat.account_id })));
+  const compiled = await compileAll(db, clauses.map(({ clause }) => normalizeFilter(clause)));
   const index: ClauseIndex = { filters: new FilterIndex(), clauses: new Map() };
-  for (const beat of beats) {
-    for (const [position, clause] of beat.clauses.entries()) {
-      index.filters.set(clause.id, await compileFilter(normalizeFilter(clause), resolver));
-      index.clauses.set(clause.id, { beatId: beat.id, accountId: beat.account_id, position });
-    }
-  }
+  clauses.forEach(({ clause, position, beatId, accountId }, i) => {
+    index.filters.set(clause.id, compiled[i]!);
+    index.clauses.set(clause.id, { beatId, accountId, position });
+  });
   return index;
 }
 
@@ -123,7 +119,7 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
     const byAccount = new Map<string, Candidate[]>();
     for (const candidate of candidates) {
       const accountId = accountOf(candidate.beatId);
-      byAccount.set(accountId, [...(byAccount.get(accountId) ?? []), candidate]);
+      (byAccount.get(accountId) ?? byAccount.set(accountId, []).get(accountId)!).push(candidate);
     }
     for (const [accountId, list] of byAccount) await record(accountId, list);
   }
@@ -146,6 +142,8 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
       if (!best || position < best.position) first.set(beatId, { clauseId, position });
     }
     if (first.size === 0) return;
+    // Most changes are further reports of events already recorded: looked up here, they never
+    // queue for the account lock (recordNow checks again under it).
     const have = await entries.existing(db, [...first.keys()], [eventId]);
     const fresh = [...first].filter(([beatId]) => !have.has(`${beatId}:${eventId}`));
     const occurred = occurredAt(facts.happenedAt, facts.firstReportDate);

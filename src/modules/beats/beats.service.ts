@@ -9,7 +9,7 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
-import { accountAndPlan } from '../accounts/billing.js';
+import { accountAndPlan, lockAccount } from '../accounts/billing.js';
 import type { PlanRow } from '../accounts/accounts.store.js';
 import { usableEntityLists } from '../filters/entity-resolver.js';
 import { bumpFilterVersion } from '../filters/filter-versions.js';
@@ -34,8 +34,8 @@ export const notEntitled = () => new ProblemError('not-entitled', 'This account 
 
 /** 403 not-entitled unless the account has beats (locking the account row with `lock`); answers its plan. */
 async function entitled(q: Queryable, accountId: string, lock = false): Promise<PlanRow> {
-  const { account, plan } = await accountAndPlan(q, accountId, lock);
-  if (!account.beats) throw notEntitled();
+  const { beats, plan } = lock ? await lockAccount(q, accountId).then(({ entitlements, plan }) => ({ ...entitlements, plan })) : await accountAndPlan(q, accountId).then(({ account, plan }) => ({ ...account, plan }));
+  if (!beats) throw notEntitled();
   return plan;
 }
 
@@ -65,9 +65,7 @@ export function beatView(row: BeatRow, plan: PlanRow, now: Date): Beat {
 /** A clause with every field, defaults filled in (the filter module's defaults). */
 function completeClause(id: string, input: ClauseInput): Clause {
   const { id: _id, ...fields } = input;
-  const { event_type_id, involved_entity_ids, involved_entity_list_ids, required_source_news_outlet_ids, report_source_kind, represented_entity_ids, represented_entity_list_ids, min_reports, scope, role_filters } =
-    normalizeFilter(fields);
-  return { id, event_type_id, involved_entity_ids, involved_entity_list_ids, required_source_news_outlet_ids, report_source_kind, represented_entity_ids, represented_entity_list_ids, min_reports, scope, role_filters };
+  return { id, ...normalizeFilter(fields) };
 }
 
 /** Every entity list the clauses name, with where. */

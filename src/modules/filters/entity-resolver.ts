@@ -1,6 +1,6 @@
 // Resolves the entity references of a filter against the database.
 import type { Queryable } from '../../platform/db/database.js';
-import type { EntityResolver } from './filter.js';
+import { compileFilter, type CompiledFilter, type EntityResolver, type EventFilter } from './filter.js';
 
 export function databaseEntityResolver(db: Queryable): EntityResolver {
   return {
@@ -50,4 +50,16 @@ export async function preloadedEntityResolver(db: Queryable, ids: readonly strin
       return members.filter((m) => lists.has(m.list_id)).map((m) => m.entity_id);
     },
   };
+}
+
+/** Compiles many saved filters (sensor filters, beat clauses) with one preloaded resolver. */
+export async function compileAll(db: Queryable, filters: readonly EventFilter[]): Promise<CompiledFilter[]> {
+  const roleEntities = (f: EventFilter) => f.role_filters.flatMap((rf) => (rf.kind === 'entity_in' ? (rf.canonical_ids ?? []) : []));
+  const roleLists = (f: EventFilter) => f.role_filters.flatMap((rf) => (rf.kind === 'entity_in' ? (rf.entity_list_ids ?? []) : []));
+  const ids = new Set(filters.flatMap((f) => [...f.involved_entity_ids, ...f.represented_entity_ids, ...roleEntities(f)]));
+  const lists = new Set(filters.flatMap((f) => [...f.involved_entity_list_ids, ...f.represented_entity_list_ids, ...roleLists(f)]));
+  const resolver = await preloadedEntityResolver(db, [...ids], [...lists]);
+  const compiled: CompiledFilter[] = [];
+  for (const filter of filters) compiled.push(await compileFilter(filter, resolver));
+  return compiled;
 }

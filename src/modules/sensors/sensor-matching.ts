@@ -12,10 +12,10 @@ import type { Database } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { EventChangeSubscriber } from '../corpus/event-changes.js';
 import { loadEventViews, searchEventOf, type SearchEvent } from '../corpus/event-view.js';
-import { preloadedEntityResolver } from '../filters/entity-resolver.js';
+import { compileAll } from '../filters/entity-resolver.js';
 import { loadEventFacts } from '../filters/event-facts.js';
 import { filterIndexCache } from '../filters/filter-index-cache.js';
-import { compileFilter, normalizeFilter } from '../filters/filter.js';
+import { normalizeFilter } from '../filters/filter.js';
 import { FilterIndex } from '../filters/matching.js';
 import { outboxStore, type DeliveryType, type NewDelivery } from '../webhooks/outbox.store.js';
 import { sensorsStore } from './sensors.store.js';
@@ -30,11 +30,9 @@ export interface SensorMatchingDeps {
 
 async function buildIndex(db: Database): Promise<FilterIndex> {
   const sensors = await sensorsStore.enabledFilters(db);
-  const ids = sensors.flatMap(({ filter }) => [...filter.involved_entity_ids, ...filter.represented_entity_ids]);
-  const lists = sensors.flatMap(({ filter }) => [...filter.involved_entity_list_ids, ...filter.represented_entity_list_ids]);
-  const resolver = await preloadedEntityResolver(db, [...new Set(ids)], [...new Set(lists)]);
+  const compiled = await compileAll(db, sensors.map(({ filter }) => normalizeFilter(filter)));
   const index = new FilterIndex();
-  for (const { id, filter } of sensors) index.set(id, await compileFilter(normalizeFilter({ ...filter, scope: 'MENTIONED', role_filters: [] }), resolver));
+  sensors.forEach(({ id }, i) => index.set(id, compiled[i]!));
   return index;
 }
 
