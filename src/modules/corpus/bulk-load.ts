@@ -1,14 +1,12 @@
 // The bulk path into the corpus, for generated or migrated corpora whose clustering is
 // already decided: whole events with their reports, written in a few multi-row statements
-// per batch. The event state is computed with the same rules as the ingest path (report
-// dates, involved entities, sentence), only in memory instead of re-read per report.
+// per batch. The event state is computed by the same module as the ingest path's
+// (event-state.ts), only from memory instead of re-read per report.
 import type { Queryable } from '../../platform/db/database.js';
-import { readHappenedOn } from './clustering.js';
 import { rebuildEventIndex } from './event-index.js';
+import { eventState } from './event-state.js';
 import { reportDate } from './events.service.js';
 import type { RoleRow } from './reference.store.js';
-import { displayValue } from './role-values.js';
-import { renderSentence } from './sentence.js';
 
 export interface BulkRoleValue {
   roleId: string;
@@ -53,45 +51,40 @@ export async function bulkInsertEvents(tx: Queryable, events: readonly BulkEvent
 
   for (const event of events) {
     const type = context.types.get(event.eventTypeId)!;
+    // Inserted oldest first, so receive order follows report dates as on the ingest path.
     const reports = event.reports
       .map((report) => ({ report, date: reportDate(report.publishedAt, report.receivedAt) }))
       .sort((a, b) => a.date.getTime() - b.date.getTime());
-    const firstValue = new Map<string, BulkRoleValue>();
-    for (const { report } of reports) for (const value of report.values) if (!firstValue.has(value.roleId)) firstValue.set(value.roleId, value);
-    const sentenceValues = new Map<string, string>();
-    const involved: string[] = [];
-    const participants = new Set<string>();
-    for (const role of type.roles) {
-      const value = firstValue.get(role.id);
-      if (value) {
-        const shown = displayValue({ ...(value.entityId ? { entityName: context.entityNames.get(value.entityId) ?? null } : {}), date: value.date ?? null, amount: value.amount ?? null, text: value.text ?? null });
-        if (shown) sentenceValues.set(role.code_name, shown);
-      }
-      for (const { report } of reports) {
-        for (const v of report.values) {
-          if (v.roleId === role.id && v.entityId && !participants.has(v.entityId)) {
-            participants.add(v.entityId);
-            involved.push(v.entityId);
-          }
-        }
-      }
-    }
-    for (const { report } of reports) for (const id of report.mentions) if (!involved.includes(id)) involved.push(id);
-    const happenedAt = reports.find(({ report }) => report.happenedAt !== null)?.report.happenedAt ?? null;
-
+    const state = eventState(
+      reports.map(({ report, date }) => ({
+        id: report.id,
+        reportDate: date,
+        happenedAt: report.happenedAt,
+        values: report.values.map((v) => ({
+          roleId: v.roleId,
+          entityId: v.entityId ?? null,
+          entityName: v.entityId ? (context.entityNames.get(v.entityId) ?? null) : null,
+          date: v.date ?? null,
+          amount: v.amount ?? null,
+          text: v.text ?? null,
+        })),
+        mentions: report.mentions,
+      })),
+      type,
+    );
     ev.id.push(event.id);
     ev.type.push(event.eventTypeId);
-    ev.happened.push(happenedAt);
-    ev.happenedOn.push(readHappenedOn(happenedAt));
-    ev.first.push(reports[0]!.date);
-    ev.last.push(reports[reports.length - 1]!.date);
-    ev.sentence.push(renderSentence(type.template, sentenceValues));
-    ev.involved.push(`{${involved.join(',')}}`);
-    for (const id of involved) {
+    ev.happened.push(state.happenedAt);
+    ev.happenedOn.push(state.happenedOn);
+    ev.first.push(state.first);
+    ev.last.push(state.last);
+    ev.sentence.push(state.sentence);
+    ev.involved.push(`{${state.involved.join(',')}}`);
+    for (const id of state.involved) {
       ent.event.push(event.id);
       ent.entity.push(id);
-      ent.participant.push(participants.has(id));
-      ent.first.push(reports[0]!.date);
+      ent.participant.push(state.participants.has(id));
+      ent.first.push(state.first);
     }
     for (const { report, date } of reports) {
       rep.id.push(report.id);

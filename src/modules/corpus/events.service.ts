@@ -6,14 +6,14 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError } from '../../platform/problems.js';
 import { indexNewReport, rebuildEventIndex } from './event-index.js';
+import { eventState } from './event-state.js';
 import { loadEventViews } from './event-view.js';
 import { findCluster, readHappenedOn } from './clustering.js';
 import type { EventChanges } from './event-changes.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { eventsStore as store } from './events.store.js';
 import { referenceStore, type EventTypeRow, type RoleRow } from './reference.store.js';
-import { displayValue, refuse, resolveRoleValues } from './role-values.js';
-import { renderSentence } from './sentence.js';
+import { refuse, resolveRoleValues } from './role-values.js';
 
 const DAY_MS = 86_400_000;
 
@@ -26,6 +26,32 @@ export interface EventsDeps {
 
 const invalid = (pointer: string, detail: string) =>
   new ProblemError('validation-failed', `${pointer.slice(1)} ${detail}.`, { errors: [{ pointer, detail }] });
+
+/** A checked report of any source, ready to be added to the corpus. */
+export interface NewReport {
+  source: { kind: 'ARTICLE'; outletId: string } | { kind: 'STRUCTURED'; accountId: string; grantId: string | null };
+  type: EventTypeRow;
+  /** The type's current roles. */
+  roles: RoleRow[];
+  /** Values in role order, entities as given. */
+  values: { roleId: string; entityId: string | null; date: string | null; amount: { value: number; unit: string } | null; text: string | null }[];
+  /** Entity id as given → live canonical id, for every entity the report names. */
+  survivors: ReadonlyMap<string, string>;
+  mentioned: string[];
+  receivedAt: Date;
+  publishedAt: Date | null;
+  happenedAt: string | null;
+  headline: string | null;
+  url: string | null;
+  /** Join this event (or its survivor) instead of clustering. */
+  incidentId: string | null;
+}
+
+/** Entity id → live canonical id, for the ids that exist and whose survivor is not deleted. */
+export async function liveSurvivors(tx: Queryable, ids: readonly string[]): Promise<Map<string, string>> {
+  const rows = await referenceStore.resolveEntitiesLocked(tx, [...new Set(ids)]);
+  return new Map(rows.filter((r) => !r.deleted).map((r) => [r.id, r.canonical_id]));
+}
 
 /** Rule 3 of event search: the publish time, unless missing or more than a day after receipt. */
 export function reportDate(publishedAt: Date | null, receivedAt: Date): Date {
@@ -61,48 +87,30 @@ export async function refreshEvent(
   const roles = known?.roles ?? (await referenceStore.rolesOf(tx, [eventTypeId]));
   const values = await store.valuesOf(tx, eventId);
   const mentions = await store.mentionsOf(tx, eventId);
-  const dates = reports.map((r) => r.report_date.getTime());
-  const happenedAt = reports.find((r) => r.happened_at !== null)?.happened_at ?? null;
-
-  // Each role's value is the one from the earliest report that carries it.
-  // (A deleted entity's value gives way to the next report's live one.)
-  const firstValue = new Map<string, (typeof values)[number]>();
-  for (const value of values) if (!value.entity_deleted && !firstValue.has(value.role_id)) firstValue.set(value.role_id, value);
-  const sentenceValues = new Map<string, string>();
-  for (const role of roles) {
-    const value = firstValue.get(role.id);
-    if (!value) continue;
-    const shown = displayValue({ ...(value.entity_id ? { entityName: value.entity_name } : {}), date: value.date_value, amount: value.amount_value === null ? null : { value: value.amount_value, unit: value.amount_unit ?? '' }, text: value.text_value });
-    if (shown) sentenceValues.set(role.code_name, shown);
-  }
-
-  // Participants in role order (each role's entities in report order), then mentions.
-  const involved: string[] = [];
-  const participants = new Set<string>();
-  for (const role of roles) {
-    for (const value of values) {
-      if (value.role_id !== role.id || !value.entity_id || value.entity_deleted || participants.has(value.entity_id)) continue;
-      participants.add(value.entity_id);
-      involved.push(value.entity_id);
-    }
-  }
-  for (const { entity_id: id } of mentions) if (!involved.includes(id)) involved.push(id);
-
-  await store.writeSummary(tx, eventId, {
-    first: new Date(Math.min(...dates)),
-    last: new Date(Math.max(...dates)),
-    sourceSeqs: sourceSeqs(reports),
-    happenedAt,
-    happenedOn: readHappenedOn(happenedAt),
-    sentence: type ? renderSentence(type.sentence_template, sentenceValues) : null,
-    involved,
-    participants,
-    at,
-  });
+  const state = eventState(
+    reports.map((report) => ({
+      id: report.id,
+      reportDate: report.report_date,
+      happenedAt: report.happened_at,
+      // A deleted entity's value counts for nothing: the next report's live one stands in.
+      values: values
+        .filter((v) => v.report_id === report.id && !v.entity_deleted)
+        .map((v) => ({
+          roleId: v.role_id,
+          entityId: v.entity_id,
+          entityName: v.entity_name,
+          date: v.date_value,
+          amount: v.amount_value === null ? null : { value: v.amount_value, unit: v.amount_unit ?? '' },
+          text: v.text_value,
+        })),
+      mentions: mentions.filter((m) => m.report_id === report.id).map((m) => m.entity_id),
+    })),
+    { template: type!.sentence_template, roles },
+  );
+  await store.writeSummary(tx, eventId, { ...state, sourceSeqs: sourceSeqs(reports), at });
   // A new report that leaves the first report date alone only adds index rows; anything else
   // (merges, entity changes, an earlier first report) rebuilds them.
-  const first = Math.min(...dates);
-  if (newReportId && before?.first_report_date.getTime() === first) await indexNewReport(tx, newReportId);
+  if (newReportId && before?.first_report_date.getTime() === state.first.getTime()) await indexNewReport(tx, newReportId);
   else await rebuildEventIndex(tx, [eventId], { sourceSeqsWritten: true });
 }
 
@@ -115,8 +123,8 @@ function sourceSeqs(reports: readonly { received_seq: number; source_id: string 
 
 export function eventsService({ db, clock, newId, changes }: EventsDeps) {
 
+  /** The article's own checks (outlet, entities, timestamps), then the source-neutral path. */
   async function ingestArticleIn(tx: Queryable, input: IngestArticleBody) {
-    const now = clock.now();
     const outlet = await tx.query('SELECT id FROM news_outlets WHERE id = $1', [input.outlet_id]);
     if (outlet.length === 0) throw invalid('/outlet_id', 'names no news outlet');
     const type = await referenceStore.getEventType(tx, input.event_type_id);
@@ -125,32 +133,55 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     // Every entity the report names, resolved in one query: live ones with their survivors.
     const mentioned = [...new Set(input.mentioned_entity_ids ?? [])];
     const named = input.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : []));
-    const survivors = new Map(
-      (await referenceStore.resolveEntitiesLocked(tx, [...new Set([...named, ...mentioned])])).filter((r) => !r.deleted).map((r) => [r.id, r.canonical_id]),
-    );
+    const survivors = await liveSurvivors(tx, [...named, ...mentioned]);
     const values = await resolveRoleValues(input.roles, roles, async () => new Set(survivors.keys()));
     const missing = mentioned.findIndex((id) => !survivors.has(id));
     if (missing >= 0) throw invalid(`/mentioned_entity_ids/${(input.mentioned_entity_ids ?? []).indexOf(mentioned[missing]!)}`, 'names no entity');
 
-    const receivedAt = input.received_at ? new Date(input.received_at) : now;
+    const receivedAt = input.received_at ? new Date(input.received_at) : clock.now();
     const publishedAt = input.published_at ? new Date(input.published_at) : null;
     if (Number.isNaN(receivedAt.getTime())) throw invalid('/received_at', 'is not a readable timestamp');
     if (publishedAt && Number.isNaN(publishedAt.getTime())) throw invalid('/published_at', 'is not a readable timestamp');
-    const date = reportDate(publishedAt, receivedAt);
 
+    const added = await addReportIn(tx, {
+      source: { kind: 'ARTICLE', outletId: input.outlet_id },
+      type,
+      roles,
+      values: values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })),
+      survivors,
+      mentioned,
+      receivedAt,
+      publishedAt,
+      happenedAt: input.happened_at ?? null,
+      headline: input.headline ?? null,
+      url: input.url ?? null,
+      incidentId: input.incident_id ?? null,
+    });
+    return { object: 'incident_report' as const, id: added.reportId, incident_id: added.eventId, report_date: added.reportDate.toISOString() };
+  }
+
+  /**
+   * Adds one checked report to the corpus, whatever its source: clustered into an event (or
+   * joined to `incidentId`), written with its values and mentions, the event refreshed and the
+   * change published, in the caller's transaction.
+   */
+  async function addReportIn(tx: Queryable, report: NewReport): Promise<{ reportId: string; eventId: string; reportDate: Date }> {
+    const now = clock.now();
+    const { type } = report;
+    const date = reportDate(report.publishedAt, report.receivedAt);
     // Reports of one type cluster one at a time, so two at once cannot both open an event.
     await lockClustering(tx, [type.id]);
     let eventId: string | null = null;
-    if (input.incident_id) {
-      const event = await store.getEvent(tx, input.incident_id, true);
+    if (report.incidentId) {
+      const event = await store.getEvent(tx, report.incidentId, true);
       if (!event || event.deleted_at) throw invalid('/incident_id', 'names no event');
       eventId = event.merged_into_event_id ?? event.id;
       const target = eventId === event.id ? event : await store.getEvent(tx, eventId, true);
       if (!target || target.deleted_at) throw invalid('/incident_id', 'names an event that was merged into one since deleted');
       if (target.event_type_id !== type.id) throw invalid('/incident_id', 'names an event of another event type');
     } else {
-      const participants = [...new Set(values.flatMap((v) => (v.entityId ? [survivors.get(v.entityId)!] : [])))];
-      const happenedOn = readHappenedOn(input.happened_at);
+      const participants = [...new Set(report.values.flatMap((v) => (v.entityId && report.survivors.has(v.entityId) ? [report.survivors.get(v.entityId)!] : [])))];
+      const happenedOn = readHappenedOn(report.happenedAt);
       eventId = await findCluster(tx, { eventTypeId: type.id, participantIds: participants, anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date });
     }
     if (eventId === null) {
@@ -159,27 +190,28 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     }
 
     const reportId = newId();
+    const { source } = report;
     await store.insertReport(tx, {
       id: reportId,
       event_id: eventId,
-      source_kind: 'ARTICLE',
-      outlet_id: input.outlet_id,
-      account_id: null,
-      grant_id: null,
+      source_kind: source.kind,
+      outlet_id: source.kind === 'ARTICLE' ? source.outletId : null,
+      account_id: source.kind === 'STRUCTURED' ? source.accountId : null,
+      grant_id: source.kind === 'STRUCTURED' ? source.grantId : null,
       event_type_id: type.id,
-      published_at: publishedAt,
-      received_at: receivedAt,
+      published_at: report.publishedAt,
+      received_at: report.receivedAt,
       report_date: date,
-      happened_at: input.happened_at ?? null,
-      headline: input.headline ?? null,
-      url: input.url ?? null,
+      happened_at: report.happenedAt,
+      headline: report.headline,
+      url: report.url,
       created_at: now,
     });
-    await store.insertRoleValues(tx, reportId, values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })));
-    await store.insertMentions(tx, reportId, mentioned);
-    await refreshEvent(tx, eventId, type.id, now, { type, roles }, reportId);
+    await store.insertRoleValues(tx, reportId, report.values);
+    await store.insertMentions(tx, reportId, report.mentioned);
+    await refreshEvent(tx, eventId, type.id, now, { type, roles: report.roles }, reportId);
     await changes.publish(tx, { kind: 'report-added', eventId, reportId });
-    return { object: 'incident_report' as const, id: reportId, incident_id: eventId, report_date: date.toISOString() };
+    return { reportId, eventId, reportDate: date };
   }
 
   return {
@@ -208,6 +240,9 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
 
     /** The same, inside the caller's transaction (bulk import runs many in one). */
     ingestArticleIn: (tx: Queryable, input: IngestArticleBody) => ingestArticleIn(tx, input),
+
+    /** The source-neutral path, inside the caller's transaction (structured reports take it). */
+    addReportIn: (tx: Queryable, report: NewReport) => addReportIn(tx, report),
 
 
     /** An event as the operator sees it: the search-event fields, counts as of now, and its fate. */

@@ -122,8 +122,8 @@ export const eventsStore = {
 
   /** Mentioned entities of an event's reports, as live survivors, in report order. */
   mentionsOf(db: Queryable, eventId: string) {
-    return db.query<{ entity_id: string }>(
-      `SELECT c.id AS entity_id
+    return db.query<{ report_id: string; entity_id: string }>(
+      `SELECT m.report_id, c.id AS entity_id
          FROM report_mentions m
          JOIN reports r ON r.id = m.report_id
          JOIN entities e ON e.id = m.entity_id

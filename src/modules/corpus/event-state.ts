@@ -1,0 +1,83 @@
+// An event's state from its reports, in one place: the ingest path (refreshEvent, reading the
+// reports back from the database) and the bulk path (bulkInsertEvents, holding them in
+// memory) both compute it here, so an event reads the same whichever way it was loaded
+// (test/corpus/event-state.test.ts holds the two paths equal).
+import { readHappenedOn } from './clustering.js';
+import type { RoleRow } from './reference.store.js';
+import { displayValue } from './role-values.js';
+import { renderSentence } from './sentence.js';
+
+export interface StateRoleValue {
+  roleId: string;
+  /** The live canonical entity (a value whose entity was deleted is left out altogether). */
+  entityId: string | null;
+  entityName: string | null;
+  date: string | null;
+  amount: { value: number; unit: string } | null;
+  text: string | null;
+}
+
+export interface StateReport {
+  id: string;
+  reportDate: Date;
+  happenedAt: string | null;
+  /** Values in the report's role order. */
+  values: readonly StateRoleValue[];
+  /** Live canonical ids of the entities the report mentions. */
+  mentions: readonly string[];
+}
+
+export interface EventState {
+  first: Date;
+  last: Date;
+  happenedAt: string | null;
+  happenedOn: string | null;
+  sentence: string | null;
+  /** Participants in role order (each role's entities in report order), then mentions. */
+  involved: string[];
+  participants: Set<string>;
+}
+
+/**
+ * The state of an event with at least one report. Reports count oldest report date first
+ * (ties by id): each role's value is the one from the earliest report that carries it; the
+ * first report with a happened_at gives the event's.
+ */
+export function eventState(reports: readonly StateReport[], type: { template: string; roles: readonly RoleRow[] }): EventState {
+  const ordered = [...reports].sort((a, b) => a.reportDate.getTime() - b.reportDate.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const values = ordered.flatMap((report) => report.values);
+
+  const sentenceValues = new Map<string, string>();
+  const involved: string[] = [];
+  const participants = new Set<string>();
+  for (const role of type.roles) {
+    const first = values.find((value) => value.roleId === role.id);
+    if (first) {
+      const shown = displayValue({ ...(first.entityId ? { entityName: first.entityName } : {}), date: first.date, amount: first.amount, text: first.text });
+      if (shown) sentenceValues.set(role.code_name, shown);
+    }
+    for (const value of values) {
+      if (value.roleId !== role.id || value.entityId === null || participants.has(value.entityId)) continue;
+      participants.add(value.entityId);
+      involved.push(value.entityId);
+    }
+  }
+  const seen = new Set(involved);
+  for (const report of ordered) {
+    for (const id of [...report.mentions].sort()) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      involved.push(id);
+    }
+  }
+  const happenedAt = ordered.find((report) => report.happenedAt !== null)?.happenedAt ?? null;
+  return {
+    first: ordered[0]!.reportDate,
+    last: ordered[ordered.length - 1]!.reportDate,
+    happenedAt,
+    happenedOn: readHappenedOn(happenedAt),
+    sentence: renderSentence(type.template, sentenceValues),
+    involved,
+    participants,
+  };
+}
