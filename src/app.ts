@@ -9,6 +9,7 @@ import { parseBearerKey } from './modules/accounts/api-key-format.js';
 import { eventsOpsRoutes } from './modules/corpus/events.routes.js';
 import { referenceOpsRoutes, referencePublicRoutes } from './modules/corpus/reference.routes.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
+import { reportingOpsRoutes, reportingRoutes } from './modules/reporting/reporting.routes.js';
 import { sensorsRoutes } from './modules/sensors/sensors.routes.js';
 import { systemRoutes } from './modules/system/system.routes.js';
 import { pendingMigrations } from './platform/db/migrate.js';
@@ -75,6 +76,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
       referencePublicRoutes(v1 as TypedApp, runtime.reference);
       searchRoutes(v1 as TypedApp, runtime.search);
       beatsRoutes(v1 as TypedApp, runtime.beats, runtime.beatEntries);
+      reportingRoutes(v1 as TypedApp, { reports: runtime.reports, grants: runtime.grants });
     },
     { prefix: '/v1' },
   );
@@ -87,6 +89,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
         opsRoutes(opsApp as TypedApp, { clock: runtime.clock, jobs: runtime.jobs, drain: () => runtime.drain() });
         referenceOpsRoutes(opsApp as TypedApp, runtime.reference);
         eventsOpsRoutes(opsApp as TypedApp, runtime.events);
+        reportingOpsRoutes(opsApp as TypedApp, runtime.grants);
       },
       { prefix: '/ops/v1' },
     );

@@ -24,6 +24,8 @@ import { loadSecret } from './platform/secret.js';
 import { cursorSigner } from './platform/cursors.js';
 import { idempotencyClaims, type IdempotencyClaims } from './platform/idempotency-claims.js';
 import { searchService, type SearchPausePoint, type SearchService } from './modules/search/search.service.js';
+import { grantsService, type GrantsService } from './modules/reporting/grants.service.js';
+import { PROCESS_REPORT_JOB, reportsService, type ReportsService } from './modules/reporting/reports.service.js';
 import { sensorMatching } from './modules/sensors/sensor-matching.js';
 import { sensorsService, type SensorsService } from './modules/sensors/sensors.service.js';
 import { PER_HOST_RUNNING, webhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
@@ -49,6 +51,8 @@ export interface Runtime {
   webhooks: WebhookDispatcher;
   beats: BeatsService;
   beatEntries: BeatEntriesService;
+  grants: GrantsService;
+  reports: ReportsService;
   /** Runs every piece of background work due now: jobs (matching among them), then webhook attempts. */
   drain(): Promise<void>;
   /** Starts background work (job polling, counter sweeping). The CLI never calls it. */
@@ -98,9 +102,12 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   });
   const events = eventsService({ db, clock, newId, changes });
   const reference = referenceService({ db, clock, newId, jobs });
+  const grants = grantsService({ db, clock, newId });
+  const reports = reportsService({ db, clock, newId, jobs, grants, events });
   // Background work that one module enqueues and another does.
   jobs.register(REFRESH_EVENTS_JOB, events.refreshEvents); // enqueued by entity merges and deletions (reference)
   jobs.register(BEAT_BACKFILL_JOB, recording.backfill); // enqueued by beat creation
+  jobs.register(PROCESS_REPORT_JOB, reports.process); // enqueued by report filing
 
   let sweepTimer: NodeJS.Timeout | null = null;
 
@@ -124,6 +131,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     webhooks,
     beats,
     beatEntries,
+    grants,
+    reports,
     async drain() {
       await jobs.drain();
       await webhooks.drain();

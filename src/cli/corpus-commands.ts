@@ -1,5 +1,5 @@
-// evmon commands for the corpus: reference data, event merges and deletions, NDJSON import,
-// and demo corpora. Inputs go through the operator API's schemas.
+// evmon commands for the corpus: reference data, reporting grants, event merges and
+// deletions, NDJSON import, and demo corpora. Inputs go through the operator API's schemas.
 import fs from 'node:fs';
 import readline from 'node:readline';
 import type { TSchema } from '@sinclair/typebox';
@@ -11,6 +11,7 @@ import {
   CreateOutletBody,
   UpdateEventTypeBody,
 } from '../modules/corpus/reference.schemas.js';
+import { CreateGrantBody } from '../modules/reporting/reporting.schemas.js';
 import { generateDemoCorpus } from '../modules/demo/demo-corpus.js';
 import type { Runtime } from '../runtime.js';
 
@@ -22,6 +23,8 @@ export const CORPUS_USAGE = `
   entity-lists create --name N [--owner <account-id>] --entities ID[,ID…]
   event-types create --file type.json          (the body of POST /ops/v1/event-types)
   event-types update <id> --file patch.json    (the body of PATCH /ops/v1/event-types/{id})
+  grants create --file grant.json              (the body of POST /ops/v1/reporting-grants)
+  grants revoke <grant-id>
   events show <event-id>
   events merge <event-id> --into <event-id>
   events delete <event-id>
@@ -75,6 +78,10 @@ export async function runCorpusCommand(command: string, v: Record<string, string
       return (await runtime()).reference.createEventType(validated(CreateEventTypeBody, readJson(v.file, tools)));
     case 'event-types update':
       return (await runtime()).reference.updateEventType(requireId(rest[0], 'an event type id'), validated(UpdateEventTypeBody, readJson(v.file, tools)));
+    case 'grants create':
+      return (await runtime()).grants.create(validated(CreateGrantBody, readJson(v.file, tools)));
+    case 'grants revoke':
+      return (await runtime()).grants.revoke(requireId(rest[0], 'a reporting grant id'));
     case 'events show':
       return (await runtime()).events.getEvent(requireId(rest[0], 'an event id'));
     case 'events merge':

@@ -35,6 +35,8 @@ export interface IdempotencyClaims {
   complete(apiKeyId: string, key: string, owner: string, response: StoredResponse): Promise<void>;
   /** Releases the claim (the key is unused again), if this owner still holds it. */
   release(apiKeyId: string, key: string, owner: string): Promise<void>;
+  /** Keeps the claim in flight, as claimed now (if this owner still holds it). */
+  hold(apiKeyId: string, key: string, owner: string): Promise<void>;
   /** Deletes claims past the replay window. */
   sweep(): Promise<number>;
 }
@@ -94,6 +96,10 @@ export function idempotencyClaims(db: Database, clock: Clock): IdempotencyClaims
 
     async release(apiKeyId, key, owner) {
       await db.query('DELETE FROM idempotency_claims WHERE api_key_id = $1 AND idempotency_key = $2 AND owner = $3 AND completed_at IS NULL', [apiKeyId, key, owner]);
+    },
+
+    async hold(apiKeyId, key, owner) {
+      await db.query('UPDATE idempotency_claims SET claimed_at = $4 WHERE api_key_id = $1 AND idempotency_key = $2 AND owner = $3 AND completed_at IS NULL', [apiKeyId, key, owner, clock.now()]);
     },
 
     async sweep() {

@@ -44,9 +44,12 @@ function valueFieldOf(expectedType: string | null): 'entity_id' | 'date' | 'amou
   return 'text';
 }
 
+/** A YYYY-MM-DD day that exists, in the years 1 to 9999 (what the database can store). */
 export function isRealDate(value: string): boolean {
   const [y, m, d] = value.split('-').map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(y, m - 1, d));
+  if (!(y >= 1 && y <= 9999)) return false;
+  const date = new Date(0);
+  date.setUTCFullYear(y, m - 1, d); // Date.UTC would read the years 0 to 99 as 1900 to 1999
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
@@ -72,15 +75,19 @@ export async function resolveRoleValues(
 ): Promise<ResolvedRoleValue[]> {
   if (entries.length === 0) throw refuse('NO_ROLES', 'roles is empty; send at least one role.');
   if (entries.length > MAX_ROLES) throw refuse('TOO_MANY_ROLES', `At most ${MAX_ROLES} roles per report.`);
-  const byCode = new Map(roles.map((role) => [role.code_name, role]));
-  const seen = new Set<string>();
+  // A role is named by its code name or, as pins name it, by its role definition id.
+  const byName = new Map(roles.flatMap((role) => [[role.code_name, role], [role.id, role]] as const));
+  const seenNames = new Set<string>();
+  const seenIds = new Set<string>();
   const resolved: ResolvedRoleValue[] = [];
   entries.forEach((entry, i) => {
     const at = `roles[${i}]`;
-    const role = byCode.get(entry.role);
+    const role = byName.get(entry.role);
     if (!role) throw refuse('UNKNOWN_ROLE_CODE_NAME', `${at}.role "${entry.role}" is not a role of this event type.`);
-    if (seen.has(entry.role)) throw refuse('ROLE_NOT_MULTI_VALUED', `${at}: the role "${entry.role}" appears more than once.`);
-    seen.add(entry.role);
+    if (seenNames.has(entry.role)) throw refuse('ROLE_NOT_MULTI_VALUED', `${at}: the role "${entry.role}" appears more than once.`);
+    if (seenIds.has(role.id)) throw refuse('DUPLICATE_ROLE_ID', `${at}: the role "${role.code_name}" is named twice, once by code name and once by id.`);
+    seenNames.add(entry.role);
+    seenIds.add(role.id);
     if (role.expected_type === 'CATEGORICAL') throw refuse('UNSUPPORTED_ROLE_TYPE', `${at}: the role "${entry.role}" is CATEGORICAL; leave it out.`);
     const expected = valueFieldOf(role.expected_type);
     const sent = (['entity_id', 'date', 'amount', 'text'] as const).filter((field) => entry[field] !== undefined);
@@ -93,6 +100,7 @@ export async function resolveRoleValues(
     const value: ResolvedRoleValue = { role, entityId: null, date: null, amount: null, text: null };
     if (expected === 'entity_id') value.entityId = entry.entity_id!;
     if (expected === 'date') {
+      if (entry.date!.length > 10) throw refuse('PARSED_DATE_TOO_LONG', `${at}.date ${entry.date} is longer than YYYY-MM-DD.`);
       if (!isRealDate(entry.date!)) throw refuse('INVALID_DATE', `${at}.date ${entry.date} is not a real calendar day.`);
       value.date = entry.date!;
     }

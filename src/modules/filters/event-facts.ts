@@ -46,12 +46,17 @@ export async function loadEventFacts(db: Queryable, eventId: string, countedUpTo
     happened_at: string | null;
     first_report_date: Date;
     entities: [string, boolean][];
-    reports: [string, 'ARTICLE' | 'STRUCTURED', string | null, string | null][];
+    reports: [string, 'ARTICLE' | 'STRUCTURED', string | null, string | null, string[]][];
     role_values: [string, string, string | null, string | null, number | null, string | null][];
   }>(
     `SELECT e.id, e.event_type_id, e.merged_into_event_id IS NULL AND e.deleted_at IS NULL AS live, e.happened_at, e.first_report_date,
             COALESCE((SELECT json_agg(json_build_array(ee.entity_id, ee.participant)) FROM event_entities ee WHERE ee.event_id = e.id), '[]') AS entities,
-            COALESCE((SELECT json_agg(json_build_array(r.id, r.source_kind, r.outlet_id, r.account_id) ORDER BY r.id)
+            COALESCE((SELECT json_agg(json_build_array(r.id, r.source_kind, r.outlet_id, r.account_id,
+                                 -- the live survivors of the entities its grant pins (represented entities)
+                                 (SELECT COALESCE(json_agg(DISTINCT c.id), '[]') FROM reporting_grant_entities ge
+                                    JOIN entities ent ON ent.id = ge.entity_id
+                                    JOIN entities c ON c.id = ent.canonical_id AND c.deleted_at IS NULL
+                                   WHERE ge.grant_id = r.grant_id)) ORDER BY r.id)
                         FROM reports r WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS reports,
             COALESCE((SELECT json_agg(json_build_array(rr.report_id, role.code_name, live.id, to_char(rr.date_value, 'YYYY-MM-DD'), rr.amount_value, rr.amount_unit))
                         FROM report_roles rr
@@ -83,12 +88,11 @@ export async function loadEventFacts(db: Queryable, eventId: string, countedUpTo
     firstReportDate: event.first_report_date,
     involved: new Set(event.entities.map(([id]) => id)),
     participants: new Set(event.entities.filter(([, participant]) => participant).map(([id]) => id)),
-    reports: event.reports.map(([id, sourceKind, outletId, accountId]) => ({
+    reports: event.reports.map(([id, sourceKind, outletId, accountId, represented]) => ({
       sourceKind,
       sourceId: outletId ?? accountId ?? id,
       outletId,
-      // Grants arrive with structured reporting; until then no report represents anyone.
-      represented: new Set<string>(),
+      represented: new Set(represented),
       values: byReport.get(id) ?? [],
     })),
   };

@@ -33,13 +33,22 @@ export interface FilterScope {
 export function filterConditions(filter: CompiledFilter, params: SqlParams, scope: FilterScope): string[] {
   const conditions = ['e.merged_into_event_id IS NULL', 'e.deleted_at IS NULL'];
   const kind = countedKind(filter.sourceKind);
-  if (kind === null) return [...conditions, 'FALSE'];
+  if (filter.sourceKind === 'REPRESENTED_ONLY' && !filter.represented?.size) return [...conditions, 'FALSE'];
   if (filter.eventTypeId !== null) conditions.push(`e.event_type_id = ${params.add(filter.eventTypeId, '::uuid')}`);
   // The index tables carry the event's first report date, written with it: the window prunes there.
   const windowStart = scope.windowStart ? params.add(scope.windowStart, '::timestamptz') : null;
   if (windowStart) conditions.push(`e.first_report_date >= ${windowStart}`);
   const window = (alias: string) => (windowStart ? ` AND ${alias}.first_report_date >= ${windowStart}` : '');
   const cutOff = params.add(scope.countedUpTo, '::bigint');
+  // REPRESENTED_ONLY counts the reports filed under a grant that pins a wanted entity, found
+  // from the entities' side (entity → grants → reports): such reports are few.
+  const represented = filter.sourceKind === 'REPRESENTED_ONLY'
+    ? `(SELECT r.event_id, r.received_seq, r.account_id
+          FROM entities ent
+          JOIN reporting_grant_entities ge ON ge.entity_id = ent.id
+          JOIN reports r ON r.grant_id = ge.grant_id
+         WHERE ent.canonical_id = ANY(${params.add([...filter.represented!], '::uuid[]')}) AND r.received_seq <= ${cutOff})`
+    : null;
 
   if (filter.entities !== null) {
     const participant = filter.scope === 'PARTICIPANT' ? ' AND ee.participant' : '';
@@ -54,14 +63,19 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
   if (filter.sourceKind === 'ANY') {
     // source_seqs[N] is when the event reached its N-th distinct source.
     conditions.push(`e.source_seqs[${params.add(filter.minReports, '::int')}] <= ${cutOff}`);
+  } else if (represented !== null) {
+    // One source per filing account, as event_sources counts structured reports.
+    conditions.push(`e.id IN (SELECT rep.event_id FROM ${represented} rep GROUP BY rep.event_id HAVING count(DISTINCT rep.account_id) >= ${params.add(filter.minReports, '::int')})`);
   } else {
     conditions.push(`(SELECT count(*) FROM event_sources s WHERE s.event_id = e.id AND s.first_seq <= ${cutOff}${kind('s')}) >= ${params.add(filter.minReports, '::int')}`);
   }
+  // A role value counts when its report does (v.seq is the report's receive sequence value).
+  const representedValue = represented === null ? '' : ` AND v.seq IN (SELECT rep.received_seq FROM ${represented} rep)`;
   for (const roleFilter of filter.roleFilters) {
     conditions.push(
       `e.id IN (SELECT v.event_id FROM event_role_values v
                  WHERE ${roleIdCondition(roleFilter.role, scope.roleIds, params)}
-                   AND v.seq <= ${cutOff}${kind('v')}${window('v')} AND ${rolePredicate(roleFilter, params)})`,
+                   AND v.seq <= ${cutOff}${kind('v')}${window('v')} AND ${rolePredicate(roleFilter, params)}${representedValue})`,
     );
   }
   return conditions;
@@ -73,18 +87,16 @@ function roleIdCondition(codeName: string, known: FilterScope['roleIds'], params
   return `v.role_id IN (SELECT id FROM event_type_roles WHERE code_name = ${params.add(codeName, '::text')})`;
 }
 
-/** The condition on an index row's source kind for the reports a filter counts; null when none can count. */
-function countedKind(sourceKind: CompiledFilter['sourceKind']): ((alias: string) => string) | null {
+/** The condition on an index row's source kind for the reports a filter counts. */
+function countedKind(sourceKind: CompiledFilter['sourceKind']): (alias: string) => string {
   switch (sourceKind) {
     case 'ANY':
       return () => '';
     case 'ARTICLES_ONLY':
       return (alias) => ` AND ${alias}.source_kind = 'ARTICLE'`;
     case 'USER_REPORTS_ONLY':
+    case 'REPRESENTED_ONLY': // and, further, filed under a grant pinning a wanted entity
       return (alias) => ` AND ${alias}.source_kind = 'STRUCTURED'`;
-    case 'REPRESENTED_ONLY':
-      // No report represents an entity until reporting grants exist (matching.ts agrees).
-      return null;
   }
 }
 

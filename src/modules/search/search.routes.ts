@@ -1,5 +1,6 @@
 // POST /v1/events/search: execute (no cursor, charged) or continue (cursor, free).
 import { principalOf } from '../../platform/http/guard.js';
+import { billedWhen } from '../../platform/http/idempotency.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { SearchBody, SearchResult } from './search.schemas.js';
 import type { SearchService } from './search.service.js';
@@ -11,7 +12,7 @@ export function searchRoutes(app: TypedApp, search: SearchService): void {
   app.post(
     '/events/search',
     {
-      config: { scope: 'EVENTS_READ', billed: isBilled },
+      config: { scope: 'EVENTS_READ', idempotency: billedWhen(isBilled) },
       schema: {
         tags: ['Event search'],
         summary: 'Search events (billed per execution)',

@@ -39,12 +39,13 @@ export async function installDocs(app: FastifyInstance, options: { publicBaseUrl
       },
     },
     transform: ({ schema, url, route }) => {
-      const config = (route.config ?? {}) as { access?: string; scope?: string };
+      const config = (route.config ?? {}) as { access?: string; scope?: string | readonly string[] };
       const transformed = { ...(schema ?? {}) } as Record<string, unknown>;
       if (config.access === 'key') {
+        const scopes = [config.scope ?? []].flat();
         transformed.security = [{ apiKey: [] }];
-        transformed['x-required-scope'] = config.scope;
-        transformed.description = [`Scope: \`${config.scope}\`.`, transformed.description].filter(Boolean).join(' ');
+        transformed['x-required-scope'] = scopes.length === 1 ? scopes[0] : scopes;
+        transformed.description = [`${scopes.length === 1 ? 'Scope' : 'Scopes'}: ${scopes.map((s) => `\`${s}\``).join(' and ')}.`, transformed.description].filter(Boolean).join(' ');
       }
       if (config.access === 'ops') transformed.security = [{ opsToken: [] }];
       return { schema: transformed as never, url };

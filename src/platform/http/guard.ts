@@ -26,8 +26,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call: a probe (no budget, no edge policy), anyone, the operator, or an API key. */
     access?: RouteAccess;
-    /** The scope an API key needs (access 'key'). */
-    scope?: Scope;
+    /** The scope an API key needs (access 'key'), or every one of several. */
+    scope?: Scope | readonly Scope[];
     /** Which of the key's budgets the request spends. */
     transport?: 'rest' | 'mcp';
   }
@@ -68,7 +68,7 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
   // looked up on every request. Every /v1 route must declare its scope; a route that forgot
   // would otherwise be open.
   app.addHook('onRoute', (route) => {
-    const config = (route.config ?? {}) as { access?: RouteAccess; scope?: Scope };
+    const config = (route.config ?? {}) as { access?: RouteAccess; scope?: Scope | readonly Scope[] };
     if (route.url.startsWith('/v1/') && config.access !== 'public' && !config.scope) {
       throw new Error(`route ${route.method} ${route.url} declares no scope`);
     }
@@ -80,7 +80,7 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
     }
     if (config.scope && config.access === undefined) config.access = 'key';
     if (config.access === 'probe') return;
-    const guard = config.access === 'key' ? keyGuard(config.scope!, (route.config as { transport?: 'rest' | 'mcp' }).transport ?? 'rest') : config.access === 'ops' ? opsGuard : edgeGuard;
+    const guard = config.access === 'key' ? keyGuard([config.scope!].flat(), (route.config as { transport?: 'rest' | 'mcp' }).transport ?? 'rest') : config.access === 'ops' ? opsGuard : edgeGuard;
     const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     route.onRequest = [guard as never, ...existing];
   });
@@ -103,7 +103,7 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
     }
   }
 
-  function keyGuard(scope: Scope, transport: 'rest' | 'mcp') {
+  function keyGuard(scopes: readonly Scope[], transport: 'rest' | 'mcp') {
     return async function guardKey(request: FastifyRequest, reply: FastifyReply) {
       const ip = request.ip;
       const bannedFor = limiter.bannedFor(ip);
@@ -133,7 +133,10 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
           headers: { 'retry-after': String(budget.resetSeconds) },
         });
       }
-      if (!principal.scopes.has(scope)) throw new ProblemError('missing-scope', `This endpoint needs the scope ${scope}.`);
+      const missing = scopes.filter((scope) => !principal.scopes.has(scope));
+      if (missing.length > 0) {
+        throw new ProblemError('missing-scope', `This endpoint needs the scope${scopes.length > 1 ? 's' : ''} ${scopes.join(' and ')}; the key lacks ${missing.join(' and ')}.`);
+      }
       request.principal = principal;
     };
   }

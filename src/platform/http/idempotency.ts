@@ -1,6 +1,7 @@
 // Idempotency keys on every API-key POST, in one place. A route takes part by being a POST
-// with a scope; it declares `billed` when some of its requests charge (the cursor-less
-// search), which decides whether a claim left by a dead request may ever be taken over.
+// with a scope. What its answers do to the claim is the route's idempotency policy: the
+// default of the v1 document's table, the billed search's (a claim left by a dead request is
+// never taken over), or report filing's own table.
 // The claim is taken after authentication, budget and scope, and before body validation
 // (decisions.md's order of checks); the response settles it just before it is sent.
 import { createHash, randomUUID } from 'node:crypto';
@@ -12,6 +13,28 @@ import { principalOf } from './guard.js';
 const KEY_PATTERN = /^[A-Za-z0-9_-]{1,255}$/;
 /** Responses that leave the key unused: validation failures, no credits, pre-charge refusals. */
 const RELEASING_STATUSES = new Set([400, 402, 503]);
+
+/**
+ * What an answer does to its claim: `complete` stores it for replays; `release` leaves the
+ * key unused; `hold` keeps the claim in flight from now on (a same-request retry may take it
+ * over once it is a minute old); `keep` leaves it in flight as it was (as after a crash).
+ */
+export type SettleAction = 'complete' | 'release' | 'hold' | 'keep';
+
+export interface IdempotencyPolicy {
+  /** Whether this request charges (a billed claim is never taken over after a crash). */
+  billed(body: unknown): boolean;
+  settle(status: number, body: Buffer): SettleAction;
+}
+
+/** The v1 document's table: 400, 402 and 503 release; other server errors stay in flight. */
+export const DEFAULT_IDEMPOTENCY: IdempotencyPolicy = {
+  billed: () => false,
+  settle: (status) => (RELEASING_STATUSES.has(status) ? 'release' : status < 500 ? 'complete' : 'keep'),
+};
+
+/** The default table on a route whose requests charge when `billed` says so. */
+export const billedWhen = (billed: (body: unknown) => boolean): IdempotencyPolicy => ({ ...DEFAULT_IDEMPOTENCY, billed });
 /**
  * Response headers a replay repeats. The request id is the original's, as in the replayed
  * body's `request_id`; the budget headers are the new request's.
@@ -22,8 +45,8 @@ const ONE_TIME_MEMBERS = ['signing_secret'];
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Whether this request charges (billed claims are never taken over after a crash). */
-    billed?: (body: unknown) => boolean;
+    /** What the route's answers do to idempotency claims (DEFAULT_IDEMPOTENCY when absent). */
+    idempotency?: IdempotencyPolicy;
   }
   interface FastifyRequest {
     /** The body exactly as received, for the idempotency fingerprint. */
@@ -47,12 +70,12 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
 
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const config = (route.config ?? {}) as { scope?: string; transport?: 'rest' | 'mcp'; billed?: (body: unknown) => boolean };
+    const config = (route.config ?? {}) as { scope?: unknown; transport?: 'rest' | 'mcp'; idempotency?: IdempotencyPolicy };
     if (!methods.includes('POST') || !config.scope) return;
     const transport = config.transport ?? 'rest';
-    const billed = config.billed ?? (() => false);
-    route.preValidation = [claimHook(transport, billed), ...asArray(route.preValidation)] as never;
-    route.onSend = [settleHook, ...asArray(route.onSend)] as never;
+    const policy = config.idempotency ?? DEFAULT_IDEMPOTENCY;
+    route.preValidation = [claimHook(transport, policy.billed), ...asArray(route.preValidation)] as never;
+    route.onSend = [settleHook(policy), ...asArray(route.onSend)] as never;
   });
 
   function claimHook(transport: string, billed: (body: unknown) => boolean) {
@@ -91,25 +114,24 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
     };
   }
 
-  async function settleHook(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-    const claim = request.idempotencyClaim;
-    if (claim === null) return payload;
-    request.idempotencyClaim = null;
-    const status = reply.statusCode;
-    try {
-      if (RELEASING_STATUSES.has(status)) await claims.release(claim.apiKeyId, claim.key, claim.owner);
-      // Other server errors keep the claim in flight: reclaimable after a minute when not
-      // billed, never when billed (it is unknown whether the charge happened).
-      else if (status < 500) {
+  function settleHook(policy: IdempotencyPolicy) {
+    return async function settleIdempotencyClaim(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+      const claim = request.idempotencyClaim;
+      if (claim === null) return payload;
+      request.idempotencyClaim = null;
+      try {
         const stored = storedResponse(reply, payload);
-        if (stored) await claims.complete(claim.apiKeyId, claim.key, claim.owner, stored);
-        else request.log.error('idempotency claim left in flight: a streamed response cannot be stored');
+        const action = stored === null ? 'keep' : policy.settle(reply.statusCode, stored.body);
+        if (action === 'release') await claims.release(claim.apiKeyId, claim.key, claim.owner);
+        else if (action === 'hold') await claims.hold(claim.apiKeyId, claim.key, claim.owner);
+        else if (action === 'complete') await claims.complete(claim.apiKeyId, claim.key, claim.owner, stored!);
+        else if (stored === null) request.log.error('idempotency claim left in flight: a streamed response cannot be stored');
+      } catch (error) {
+        // The answer stands; the claim stays in flight, as after a crash.
+        request.log.error({ err: error }, 'idempotency claim not settled');
       }
-    } catch (error) {
-      // The answer stands; the claim stays in flight, as after a crash.
-      request.log.error({ err: error }, 'idempotency claim not settled');
-    }
-    return payload;
+      return payload;
+    };
   }
 }
 

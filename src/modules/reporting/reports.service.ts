@@ -1,0 +1,169 @@
+// Structured reports (v1 document, Report and the structured reporting endpoints; decisions.md,
+// "Structured reporting"). Filing checks, in this order: the schema (by the route, and the
+// numbers it cannot see here), the entitlement (403), the content (400 with a code); then the
+// report is stored with its processing job in one transaction. Processing, in the background,
+// adds it to the corpus through the same source-neutral path as articles.
+import { v5 as uuidv5 } from 'uuid';
+import type { Clock } from '../../platform/clock.js';
+import type { Database } from '../../platform/db/database.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import type { JobQueue } from '../../platform/jobs.js';
+import { listPage } from '../../platform/list-page.js';
+import { ProblemError } from '../../platform/problems.js';
+import { accountAndPlan } from '../accounts/billing.js';
+import { liveSurvivors, type EventsService } from '../corpus/events.service.js';
+import { referenceStore } from '../corpus/reference.store.js';
+import type { GrantsService, UsableGrant } from './grants.service.js';
+import { checkReportContent } from './report-content.js';
+import type { CreateReportBody, Report } from './reporting.schemas.js';
+import { reportsStore as store, type ReportRow, type StoredRole } from './reports.store.js';
+
+export const PROCESS_REPORT_JOB = 'reporting.process-report';
+
+export interface ReportsDeps {
+  db: Database;
+  clock: Clock;
+  newId: IdGenerator;
+  jobs: JobQueue;
+  grants: GrantsService;
+  events: EventsService;
+}
+
+export interface Filer {
+  accountId: string;
+  keyId: string;
+}
+
+const notFound = (id: string) => new ProblemError('not-found', `No report with id ${id}.`);
+
+export function reportView(row: ReportRow): Report {
+  return {
+    id: row.id,
+    object: 'report',
+    status: 'CONFIRMED',
+    event_type_id: row.event_type_id,
+    happened_at: row.happened_at.toISOString(),
+    roles: row.roles.map(({ role_id: _, ...role }) => role),
+    description: row.description,
+    grant_id: row.grant_id,
+    published_as: row.published_as,
+    incident_id: row.incident_id,
+    incident_report_id: row.incident_report_id,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** The JSON numbers the schema lets through but no value can hold (1e309): schema errors. */
+function unrepresentableAmounts(input: CreateReportBody): void {
+  const errors = input.roles.flatMap((role, i) =>
+    role.amount && !Number.isFinite(role.amount.value) ? [{ pointer: `/roles/${i}/amount/value`, detail: 'is not a finite number' }] : [],
+  );
+  if (errors.length > 0) throw new ProblemError('validation-failed', 'The report is not valid.', { errors });
+}
+
+export function reportsService({ db, clock, newId, jobs, grants, events }: ReportsDeps) {
+  return {
+    /**
+     * Files a report. Its id is UUIDv5 of the API key id and the Idempotency-Key, so a
+     * same-key retry of a filed report collides with it: 409 report-already-submitted.
+     */
+    async file(filer: Filer, input: CreateReportBody, idempotencyKey: string | null): Promise<Report> {
+      unrepresentableAmounts(input);
+      const now = clock.now();
+      // Entitlement: re-checked on every call (Authentication, 7).
+      const { account } = await accountAndPlan(db, filer.accountId);
+      const grantId = input.grant_id ?? null;
+      let grant: UsableGrant | null = null;
+      if (grantId === null) {
+        if (!account.structured_reporting) throw new ProblemError('not-entitled', 'Filing a report as yourself needs the structured reporting entitlement.', { code: 'FORBIDDEN' });
+      } else {
+        if (!account.entity_reporting) throw new ProblemError('not-entitled', 'Filing under a grant needs the entity reporting entitlement.', { code: 'GRANT_FORBIDDEN' });
+        grant = await grants.usable(db, filer.accountId, grantId, input.event_type_id, now);
+      }
+
+      const type = await referenceStore.getEventType(db, input.event_type_id);
+      const roles = type ? await referenceStore.rolesOf(db, [type.id]) : [];
+      const checked = await checkReportContent(db, input, { type, roles, grant, now, displayName: account.display_name });
+      const names = new Map((await referenceStore.resolveEntities(db, [...new Set(checked.survivors.values())])).map((e) => [e.id, e.name]));
+      // The values sent, in their order (each `role` as sent), then those pins filled in.
+      const storedRoles: StoredRole[] = checked.values.map((value, i) => {
+        const base = { role: input.roles[i]?.role ?? value.role.code_name, role_id: value.role.id };
+        if (value.entityId !== null) return { ...base, entity_id: value.entityId, name: names.get(checked.survivors.get(value.entityId)!)! };
+        if (value.date !== null) return { ...base, date: value.date };
+        if (value.amount !== null) return { ...base, amount: value.amount };
+        return { ...base, text: value.text! };
+      });
+
+      const row = {
+        id: idempotencyKey === null ? newId() : uuidv5(idempotencyKey, filer.keyId),
+        account_id: filer.accountId,
+        api_key_id: filer.keyId,
+        event_type_id: type!.id,
+        happened_at: checked.happenedAt,
+        roles: storedRoles,
+        description: checked.description,
+        grant_id: grantId,
+        published_as: grant ? { name: grant.row.label, kind: 'ORGANIZATION' as const } : { name: account.display_name!.trim(), kind: account.kind },
+        created_at: now,
+      };
+      await db.transaction(async (tx) => {
+        if (!(await store.insert(tx, row))) {
+          throw new ProblemError('report-already-submitted', 'This Idempotency-Key already filed a report. Use a new key for a new report.');
+        }
+        await jobs.enqueue(tx, PROCESS_REPORT_JOB, { report_id: row.id });
+      });
+      return reportView({ ...row, incident_id: null, incident_report_id: null });
+    },
+
+    async get(accountId: string, id: string): Promise<Report> {
+      const row = await store.get(db, id);
+      if (!row || row.account_id !== accountId) throw notFound(id);
+      return reportView(row);
+    },
+
+    async list(accountId: string, limit: number, startingAfter?: string) {
+      if (startingAfter !== undefined && !(await store.isOwn(db, accountId, startingAfter))) {
+        throw new ProblemError('validation-failed', 'starting_after names no report of this account.', {
+          errors: [{ pointer: '/starting_after', detail: 'names no report of this account' }],
+        });
+      }
+      const rows = await store.page(db, accountId, limit + 1, startingAfter ?? null);
+      return listPage(rows.map(reportView), limit);
+    },
+
+    /** The PROCESS_REPORT_JOB handler: adds the report to the corpus, once. */
+    async process(payload: unknown): Promise<void> {
+      const { report_id: id } = payload as { report_id: string };
+      await db.transaction(async (tx) => {
+        const report = await store.lockUnprocessed(tx, id);
+        if (!report) return;
+        const type = (await referenceStore.getEventType(tx, report.event_type_id))!;
+        const roles = await referenceStore.rolesOf(tx, [type.id]);
+        const entityIds = report.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : []));
+        const added = await events.addReportIn(tx, {
+          source: { kind: 'STRUCTURED', accountId: report.account_id, grantId: report.grant_id },
+          type,
+          roles,
+          values: report.roles.map((role) => ({
+            roleId: role.role_id,
+            entityId: role.entity_id ?? null,
+            date: role.date ?? null,
+            amount: role.amount ?? null,
+            text: role.text ?? null,
+          })),
+          survivors: await liveSurvivors(tx, entityIds),
+          mentioned: [],
+          receivedAt: clock.now(),
+          publishedAt: report.created_at,
+          happenedAt: report.happened_at.toISOString(),
+          headline: null,
+          url: null,
+          incidentId: null,
+        });
+        await store.setProcessed(tx, id, added.eventId, added.reportId);
+      });
+    },
+  };
+}
+
+export type ReportsService = ReturnType<typeof reportsService>;
