@@ -10,6 +10,7 @@ import { filterConditions, SqlParams } from '../../src/modules/filters/filter-sq
 import { compileFilter, normalizeFilter, type EventFilter, type RoleFilter } from '../../src/modules/filters/filter.js';
 import { matchesFilter } from '../../src/modules/filters/matching.js';
 import { testCorpus } from '../helpers/corpus.js';
+import { reportingClient } from '../helpers/reporting.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const NOW = Date.parse('2026-11-20T12:00:00.000Z');
@@ -52,6 +53,26 @@ describe('filter faces', () => {
       });
       events.add(eventId);
     }
+    // Structured reports from three accounts, two of them under grants pinning entities, which
+    // cluster into the events above by a shared participant (or open their own).
+    const reporting = reportingClient(server, corpus);
+    const filers = [];
+    for (const pins of [[entities[0]!, entities[1]!], [entities[2]!, entities[4]!], null]) {
+      const filer = await reporting.account();
+      const grant = pins ? (await reporting.grant({ account_id: filer.id, event_type_id: typeId, pins: [{ role: 'other', allowed_entity_ids: pins }] })).id : null;
+      filers.push({ ...filer, grant, pins });
+    }
+    for (let i = 0; i < 24; i++) {
+      const filer = filers[next(3)]!;
+      const roles: unknown[] = [{ role: 'party', entity_id: entities[next(6)] }];
+      if (filer.pins) roles.push({ role: 'other', entity_id: filer.pins[next(2)] });
+      if (next(2)) roles.push({ role: 'weight', amount: { value: next(1000), unit: ['kg', 'lb'][next(2)] } });
+      if (next(2)) roles.push({ role: 'closing', date: `2026-11-${String(1 + next(28)).padStart(2, '0')}` });
+      const filed = await reporting.file(filer.key, { event_type_id: typeId, happened_at: iso(2 + next(40)), roles, ...(filer.grant ? { grant_id: filer.grant } : {}) });
+      assert.equal(filed.status, 201, filed.text);
+      await server.ops.post('/drain');
+      events.add((await reporting.call('GET', `/reports/${filed.json.id}`, filer.key)).json.incident_id);
+    }
     const ids = [...events];
     await corpus.ops('POST', `/events/${ids[3]}/merge`, { into_event_id: ids[4] });
     await corpus.ops('DELETE', `/events/${ids[5]}`);
@@ -78,18 +99,23 @@ describe('filter faces', () => {
         involved_entity_ids: someOf(entities),
         involved_entity_list_ids: someOf(lists),
         scope: fc.constantFrom('MENTIONED' as const, 'PARTICIPANT' as const),
-        required_source_news_outlet_ids: someOf(outlets),
+        // Often none: an outlet excludes every filter counting only structured reports.
+        required_source_news_outlet_ids: fc.oneof(fc.constant([]), someOf(outlets)),
         report_source_kind: fc.constantFrom('ANY' as const, 'ARTICLES_ONLY' as const, 'USER_REPORTS_ONLY' as const, 'REPRESENTED_ONLY' as const),
+        represented_entity_ids: someOf(entities),
+        represented_entity_list_ids: someOf(lists),
         min_reports: fc.integer({ min: 1, max: 3 }),
         role_filters: fc.array(roleFilter, { maxLength: 2 }),
       })
       .map((fields) => normalizeFilter({ ...fields, event_type_id: typeId }));
 
     const db = server.runtime.db;
-    // Cut-offs at a quarter, half and all of the corpus's reports, in receive order.
+    // Cut-offs at a quarter, half, four fifths and all of the corpus's reports, in receive order
+    // (the structured reports arrive last).
     const seqs = (await db.query<{ s: number }>('SELECT received_seq AS s FROM reports WHERE event_type_id = $1 ORDER BY received_seq', [typeId])).map((r) => r.s);
-    const cutOffs = [seqs[Math.floor(seqs.length / 4)]!, seqs[Math.floor(seqs.length / 2)]!, seqs.at(-1)!];
+    const cutOffs = [seqs[Math.floor(seqs.length / 4)]!, seqs[Math.floor(seqs.length / 2)]!, seqs[Math.floor((seqs.length * 4) / 5)]!, seqs.at(-1)!];
     let nonEmpty = 0;
+    let representedFound = 0;
     await fc.assert(
       fc.asyncProperty(filter, fc.constantFrom(...cutOffs), fc.constantFrom(null, null, 30, 40), async (eventFilter, cutOff, windowHours) => {
         // A search's window, which entity look-ups prune by inside the entity index.
@@ -108,9 +134,11 @@ describe('filter faces', () => {
         }
         assert.deepEqual(bySql, byMatching.sort());
         if (bySql.length > 0) nonEmpty++;
+        if (bySql.length > 0 && eventFilter.report_source_kind === 'REPRESENTED_ONLY') representedFound++;
       }),
-      { numRuns: 150 },
+      { numRuns: 300 },
     );
-    assert.ok(nonEmpty >= 15, `only ${nonEmpty} of 150 filters found anything: the corpus does not exercise the faces`);
+    assert.ok(nonEmpty >= 15, `only ${nonEmpty} of 300 filters found anything: the corpus does not exercise the faces`);
+    assert.ok(representedFound >= 3, `only ${representedFound} represented-entity filters found anything`);
   });
 });
