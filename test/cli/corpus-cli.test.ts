@@ -52,6 +52,30 @@ describe('evmon corpus commands', () => {
     assert.match(imported.stderr, /line 5: UNKNOWN_ROLE_CODE_NAME/);
   });
 
+  it('when a reporting grant is made and revoked with evmon, then pins read back by role and a second revoke is refused', () => {
+    const account = evmon(env, 'accounts', 'create', '--display-name', 'Newsroom', '--entitlements', 'entity_reporting').json;
+    const entity = evmon(env, 'entities', 'create', '--name', `Maker ${token()}`).json;
+    const typeFile = path.join(dir, 'grant-type.json');
+    fs.writeFileSync(typeFile, JSON.stringify({ code_name: `recall_${token()}`, name: 'Recall', description: '', roles: [{ code_name: 'maker', name: 'Maker', expected_type: 'NAMED_ENTITY' }], sentence_template: '{maker} recalled a product' }));
+    const type = evmon(env, 'event-types', 'create', '--file', typeFile).json;
+    const grantFile = path.join(dir, 'grant.json');
+    fs.writeFileSync(grantFile, JSON.stringify({ account_id: account.id, label: 'Maker press office', event_type_id: type.id, expires_at: '2099-01-01T00:00:00Z', pins: [{ role: 'maker', allowed_entity_ids: [entity.id] }] }));
+    const grant = evmon(env, 'grants', 'create', '--file', grantFile);
+    assert.equal(grant.status, 0, grant.stderr);
+    assert.equal(grant.json.object, 'reporting_grant');
+    assert.deepEqual(grant.json.pins, [{ role_definition_id: type.roles[0].id, role: 'maker', allowed_entities: [{ object: 'entity', id: entity.id, name: entity.name, type: null }] }]);
+    const revoked = evmon(env, 'grants', 'revoke', grant.json.id);
+    assert.equal(revoked.status, 0, revoked.stderr);
+    assert.equal(revoked.json.status, 'REVOKED');
+    const again = evmon(env, 'grants', 'revoke', grant.json.id);
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /state-conflict/);
+    fs.writeFileSync(grantFile, JSON.stringify({ account_id: account.id, label: 'x', event_type_id: type.id, expires_at: '2099-01-01T00:00:00Z', pins: [{ role: 'nobody', allowed_entity_ids: [entity.id] }] }));
+    const refused = evmon(env, 'grants', 'create', '--file', grantFile);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /\/pins\/0\/role/);
+  });
+
   it('when evmon demo runs, then it generates the requested corpus and reports it', () => {
     const demo = evmon(env, 'demo', '--events', '300', '--seed', '7');
     assert.equal(demo.status, 0, demo.stderr);
