@@ -100,7 +100,7 @@ describe('filter faces', () => {
         involved_entity_list_ids: someOf(lists),
         scope: fc.constantFrom('MENTIONED' as const, 'PARTICIPANT' as const),
         // Often none: an outlet excludes every filter counting only structured reports.
-        required_source_news_outlet_ids: fc.oneof(fc.constant([]), someOf(outlets)),
+        required_source_news_outlet_ids: fc.oneof(fc.constant<string[]>([]), someOf(outlets)),
         report_source_kind: fc.constantFrom('ANY' as const, 'ARTICLES_ONLY' as const, 'USER_REPORTS_ONLY' as const, 'REPRESENTED_ONLY' as const),
         represented_entity_ids: someOf(entities),
         represented_entity_list_ids: someOf(lists),

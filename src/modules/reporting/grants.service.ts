@@ -119,8 +119,8 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
       return db.transaction(async (tx) => {
         const row = await store.get(tx, id, true);
         if (!row) throw notFound(id);
-        if (row.revoked_at !== null) throw new ProblemError('state-conflict', `Reporting grant ${id} is already revoked.`);
-        await store.revoke(tx, id, clock.now());
+        // As with API keys, revoking a revoked grant changes nothing and answers it.
+        if (row.revoked_at === null) await store.revoke(tx, id, clock.now());
         return opsGrant(tx, id);
       });
     },
