@@ -40,7 +40,7 @@ const { db } = runtime;
 const tls = await loadTls(config);
 const app = await buildApp(runtime, tls);
 await app.listen({ port: 0, host: '127.0.0.1' });
-runtime.startBackground();
+if (!process.env.BENCH_HOLD_PROCESSING) runtime.startBackground();
 const base = `https://localhost:${(app.server.address() as { port: number }).port}`;
 const agent = new Agent({ connect: { ca: tls.cert, servername: 'localhost' }, connections: CONCURRENCY });
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
@@ -55,7 +55,7 @@ await runtime.accounts.putPlan('bench_reporting', {
 const keys: string[] = [];
 for (let i = 0; i < ACCOUNTS; i++) {
   const account = await runtime.accounts.createAccount({ display_name: `Reporter ${i}`, plan: 'bench_reporting', entitlements: { structured_reporting: true } });
-  keys.push((await runtime.accounts.createApiKey(account.id, { name: 'bench', scopes: ['REPORTS_READ', 'REPORTS_WRITE'] })).key);
+  keys.push((await runtime.accounts.createApiKey(account.id, { name: 'bench', scopes: ['REPORTS_READ', 'REPORTS_WRITE'] })).key!);
 }
 const type = await runtime.reference.createEventType({
   code_name: `bench_deal_${Date.now()}`,
@@ -103,6 +103,14 @@ await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
   }
 }));
 const filingSeconds = (performance.now() - started) / 1000;
+console.error(`filed ${REPORTS} in ${filingSeconds.toFixed(1)} s: ${Math.round(REPORTS / filingSeconds)} reports/s`);
+if (process.env.BENCH_HOLD_PROCESSING) {
+  const drainStart = performance.now();
+  runtime.startBackground();
+  await runtime.drain();
+  console.error(`processed in ${((performance.now() - drainStart) / 1000).toFixed(1)} s: ${Math.round(REPORTS / ((performance.now() - drainStart) / 1000))} reports/s`);
+  process.exit(0);
+}
 await runtime.drain();
 const processedSeconds = (performance.now() - started) / 1000;
 

@@ -61,12 +61,33 @@ export function reportDate(publishedAt: Date | null, receivedAt: Date): Date {
 
 /**
  * Takes the clustering locks of event types, in one sorted order, for the rest of the
- * transaction. Ingest and merges of a type run one at a time under it; a transaction that
- * will ingest several types (bulk import) takes them all up front, so two never deadlock.
+ * transaction: nothing else clusters into events of these types meanwhile. Event merges take
+ * it; a transaction that will ingest several types (bulk import) takes them all up front, so
+ * two never deadlock.
  */
 export async function lockClustering(tx: Queryable, eventTypeIds: readonly string[]): Promise<void> {
   const keys = [...new Set(eventTypeIds)].sort().map((id) => `cluster:${id}`);
   await tx.query('SELECT pg_advisory_xact_lock(hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n', [keys]);
+}
+
+/** The advisory lock space (first key) of the per-participant clustering locks. */
+const PARTICIPANT_LOCKS = 0x636c7573; // "clus"
+
+/**
+ * The clustering locks of one report: its type's, shared (so merges of the type, which take
+ * it whole, wait), then one per participant entity, in one sorted order. A report can only
+ * cluster into an event that shares a participant with it, and only a report naming that
+ * participant can give an event one; so two reports with no participant in common cluster at
+ * the same time without seeing each other, and reports that share one take turns.
+ */
+async function lockReportClustering(tx: Queryable, eventTypeId: string, participantIds: readonly string[]): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [`cluster:${eventTypeId}`]);
+  if (participantIds.length === 0) return;
+  const keys = [...new Set(participantIds)].sort().map((id) => `${eventTypeId}:${id}`);
+  await tx.query(
+    'SELECT pg_advisory_xact_lock($2::int, hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n',
+    [keys, PARTICIPANT_LOCKS],
+  );
 }
 
 /** Recomputes an event's stored state from all its reports. */
@@ -169,8 +190,11 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     const now = clock.now();
     const { type } = report;
     const date = reportDate(report.publishedAt, report.receivedAt);
-    // Reports of one type cluster one at a time, so two at once cannot both open an event.
-    await lockClustering(tx, [type.id]);
+    // Live canonical ids of the entities playing roles in the report.
+    const participants = [...new Set(report.values.flatMap((v) => (v.entityId && report.survivors.has(v.entityId) ? [report.survivors.get(v.entityId)!] : [])))];
+    // Reports that share a participant cluster one at a time, so two at once cannot both
+    // open an event for it.
+    await lockReportClustering(tx, type.id, participants);
     let eventId: string | null = null;
     if (report.incidentId) {
       const event = await store.getEvent(tx, report.incidentId, true);
@@ -180,9 +204,16 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       if (!target || target.deleted_at) throw invalid('/incident_id', 'names an event that was merged into one since deleted');
       if (target.event_type_id !== type.id) throw invalid('/incident_id', 'names an event of another event type');
     } else {
-      const participants = [...new Set(report.values.flatMap((v) => (v.entityId && report.survivors.has(v.entityId) ? [report.survivors.get(v.entityId)!] : [])))];
       const happenedOn = readHappenedOn(report.happenedAt);
       eventId = await findCluster(tx, { eventTypeId: type.id, participantIds: participants, anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date });
+      // The event row is locked before the report row's foreign key share-locks it: two
+      // reports joining one event (through different participants) would otherwise each hold
+      // that share lock while waiting for the other's to refresh it. An event deleted since
+      // it was found takes no more reports (merges wait for the type's clustering lock).
+      if (eventId !== null) {
+        const found = await store.getEvent(tx, eventId, true);
+        if (!found || found.deleted_at || found.merged_into_event_id) eventId = null;
+      }
     }
     if (eventId === null) {
       eventId = newId();

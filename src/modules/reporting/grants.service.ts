@@ -16,11 +16,11 @@ export interface GrantsDeps {
   newId: IdGenerator;
 }
 
-/** A grant as a filing sees it: its pins with their allowed entities as live survivors. */
+/** A grant as a filing sees it: its pins with their allowed entities as live survivors (id → name). */
 export interface UsableGrant {
   row: GrantRow;
   stale: boolean;
-  pins: { roleId: string; allowed: Set<string> }[];
+  pins: { roleId: string; allowed: Map<string, string> }[];
 }
 
 const invalid = (pointer: string, detail: string) =>
@@ -143,12 +143,10 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
       if (!row || row.account_id !== accountId || statusOf(row, now) !== 'ACTIVE' || row.event_type_id !== eventTypeId) throw grantNotUsable();
       const pins = await store.pinsOf(q, [row.id]);
       const entities = await store.allowedEntities(q, [...new Set(pins.flatMap((p) => p.allowed_entity_ids))]);
-      const survivor = new Map(entities.map((e) => [e.id, e.canonical_id]));
-      return {
-        row,
-        stale: pins.some(pinIsStale),
-        pins: pins.map((pin) => ({ roleId: pin.role_id, allowed: new Set(pin.allowed_entity_ids.flatMap((id) => (survivor.get(id) ? [survivor.get(id)!] : []))) })),
-      };
+      const byId = new Map(entities.map((e) => [e.id, e]));
+      const allowed = (ids: string[]) =>
+        new Map(ids.flatMap((id) => { const e = byId.get(id); return e?.canonical_id ? [[e.canonical_id, e.name!] as const] : []; }));
+      return { row, stale: pins.some(pinIsStale), pins: pins.map((pin) => ({ roleId: pin.role_id, allowed: allowed(pin.allowed_entity_ids) })) };
     },
   };
 }

@@ -2,8 +2,7 @@
 // content codes): what the schema lets through, checked against the event type, the entities
 // and the grant. Every refusal is 400 validation-failed with one `code` and no `errors`.
 import type { Queryable } from '../../platform/db/database.js';
-import { liveSurvivors } from '../corpus/events.service.js';
-import type { EventTypeRow, RoleRow } from '../corpus/reference.store.js';
+import { referenceStore, type EventTypeRow, type RoleRow } from '../corpus/reference.store.js';
 import { refuse, resolveRoleValues, type ResolvedRoleValue } from '../corpus/role-values.js';
 import { templateRoles } from '../corpus/sentence.js';
 import type { UsableGrant } from './grants.service.js';
@@ -34,8 +33,8 @@ export interface CheckedReport {
   description: string | null;
   /** The values sent, then those a pin filled in. */
   values: ResolvedRoleValue[];
-  /** Entity id as sent → live canonical id. */
-  survivors: Map<string, string>;
+  /** Each entity id of the values → its live survivor and the survivor's name. */
+  entities: Map<string, { survivor: string; name: string }>;
 }
 
 /**
@@ -61,10 +60,13 @@ export async function checkReportContent(
   if (happenedAt === null) throw refuse('HAPPENED_AT_INVALID', `happened_at "${input.happened_at}" is not an ISO 8601 timestamp with a UTC offset, like 2026-11-20T08:30:00Z.`);
   if (happenedAt.getTime() > context.now.getTime()) throw refuse('HAPPENED_AT_IN_FUTURE', `happened_at ${happenedAt.toISOString()} is in the future.`);
 
-  const named = input.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : []));
-  const survivors = await liveSurvivors(q, named);
-  const values = await resolveRoleValues(input.roles, context.roles, async () => new Set(survivors.keys()));
-  if (grant) applyPins(grant, values, survivors, context.roles);
+  const named = [...new Set(input.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : [])))];
+  // Resolved without locks: nothing is written here; processing resolves them again, locked.
+  const entities = new Map(
+    (named.length > 0 ? await referenceStore.resolveEntities(q, named) : []).filter((e) => !e.deleted).map((e) => [e.id, { survivor: e.canonical_id, name: e.name }]),
+  );
+  const values = await resolveRoleValues(input.roles, context.roles, async () => new Set(entities.keys()));
+  if (grant) applyPins(grant, values, entities, context.roles);
 
   const filled = new Set(values.map((v) => v.role.code_name));
   const missing = (templateRoles(type.sentence_template) ?? []).filter((name) => !filled.has(name));
@@ -74,16 +76,16 @@ export async function checkReportContent(
   if (!grant && !context.displayName?.trim()) {
     throw refuse('REPORTER_NAME_MISSING', 'The account has no display name to publish the report under; file under a grant, or have the display name set.');
   }
-  return { happenedAt, description, values, survivors };
+  return { happenedAt, description, values, entities };
 }
 
 /** Rule 6: sent pinned roles must name an allowed entity; an omitted one is filled when one entity is allowed. */
-function applyPins(grant: UsableGrant, values: ResolvedRoleValue[], survivors: Map<string, string>, roles: RoleRow[]): void {
+function applyPins(grant: UsableGrant, values: ResolvedRoleValue[], entities: CheckedReport['entities'], roles: RoleRow[]): void {
   for (const pin of grant.pins) {
     const role = roles.find((r) => r.id === pin.roleId)!;
     const sent = values.find((v) => v.role.id === pin.roleId);
     if (sent) {
-      if (!pin.allowed.has(survivors.get(sent.entityId!)!)) {
+      if (!pin.allowed.has(entities.get(sent.entityId!)!.survivor)) {
         throw refuse('PIN_VIOLATION', `The grant does not allow that entity in the role "${role.code_name}".`);
       }
       continue;
@@ -91,8 +93,8 @@ function applyPins(grant: UsableGrant, values: ResolvedRoleValue[], survivors: M
     if (pin.allowed.size !== 1) {
       throw refuse('PIN_VIOLATION', `The grant allows ${pin.allowed.size === 0 ? 'no entity any longer' : 'several entities'} in the role "${role.code_name}"; send the role with one of them.`);
     }
-    const [entityId] = pin.allowed as Set<string>; // a live canonical id already
-    survivors.set(entityId!, entityId!);
-    values.push({ role, entityId: entityId!, date: null, amount: null, text: null });
+    const [entityId, name] = [...pin.allowed][0]!; // a live survivor already
+    entities.set(entityId, { survivor: entityId, name });
+    values.push({ role, entityId, date: null, amount: null, text: null });
   }
 }

@@ -10,7 +10,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import { listPage } from '../../platform/list-page.js';
 import { ProblemError } from '../../platform/problems.js';
-import { accountAndPlan } from '../accounts/billing.js';
+import { accountsStore } from '../accounts/accounts.store.js';
 import { liveSurvivors, type EventsService } from '../corpus/events.service.js';
 import { referenceStore } from '../corpus/reference.store.js';
 import type { GrantsService, UsableGrant } from './grants.service.js';
@@ -71,7 +71,8 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
       unrepresentableAmounts(input);
       const now = clock.now();
       // Entitlement: re-checked on every call (Authentication, 7).
-      const { account } = await accountAndPlan(db, filer.accountId);
+      const account = await accountsStore.getAccount(db, filer.accountId);
+      if (!account) throw new Error(`account ${filer.accountId} does not exist`);
       const grantId = input.grant_id ?? null;
       let grant: UsableGrant | null = null;
       if (grantId === null) {
@@ -84,11 +85,10 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
       const type = await referenceStore.getEventType(db, input.event_type_id);
       const roles = type ? await referenceStore.rolesOf(db, [type.id]) : [];
       const checked = await checkReportContent(db, input, { type, roles, grant, now, displayName: account.display_name });
-      const names = new Map((await referenceStore.resolveEntities(db, [...new Set(checked.survivors.values())])).map((e) => [e.id, e.name]));
       // The values sent, in their order (each `role` as sent), then those pins filled in.
       const storedRoles: StoredRole[] = checked.values.map((value, i) => {
         const base = { role: input.roles[i]?.role ?? value.role.code_name, role_id: value.role.id };
-        if (value.entityId !== null) return { ...base, entity_id: value.entityId, name: names.get(checked.survivors.get(value.entityId)!)! };
+        if (value.entityId !== null) return { ...base, entity_id: value.entityId, name: checked.entities.get(value.entityId)!.name };
         if (value.date !== null) return { ...base, date: value.date };
         if (value.amount !== null) return { ...base, amount: value.amount };
         return { ...base, text: value.text! };
