@@ -18,6 +18,7 @@ import type { CompiledFilter } from '../src/modules/filters/filter.js';
 import { FilterIndex } from '../src/modules/filters/matching.js';
 import { loadTls } from '../src/platform/tls.js';
 import { createRuntime } from '../src/runtime.js';
+import { dealEventType } from './fixtures.js';
 
 const SINGLE = Number(process.env.BENCH_SINGLE ?? 2_000);
 const BULK = Number(process.env.BENCH_BULK ?? 20_000);
@@ -41,17 +42,7 @@ const agent = new Agent({ connect: { ca: tls.cert, servername: 'localhost' }, co
 const outlets = await Promise.all(Array.from({ length: 20 }, (_, i) => runtime.reference.createOutlet({ name: `Outlet ${i}` })));
 const entities: string[] = [];
 for (let i = 0; i < 5_000; i++) entities.push((await runtime.reference.createEntity({ name: `Company ${i}`, type: 'ORGANIZATION' })).id);
-const type = await runtime.reference.createEventType({
-  code_name: `bench_${Date.now()}`,
-  name: 'Deal',
-  description: '',
-  roles: [
-    { code_name: 'buyer', name: 'Buyer', expected_type: 'NAMED_ENTITY' },
-    { code_name: 'seller', name: 'Seller', expected_type: 'NAMED_ENTITY' },
-    { code_name: 'price', name: 'Price', expected_type: 'CURRENCY' },
-  ],
-  sentence_template: '{buyer} bought {seller} for {price}',
-});
+const type = await dealEventType(runtime);
 let n = 0;
 const article = () => {
   n++;
