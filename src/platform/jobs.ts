@@ -200,6 +200,13 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
     return rows[0]?.n ?? 0;
   }
 
+  /** Looks for work once new jobs are visible: after the caller's commit, not while it may still be open. */
+  function wakeAfterCommit(tx: Queryable): void {
+    const wake = () => loop.schedule(0);
+    if (tx.afterCommit) tx.afterCommit(wake);
+    else wake();
+  }
+
   return {
     register(kind: string, handler: JobHandler, options: JobKindOptions = {}): void {
       handlers.set(kind, { handler, options: { maxAttempts: options.maxAttempts ?? 8, backoffMs: options.backoffMs ?? defaultBackoff } });
@@ -215,10 +222,23 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (dedupe_key) DO NOTHING`,
         [kind, JSON.stringify(payload), options.runAt ?? now, entry.options.maxAttempts, options.dedupeKey ?? null, now],
       );
-      // Look once the job is visible: after the caller's commit, not while it may still be open.
-      const wake = () => loop.schedule(0);
-      if (tx.afterCommit) tx.afterCommit(wake);
-      else wake();
+      wakeAfterCommit(tx);
+    },
+
+    /** Stores one job of each kind, all with this payload, in one statement (see enqueue). */
+    async enqueueEach(tx: Queryable, kinds: readonly string[], payload: unknown): Promise<void> {
+      const maxAttempts = kinds.map((kind) => {
+        const entry = handlers.get(kind);
+        if (!entry) throw new Error(`no handler registered for job kind ${kind}`);
+        return entry.options.maxAttempts;
+      });
+      const now = clock.now();
+      await tx.query(
+        `INSERT INTO jobs (kind, payload, run_at, max_attempts, created_at)
+         SELECT kind, $2, $3, max_attempts, $3 FROM unnest($1::text[], $4::int[]) AS t(kind, max_attempts)`,
+        [kinds, JSON.stringify(payload), now, maxAttempts],
+      );
+      wakeAfterCommit(tx);
     },
 
     /** Embedded database only: this process is alone, so claims left running by a dead process are free. */

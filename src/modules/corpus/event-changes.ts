@@ -29,7 +29,7 @@ export function eventChanges(jobs: JobQueue, subscribers: Readonly<Record<string
   return {
     /** Stores the change for every subscriber in the caller's transaction. */
     async publish(tx: Queryable, change: EventChange): Promise<void> {
-      for (const kind of kinds) await jobs.enqueue(tx, kind, change);
+      await jobs.enqueueEach(tx, kinds, change);
     },
   };
 }

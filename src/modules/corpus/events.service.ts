@@ -98,24 +98,24 @@ export async function refreshEvent(
   at: Date,
   known?: { type: EventTypeRow; roles: RoleRow[] }, // passed by callers that have them already
   newReportId?: string, // the one report added since the last refresh, when that is all that changed
+  locked?: { first_report_date: Date }, // the event row, when the caller holds its lock already
 ): Promise<void> {
-  // The event row lock orders this after any merge or refresh of the same event in flight.
-  const before = await store.getEvent(tx, eventId, true);
-  const reports = await store.reportsOf(tx, eventId);
+  // The event row lock orders this after any merge or refresh of the same event in flight
+  // (a caller that holds it already passes the row as it read it).
+  const before = locked ?? (await store.getEvent(tx, eventId, true));
+  const reports = await store.reportsWithValues(tx, eventId);
   if (reports.length === 0) return;
   // One after another: a transaction is one connection (pg warns on overlapping queries).
   const type = known?.type ?? (await referenceStore.getEventType(tx, eventTypeId));
   const roles = known?.roles ?? (await referenceStore.rolesOf(tx, [eventTypeId]));
-  const values = await store.valuesOf(tx, eventId);
-  const mentions = await store.mentionsOf(tx, eventId);
   const state = eventState(
     reports.map((report) => ({
       id: report.id,
       reportDate: report.report_date,
       happenedAt: report.happened_at,
       // A deleted entity's value counts for nothing: the next report's live one stands in.
-      values: values
-        .filter((v) => v.report_id === report.id && !v.entity_deleted)
+      values: report.values
+        .filter((v) => !v.entity_deleted)
         .map((v) => ({
           roleId: v.role_id,
           entityId: v.entity_id,
@@ -124,7 +124,7 @@ export async function refreshEvent(
           amount: v.amount_value === null ? null : { value: v.amount_value, unit: v.amount_unit ?? '' },
           text: v.text_value,
         })),
-      mentions: mentions.filter((m) => m.report_id === report.id).map((m) => m.entity_id),
+      mentions: report.mentions,
     })),
     { template: type!.sentence_template, roles },
   );
@@ -196,6 +196,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     // open an event for it.
     await lockReportClustering(tx, type.id, participants);
     let eventId: string | null = null;
+    let locked: { first_report_date: Date } | null = null; // the event's row, locked
     if (report.incidentId) {
       const event = await store.getEvent(tx, report.incidentId, true);
       if (!event || event.deleted_at) throw invalid('/incident_id', 'names no event');
@@ -203,6 +204,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       const target = eventId === event.id ? event : await store.getEvent(tx, eventId, true);
       if (!target || target.deleted_at) throw invalid('/incident_id', 'names an event that was merged into one since deleted');
       if (target.event_type_id !== type.id) throw invalid('/incident_id', 'names an event of another event type');
+      locked = target;
     } else {
       const happenedOn = readHappenedOn(report.happenedAt);
       eventId = await findCluster(tx, { eventTypeId: type.id, participantIds: participants, anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date });
@@ -213,11 +215,13 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       if (eventId !== null) {
         const found = await store.getEvent(tx, eventId, true);
         if (!found || found.deleted_at || found.merged_into_event_id) eventId = null;
+        else locked = found;
       }
     }
     if (eventId === null) {
       eventId = newId();
       await store.insertEvent(tx, { id: eventId, event_type_id: type.id, at: now, report_date: date });
+      locked = { first_report_date: date }; // no one else sees it before this commits
     }
 
     const reportId = newId();
@@ -240,7 +244,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     });
     await store.insertRoleValues(tx, reportId, report.values);
     await store.insertMentions(tx, reportId, report.mentioned);
-    await refreshEvent(tx, eventId, type.id, now, { type, roles: report.roles }, reportId);
+    await refreshEvent(tx, eventId, type.id, now, { type, roles: report.roles }, reportId, locked!);
     await changes.publish(tx, { kind: 'report-added', eventId, reportId });
     return { reportId, eventId, reportDate: date };
   }

@@ -16,8 +16,6 @@ export interface EventRow {
 }
 
 export interface ReportValueRow {
-  report_id: string;
-  report_date: Date;
   role_id: string;
   entity_id: string | null; // canonical
   entity_name: string | null;
@@ -26,6 +24,17 @@ export interface ReportValueRow {
   amount_value: number | null;
   amount_unit: string | null;
   text_value: string | null;
+}
+
+export interface EventReportRow {
+  id: string;
+  report_date: Date;
+  happened_at: string | null;
+  received_seq: number;
+  /** The outlet, or the filing account of a structured report. */
+  source_id: string;
+  values: ReportValueRow[];
+  mentions: string[];
 }
 
 const EVENT_COLUMNS = 'id, event_type_id, happened_at, first_report_date, last_report_date, sentence, involved_entity_ids, merged_into_event_id, deleted_at';
@@ -97,61 +106,65 @@ export const eventsStore = {
     );
   },
 
-  /** An event's reports, oldest report date first. */
-  reportsOf(db: Queryable, eventId: string) {
-    return db.query<{ id: string; report_date: Date; happened_at: string | null; received_seq: number; source_id: string }>(
-      'SELECT id, report_date, happened_at, received_seq, COALESCE(outlet_id, account_id, id) AS source_id FROM reports WHERE event_id = $1 ORDER BY report_date, created_at, id',
+  /**
+   * An event's reports, oldest report date first, each with its role values (entities resolved
+   * to their survivors, in role order) and its mentioned entities (live survivors, by id), in
+   * one statement.
+   */
+  async reportsWithValues(db: Queryable, eventId: string): Promise<EventReportRow[]> {
+    const rows = await db.query<Omit<EventReportRow, 'values'> & { values: [string, string | null, string | null, boolean | null, string | null, number | null, string | null, string | null][] }>(
+      `SELECT r.id, r.report_date, r.happened_at, r.received_seq, COALESCE(r.outlet_id, r.account_id, r.id) AS source_id,
+              COALESCE((SELECT json_agg(json_build_array(rr.role_id, c.id, c.name, c.deleted_at IS NOT NULL, to_char(rr.date_value, 'YYYY-MM-DD'),
+                                                         rr.amount_value, rr.amount_unit, rr.text_value) ORDER BY rr.position)
+                          FROM report_roles rr
+                          LEFT JOIN entities e ON e.id = rr.entity_id
+                          LEFT JOIN entities c ON c.id = e.canonical_id
+                         WHERE rr.report_id = r.id), '[]') AS values,
+              COALESCE((SELECT json_agg(DISTINCT c.id)
+                          FROM report_mentions m
+                          JOIN entities e ON e.id = m.entity_id
+                          JOIN entities c ON c.id = e.canonical_id
+                         WHERE m.report_id = r.id AND c.deleted_at IS NULL), '[]') AS mentions
+         FROM reports r WHERE r.event_id = $1
+        ORDER BY r.report_date, r.created_at, r.id`,
       [eventId],
     );
+    return rows.map((row) => ({
+      ...row,
+      values: row.values.map(([roleId, entityId, entityName, entityDeleted, date, amount, unit, text]) => ({
+        role_id: roleId,
+        entity_id: entityId,
+        entity_name: entityName,
+        entity_deleted: entityDeleted,
+        date_value: date,
+        amount_value: amount,
+        amount_unit: unit,
+        text_value: text,
+      })),
+    }));
   },
 
-  /** Role values of an event's reports, entities resolved to their survivors. */
-  valuesOf(db: Queryable, eventId: string) {
-    return db.query<ReportValueRow>(
-      `SELECT rr.report_id, r.report_date, rr.role_id, c.id AS entity_id, c.name AS entity_name, c.deleted_at IS NOT NULL AS entity_deleted,
-              to_char(rr.date_value, 'YYYY-MM-DD') AS date_value, rr.amount_value, rr.amount_unit, rr.text_value
-         FROM report_roles rr
-         JOIN reports r ON r.id = rr.report_id
-         LEFT JOIN entities e ON e.id = rr.entity_id
-         LEFT JOIN entities c ON c.id = e.canonical_id
-        WHERE r.event_id = $1
-        ORDER BY r.report_date, r.created_at, r.id, rr.position`,
-      [eventId],
-    );
-  },
-
-  /** Mentioned entities of an event's reports, as live survivors, in report order. */
-  mentionsOf(db: Queryable, eventId: string) {
-    return db.query<{ report_id: string; entity_id: string }>(
-      `SELECT m.report_id, c.id AS entity_id
-         FROM report_mentions m
-         JOIN reports r ON r.id = m.report_id
-         JOIN entities e ON e.id = m.entity_id
-         JOIN entities c ON c.id = e.canonical_id
-        WHERE r.event_id = $1 AND c.deleted_at IS NULL
-        ORDER BY r.report_date, r.created_at, r.id, c.id`,
-      [eventId],
-    );
-  },
-
+  /** The event's summary and its entity index rows, in one statement. */
   async writeSummary(
     db: Queryable,
     eventId: string,
     summary: { first: Date; last: Date; sourceSeqs: number[]; happenedAt: string | null; happenedOn: string | null; sentence: string | null; involved: string[]; participants: Set<string>; at: Date },
   ) {
+    // The entity rows are kept, changed, added and removed in place: disjoint rows, so the
+    // sub-statements of one statement never touch the same one.
     await db.query(
-      `UPDATE events SET first_report_date = $2, last_report_date = $3, happened_at = $4, happened_on = $5::date, sentence = $6,
-              involved_entity_ids = $7::uuid[], updated_at = $8, source_seqs = $9::bigint[] WHERE id = $1`,
-      [eventId, summary.first, summary.last, summary.happenedAt, summary.happenedOn, summary.sentence, summary.involved, summary.at, summary.sourceSeqs],
+      `WITH summary AS (
+         UPDATE events SET first_report_date = $2, last_report_date = $3, happened_at = $4, happened_on = $5::date, sentence = $6,
+                involved_entity_ids = $7::uuid[], updated_at = $8, source_seqs = $9::bigint[] WHERE id = $1
+       ), gone AS (
+         DELETE FROM event_entities WHERE event_id = $1 AND entity_id <> ALL($7::uuid[])
+       )
+       INSERT INTO event_entities (event_id, entity_id, participant, first_report_date)
+       SELECT $1, id, id = ANY($10::uuid[]), $2 FROM unnest($7::uuid[]) AS t(id)
+       ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = EXCLUDED.participant, first_report_date = EXCLUDED.first_report_date
+        WHERE (event_entities.participant, event_entities.first_report_date) IS DISTINCT FROM (EXCLUDED.participant, EXCLUDED.first_report_date)`,
+      [eventId, summary.first, summary.last, summary.happenedAt, summary.happenedOn, summary.sentence, summary.involved, summary.at, summary.sourceSeqs, [...summary.participants]],
     );
-    await db.query('DELETE FROM event_entities WHERE event_id = $1', [eventId]);
-    if (summary.involved.length > 0) {
-      await db.query(
-        `INSERT INTO event_entities (event_id, entity_id, participant, first_report_date)
-         SELECT $1, id, id = ANY($3::uuid[]), $4 FROM unnest($2::uuid[]) AS t(id)`,
-        [eventId, summary.involved, [...summary.participants], summary.first],
-      );
-    }
   },
 
   async mergeEvent(db: Queryable, from: string, into: string, at: Date) {
