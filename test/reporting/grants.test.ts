@@ -70,6 +70,7 @@ describe('reporting grants', () => {
     const valid = { account_id: accountId, label: 'L', event_type_id: type.id, expires_at: '2027-01-01T00:00:00Z', pins: [{ role: 'acquirer', allowed_entity_ids: [entity] }] };
     const cases: [Record<string, unknown>, string][] = [
       [{ account_id: MISSING }, '/account_id'],
+      [{ label: '   ' }, '/label'],
       [{ event_type_id: MISSING }, '/event_type_id'],
       [{ expires_at: '2026-11-19T00:00:00Z' }, '/expires_at'],
       [{ pins: [{ role: 'buyer', allowed_entity_ids: [entity] }] }, '/pins/0/role'],

@@ -139,17 +139,26 @@ describe('report idempotency', () => {
     const answer = await reporting.file(key, body, withKey(idempotencyKey));
     reporting.problem(answer, 409, 'report-already-submitted');
     assert.ok(!answer.text.includes(filed.json.id));
-    // That answer is kept: the next retry replays it.
-    const replayed = await reporting.file(key, body, withKey(idempotencyKey));
-    assert.equal(replayed.status, 409);
-    assert.equal(replayed.headers['idempotency-replayed'], 'true');
+    // The report's existence answers every later retry alike, whatever its body.
+    for (const sent of [body, { ...body, description: 'changed' }]) reporting.problem(await reporting.file(key, sent, withKey(idempotencyKey)), 409, 'report-already-submitted');
     assert.equal((await reportsOf(key)).length, 1);
   });
 
-  it('when the policy settles answers, then server errors and refusals hold, schema failures release, filings complete', () => {
+  it('when a filed key is retried after its grant was revoked and its window passed, then 409 report-already-submitted, not 403', async () => {
+    const { id: accountId, key } = await reporting.account();
+    const grant = await reporting.grant({ account_id: accountId, event_type_id: body.event_type_id as string });
+    const idempotencyKey = `revoked-${unique()}`;
+    const underGrant = { ...body, grant_id: grant.id };
+    assert.equal((await reporting.file(key, underGrant, withKey(idempotencyKey))).status, 201);
+    await corpus.ops('POST', `/reporting-grants/${grant.id}/revoke`);
+    await advance(24 * 3600 + 1);
+    reporting.problem(await reporting.file(key, underGrant, withKey(idempotencyKey)), 409, 'report-already-submitted');
+  });
+
+  it('when the policy settles answers, then server errors and refusals hold, schema failures and report-already-submitted release, filings complete', () => {
     const problem = (members: Record<string, unknown>) => Buffer.from(JSON.stringify({ type: 'x', ...members }));
     assert.equal(REPORT_IDEMPOTENCY.settle(201, Buffer.from('{}')), 'complete');
-    assert.equal(REPORT_IDEMPOTENCY.settle(409, problem({})), 'complete');
+    assert.equal(REPORT_IDEMPOTENCY.settle(409, problem({})), 'release');
     assert.equal(REPORT_IDEMPOTENCY.settle(400, problem({ errors: [] })), 'release');
     assert.equal(REPORT_IDEMPOTENCY.settle(400, problem({ code: 'NO_ROLES', detail: '"errors":[]' })), 'hold');
     assert.equal(REPORT_IDEMPOTENCY.settle(403, problem({ code: 'FORBIDDEN' })), 'hold');

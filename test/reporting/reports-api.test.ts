@@ -105,12 +105,18 @@ describe('structured reports API', () => {
       [{ roles: [{ role: 'price', amount: { value: 'BEYOND_DOUBLE', unit: 'EUR' } }] }, ['/roles/0/amount/value']],
       [{ happened_at: 7 }, ['/happened_at']],
       [{ roles: 'acquirer' }, ['/roles']],
+      [{ roles: [{ role: 'closing', date: '+02026-12-01' }] }, ['/roles/0/date']],
+      [{ roles: [{ role: 'note', text: 'LONE_SURROGATE' }] }, ['/roles/0/text']],
+      // Values the database cannot store (decisions.md, "HTTP hardening").
+      [{ roles: [{ role: 'closing', date: '0000-01-01' }] }, ['/roles/0/date']],
+      [{ happened_at: '0000-06-01T00:00:00Z' }, ['/happened_at']],
+      [{ happened_at: '0001-01-01T00:00:00+01:00' }, ['/happened_at']],
     ];
     for (const [change, pointers] of cases) {
-      // 1e309 reads as Infinity: only raw JSON can carry it.
+      // 1e309 reads as Infinity and \ud800 as a lone surrogate: only raw JSON carries them.
       const answer = await server.http.request('POST', '/v1/reports', {
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        rawBody: JSON.stringify(valid(change)).replace('"BEYOND_DOUBLE"', '1e309'),
+        rawBody: JSON.stringify(valid(change)).replace('"BEYOND_DOUBLE"', '1e309').replace('LONE_SURROGATE', '\\ud800'),
       });
       reporting.problem(answer, 400, 'validation-failed');
       assert.equal(answer.json.code, undefined);
@@ -180,15 +186,16 @@ describe('structured reports API', () => {
       ['ROLE_VALUE_TYPE_MISMATCH', withRoles({ role: 'closing', text: '2026-12-01' })],
       ['NAMED_ENTITY_ID_ON_NON_ENTITY_ROLE', withRoles({ role: 'note', entity_id: acme })],
       ['INVALID_DATE', withRoles({ role: 'closing', date: '2026-02-30' })],
-      ['INVALID_DATE', withRoles({ role: 'closing', date: '0000-01-01' })],
-      ['PARSED_DATE_TOO_LONG', withRoles({ role: 'closing', date: '+02026-12-01' })],
+      ['INVALID_DATE', withRoles({ role: 'closing', date: '2026-13-01' })],
+      ['PARSED_DATE_TOO_LONG', withRoles({ role: 'closing', date: '2026-12-01T08:00:00Z' })],
       ['EMPTY_TEXT_VALUE', withRoles({ role: 'note', text: '   ' })],
       ['TEXT_VALUE_TOO_LONG', withRoles({ role: 'note', text: 'x'.repeat(1001) })],
       ['PARSED_AMOUNT_UNIT_TOO_LONG', withRoles({ role: 'weight', amount: { value: 1, unit: 'k'.repeat(33) } })],
       ['HAPPENED_AT_INVALID', valid({ happened_at: 'yesterday' })],
       ['HAPPENED_AT_INVALID', valid({ happened_at: '2026-11-19T08:30:00' })],
       ['HAPPENED_AT_INVALID', valid({ happened_at: '2026-02-30T08:30:00Z' })],
-      ['HAPPENED_AT_INVALID', valid({ happened_at: '0000-01-01T00:00:00Z' })],
+      ['HAPPENED_AT_INVALID', valid({ happened_at: '2026-11-19T08:30:00+24:00' })],
+      ['HAPPENED_AT_INVALID', valid({ happened_at: '2026-11-19T23:59:60Z' })],
       ['PARSED_DATE_TIME_TOO_LONG', valid({ happened_at: '2026-11-19T08:30:00.000000000000+00:00' })],
       ['HAPPENED_AT_IN_FUTURE', valid({ happened_at: '2026-11-20T12:00:00.001Z' })],
       ['UNKNOWN_NAMED_ENTITY', valid({ roles: [{ role: 'acquirer', entity_id: acme }, { role: 'target', entity_id: MISSING }] })],
@@ -239,6 +246,24 @@ describe('structured reports API', () => {
     const viaMerged = await reporting.file(key, valid({ grant_id: grant.id, roles: [{ role: 'acquirer', entity_id: merged }] }));
     assert.equal(viaMerged.status, 201, viaMerged.text);
     assert.deepEqual(viaMerged.json.roles[0], { role: 'acquirer', entity_id: merged, name: 'Acme Corp' });
+  });
+
+  it('when ids are sent in uppercase, then they name the same event type, grant, entities and roles', async () => {
+    const { id: accountId, key } = await reporting.account();
+    const grant = await reporting.grant({ account_id: accountId.toUpperCase(), event_type_id: type.id.toUpperCase(), pins: [{ role: 'target', allowed_entity_ids: [globex.toUpperCase()] }] });
+    assert.equal(grant.account_id, accountId);
+    const acquirerId = type.roles.find((r) => r.code_name === 'acquirer')!.id;
+    const filed = await reporting.file(key, {
+      event_type_id: type.id.toUpperCase(),
+      grant_id: grant.id.toUpperCase(),
+      happened_at: '2026-11-19T08:30:00Z',
+      roles: [{ role: acquirerId.toUpperCase(), entity_id: acme.toUpperCase() }],
+    });
+    assert.equal(filed.status, 201, filed.text);
+    assert.equal(filed.json.event_type_id, type.id);
+    assert.equal(filed.json.grant_id, grant.id);
+    assert.deepEqual(filed.json.roles, [{ role: acquirerId, entity_id: acme, name: 'Acme Corp' }, { role: 'target', entity_id: globex, name: 'Globex' }]);
+    assert.equal((await reporting.call('GET', `/reports/${filed.json.id.toUpperCase()}`, key)).status, 200);
   });
 
   it('when an organization files as itself, then it is published under its display name and kind', async () => {

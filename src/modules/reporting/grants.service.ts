@@ -85,7 +85,16 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
   }
 
   return {
-    async create(input: CreateGrantBody) {
+    async create(sent: CreateGrantBody) {
+      // Ids compare as the database writes them: lowercase.
+      const input = {
+        ...sent,
+        label: sent.label.trim(),
+        account_id: sent.account_id.toLowerCase(),
+        event_type_id: sent.event_type_id.toLowerCase(),
+        pins: sent.pins.map((pin) => ({ ...pin, allowed_entity_ids: pin.allowed_entity_ids.map((id) => id.toLowerCase()) })),
+      };
+      if (input.label === '') throw invalid('/label', 'is blank');
       const expiresAt = new Date(input.expires_at);
       if (Number.isNaN(expiresAt.getTime())) throw invalid('/expires_at', 'is not a readable timestamp');
       if (expiresAt.getTime() <= clock.nowMs()) throw invalid('/expires_at', 'is not in the future');

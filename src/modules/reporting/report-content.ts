@@ -13,20 +13,26 @@ export const MAX_DESCRIPTION = 5_000;
 const MAX_TIMESTAMP = 35;
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))$/i;
 
-/** An ISO 8601 timestamp with a UTC offset (seconds and fractions optional), or null. */
+/**
+ * An ISO 8601 timestamp with a UTC offset (seconds and fractions optional), or null. The
+ * instant may fall outside the years 1 to 9999 (storableInstant tells).
+ */
 export function readTimestamp(text: string): Date | null {
   const m = TIMESTAMP.exec(text.trim());
   if (!m) return null;
-  const [year, month, day, hour, minute, second = '0'] = m.slice(1, 7).map((part) => part ?? '0') as string[];
-  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number) as number[];
-  const offsetMinutes = m[8]!.toUpperCase() === 'Z' ? 0 : (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11]));
-  if (y! < 1 || y! > 9999 || mo! < 1 || mo! > 12 || h! > 23 || mi! > 59 || s! > 59 || Number(m[10] ?? 0) > 23 || Number(m[11] ?? 0) > 59) return null;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map((part) => Number(part ?? '0')) as [number, number, number, number, number, number];
+  const [offsetHours, offsetMinutes] = [Number(m[10] ?? 0), Number(m[11] ?? 0)];
+  if (mo < 1 || mo > 12 || h > 23 || mi > 59 || s > 59 || offsetHours > 23 || offsetMinutes > 59) return null;
   const date = new Date(0);
-  date.setUTCFullYear(y!, mo! - 1, d!);
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo! - 1 || date.getUTCDate() !== d) return null;
-  date.setUTCHours(h!, mi!, s!, Math.floor(Number(`0.${m[7] ?? '0'}`) * 1000));
-  return new Date(date.getTime() - offsetMinutes * 60_000);
+  date.setUTCFullYear(y, mo - 1, d); // Date.UTC would read the years 0 to 99 as 1900 to 1999
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
+  date.setUTCHours(h, mi, s, Math.floor(Number(`0.${m[7] ?? '0'}`) * 1000));
+  const offset = m[8]!.toUpperCase() === 'Z' ? 0 : (m[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
+  return new Date(date.getTime() - offset * 60_000);
 }
+
+/** An instant the database stores: in the years 1 to 9999, UTC. */
+export const storableInstant = (date: Date) => date.getUTCFullYear() >= 1 && date.getUTCFullYear() <= 9999;
 
 export interface CheckedReport {
   happenedAt: Date;
@@ -55,7 +61,7 @@ export async function checkReportContent(
   if (description !== null && description.length > MAX_DESCRIPTION) {
     throw refuse('DESCRIPTION_TOO_LONG', `description is ${description.length} characters after trimming; at most ${MAX_DESCRIPTION}.`);
   }
-  if (input.happened_at.trim().length > MAX_TIMESTAMP) throw refuse('PARSED_DATE_TIME_TOO_LONG', `happened_at is longer than ${MAX_TIMESTAMP} characters.`);
+  if (input.happened_at.trim().length > MAX_TIMESTAMP) throw refuse('PARSED_DATE_TIME_TOO_LONG', `happened_at is longer than ${MAX_TIMESTAMP} characters, the longest ISO 8601 timestamp read.`);
   const happenedAt = readTimestamp(input.happened_at);
   if (happenedAt === null) throw refuse('HAPPENED_AT_INVALID', `happened_at "${input.happened_at}" is not an ISO 8601 timestamp with a UTC offset, like 2026-11-20T08:30:00Z.`);
   if (happenedAt.getTime() > context.now.getTime()) throw refuse('HAPPENED_AT_IN_FUTURE', `happened_at ${happenedAt.toISOString()} is in the future.`);

@@ -56,7 +56,8 @@ const AmountInput = StrictObject({ value: Type.Number(), unit: Text({ maxLength:
 export const ReportRoleInput = StrictObject({
   role: Text({ minLength: 1, maxLength: 64, description: 'A role code name of the event type (or its role definition id).' }),
   entity_id: Type.Optional(Uuid),
-  date: Type.Optional(Type.String({ pattern: '^[+-]?\\d{4,}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD, a real calendar day.' })),
+  // Shaped as a day; anything after the day (a time) is the content refusal PARSED_DATE_TOO_LONG.
+  date: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}', maxLength: 100, description: 'YYYY-MM-DD, a real calendar day (no time).' })),
   amount: Type.Optional(AmountInput),
   text: Type.Optional(Text({ maxLength: 10_000 })),
 });

@@ -9,12 +9,13 @@ import type { Database } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import { listPage } from '../../platform/list-page.js';
-import { ProblemError } from '../../platform/problems.js';
+import { isUuid } from '../../platform/ids.js';
+import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountsStore } from '../accounts/accounts.store.js';
 import { liveSurvivors, type EventsService } from '../corpus/events.service.js';
 import { referenceStore } from '../corpus/reference.store.js';
 import type { GrantsService, UsableGrant } from './grants.service.js';
-import { checkReportContent } from './report-content.js';
+import { checkReportContent, readTimestamp, storableInstant } from './report-content.js';
 import type { CreateReportBody, Report } from './reporting.schemas.js';
 import { reportsStore as store, type ReportRow, type StoredRole } from './reports.store.js';
 
@@ -35,6 +36,7 @@ export interface Filer {
 }
 
 const notFound = (id: string) => new ProblemError('not-found', `No report with id ${id}.`);
+const alreadySubmitted = () => new ProblemError('report-already-submitted', 'This Idempotency-Key already filed a report. Use a new key for a new report.');
 
 export function reportView(row: ReportRow): Report {
   return {
@@ -53,12 +55,31 @@ export function reportView(row: ReportRow): Report {
   };
 }
 
-/** The JSON numbers the schema lets through but no value can hold (1e309): schema errors. */
-function unrepresentableAmounts(input: CreateReportBody): void {
-  const errors = input.roles.flatMap((role, i) =>
-    role.amount && !Number.isFinite(role.amount.value) ? [{ pointer: `/roles/${i}/amount/value`, detail: 'is not a finite number' }] : [],
-  );
+/**
+ * What the schema lets through but no stored value can hold, refused like a schema failure
+ * (decisions.md, "HTTP hardening"): a number beyond double range (1e309), a timestamp or day
+ * outside the years 1 to 9999.
+ */
+function unstorableValues(input: CreateReportBody): void {
+  const errors: FieldError[] = [];
+  const happenedAt = readTimestamp(input.happened_at);
+  if (happenedAt && !storableInstant(happenedAt)) errors.push({ pointer: '/happened_at', detail: 'is outside the years 1 to 9999' });
+  input.roles.forEach((role, i) => {
+    if (role.amount && !Number.isFinite(role.amount.value)) errors.push({ pointer: `/roles/${i}/amount/value`, detail: 'is not a finite number' });
+    if (role.date?.startsWith('0000-')) errors.push({ pointer: `/roles/${i}/date`, detail: 'is in the year 0, outside the years 1 to 9999' });
+  });
   if (errors.length > 0) throw new ProblemError('validation-failed', 'The report is not valid.', { errors });
+}
+
+/** Ids compare as the database writes them: lowercase (the UUID pattern takes either case). */
+function lowercaseIds(input: CreateReportBody): CreateReportBody {
+  const lower = (id: string | null | undefined) => id?.toLowerCase();
+  return {
+    ...input,
+    event_type_id: input.event_type_id.toLowerCase(),
+    ...(input.grant_id ? { grant_id: lower(input.grant_id) } : {}),
+    roles: input.roles.map((role) => ({ ...role, ...(isUuid(role.role) ? { role: role.role.toLowerCase() } : {}), ...(role.entity_id ? { entity_id: lower(role.entity_id) } : {}) })),
+  };
 }
 
 export function reportsService({ db, clock, newId, jobs, grants, events }: ReportsDeps) {
@@ -67,9 +88,14 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
      * Files a report. Its id is UUIDv5 of the API key id and the Idempotency-Key, so a
      * same-key retry of a filed report collides with it: 409 report-already-submitted.
      */
-    async file(filer: Filer, input: CreateReportBody, idempotencyKey: string | null): Promise<Report> {
-      unrepresentableAmounts(input);
+    async file(filer: Filer, sent: CreateReportBody, idempotencyKey: string | null): Promise<Report> {
+      unstorableValues(sent);
+      const input = lowercaseIds(sent);
       const now = clock.now();
+      const id = idempotencyKey === null ? newId() : uuidv5(idempotencyKey, filer.keyId);
+      // A key that filed its report already (its answer lost, or its replay window past) says
+      // so before anything that may have changed since (entitlement, grant, event type).
+      if (idempotencyKey !== null && (await store.get(db, id))) throw alreadySubmitted();
       // Entitlement: re-checked on every call (Authentication, 7).
       const account = await accountsStore.getAccount(db, filer.accountId);
       if (!account) throw new Error(`account ${filer.accountId} does not exist`);
@@ -95,7 +121,7 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
       });
 
       const row = {
-        id: idempotencyKey === null ? newId() : uuidv5(idempotencyKey, filer.keyId),
+        id,
         account_id: filer.accountId,
         api_key_id: filer.keyId,
         event_type_id: type!.id,
@@ -107,9 +133,7 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
         created_at: now,
       };
       await db.transaction(async (tx) => {
-        if (!(await store.insert(tx, row))) {
-          throw new ProblemError('report-already-submitted', 'This Idempotency-Key already filed a report. Use a new key for a new report.');
-        }
+        if (!(await store.insert(tx, row))) throw alreadySubmitted();
         await jobs.enqueue(tx, PROCESS_REPORT_JOB, { report_id: row.id });
       });
       return reportView({ ...row, incident_id: null, incident_report_id: null });

@@ -8,9 +8,14 @@ export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export const Uuid = Type.String({ pattern: UUID_PATTERN, description: 'A UUID.' });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' });
 
-/** Text as PostgreSQL can store it: no NUL characters. */
+/**
+ * Text as PostgreSQL can store it: no NUL character and no unpaired UTF-16 surrogate (which
+ * has no UTF-8 form; in a jsonb value it is refused outright). Ajv matches patterns in
+ * Unicode mode, so a paired surrogate (an emoji) is one code point and passes.
+ */
+export const TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*$';
 export const Text = (options: { minLength?: number; maxLength?: number; description?: string } = {}) =>
-  Type.String({ pattern: '^[^\\u0000]*$', ...options });
+  Type.String({ pattern: TEXT_PATTERN, ...options });
 /** A string from a closed set: one `enum` keyword, so errors list the allowed values. */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../problems.js';
+import { TEXT_PATTERN } from './schema-kit.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -38,6 +39,8 @@ export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
     } else if (error.keyword === 'required') {
       pointer += `/${escapePointer(String(params.missingProperty))}`;
       detail = 'is required';
+    } else if (error.keyword === 'pattern' && params.pattern === TEXT_PATTERN) {
+      detail = 'must not contain a NUL character or an unpaired surrogate';
     } else if (error.keyword === 'enum') {
       detail = `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
     } else if (error.keyword === 'discriminator') {
