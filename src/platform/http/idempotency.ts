@@ -121,11 +121,11 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
       request.idempotencyClaim = null;
       try {
         const stored = storedResponse(reply, payload);
-        const action = stored === null ? 'keep' : policy.settle(reply.statusCode, stored.body);
+        const action = policy.settle(reply.statusCode, stored?.body ?? Buffer.alloc(0));
         if (action === 'release') await claims.release(claim.apiKeyId, claim.key, claim.owner);
         else if (action === 'hold') await claims.hold(claim.apiKeyId, claim.key, claim.owner);
-        else if (action === 'complete') await claims.complete(claim.apiKeyId, claim.key, claim.owner, stored!);
-        else if (stored === null) request.log.error('idempotency claim left in flight: a streamed response cannot be stored');
+        else if (action === 'complete' && stored) await claims.complete(claim.apiKeyId, claim.key, claim.owner, stored);
+        else if (action === 'complete') request.log.error('idempotency claim left in flight: a streamed response cannot be stored');
       } catch (error) {
         // The answer stands; the claim stays in flight, as after a crash.
         request.log.error({ err: error }, 'idempotency claim not settled');
