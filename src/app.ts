@@ -8,6 +8,7 @@ import { beatsRoutes } from './modules/beats/beats.routes.js';
 import { parseBearerKey } from './modules/accounts/api-key-format.js';
 import { eventsOpsRoutes } from './modules/corpus/events.routes.js';
 import { referenceOpsRoutes, referencePublicRoutes } from './modules/corpus/reference.routes.js';
+import { mcpRoutes } from './mcp/mcp.routes.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
 import { reportingOpsRoutes, reportingRoutes } from './modules/reporting/reporting.routes.js';
 import { sensorsRoutes } from './modules/sensors/sensors.routes.js';
@@ -80,6 +81,15 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
     },
     { prefix: '/v1' },
   );
+
+  mcpRoutes(app, {
+    clock: runtime.clock,
+    docsUrl: config.docsUrl,
+    publicOrigin: new URL(config.publicBaseUrl).origin,
+    search: runtime.search,
+    beats: runtime.beats,
+    beatEntries: runtime.beatEntries,
+  });
 
   // Without an operator token the operator API does not exist (404).
   if (config.opsToken !== null) {

@@ -58,6 +58,12 @@ export const PROBLEMS = {
     description: "The resource or route does not exist, or belongs to another account.",
     retryable: false,
   },
+  'origin-not-allowed': {
+    status: 403,
+    title: 'Origin not allowed',
+    description: "The request's `Origin` is not the service's own (a defence against DNS rebinding). Call the MCP endpoint without an `Origin`, or from the service's origin.",
+    retryable: false,
+  },
   'method-not-allowed': {
     status: 405,
     title: 'Method not allowed',
@@ -87,6 +93,12 @@ export const PROBLEMS = {
     status: 410,
     title: 'Search execution expired',
     description: "The cursor's execution is past its retention window. Running the search again is charged.",
+    retryable: false,
+  },
+  'not-acceptable': {
+    status: 406,
+    title: 'Not acceptable',
+    description: 'The `Accept` header does not list a media type this endpoint answers in. The MCP endpoint needs both `application/json` and `text/event-stream`.',
     retryable: false,
   },
   'payload-too-large': {
@@ -154,6 +166,8 @@ export interface ProblemExtras {
   errors?: FieldError[];
   code?: string;
   headers?: Record<string, string>;
+  /** Over MCP: the JSON-RPC error code, when the problem's own mapping is not the one. */
+  rpcCode?: number;
 }
 
 /** An expected failure, raised by services and mapped to problem+json by the error handler. */

@@ -13,7 +13,8 @@ import { toFieldErrors } from './validation.js';
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '25006', '53300', '57014', '40P01', '40001']);
 const RETRY_AFTER_SECONDS = '5';
 
-function isUnavailable(error: unknown): boolean {
+/** A database failure that wrote nothing: 503 write-unavailable, safe to retry. */
+export function isUnavailable(error: unknown): boolean {
   if (error instanceof DatabaseUnavailableError) return true;
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && UNAVAILABLE_CODES.has(code);

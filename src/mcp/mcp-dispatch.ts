@@ -1,0 +1,67 @@
+// One JSON-RPC message through the official MCP SDK's Server: the SDK answers initialize
+// (version negotiation, capabilities), ping, tools/list and tools/call and writes every
+// result; this file gives it a one-message transport (each POST is a whole, stateless
+// exchange) and the tools, with the caller bound in.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Scope } from '../platform/scopes.js';
+import { toolInputSchema, type McpTool, type ToolCaller } from './mcp-tools.js';
+
+export const SERVER_INFO = { name: 'event-monitoring-api', version: '1.0.0' };
+
+/** A transport that carries one message in and at most one answer out. */
+class OneMessageTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private answer!: (message: JSONRPCMessage) => void;
+  readonly answered = new Promise<JSONRPCMessage>((resolve) => (this.answer = resolve));
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.answer(message);
+  }
+
+  async close(): Promise<void> {
+    this.onclose?.();
+  }
+
+  deliver(message: JSONRPCMessage): void {
+    this.onmessage?.(message);
+  }
+}
+
+export interface DispatchContext {
+  caller: ToolCaller;
+  scopes: ReadonlySet<Scope>;
+  tools: readonly McpTool[];
+  /** Runs a tool that passed its checks; a refusal comes back as an `isError` result. */
+  call(tool: McpTool, args: Record<string, unknown>): Promise<CallToolResult>;
+}
+
+/**
+ * Hands one message to a fresh SDK Server. Answers its response, or null for a
+ * notification (which gets none).
+ */
+export async function dispatch(message: JSONRPCMessage, context: DispatchContext): Promise<JSONRPCMessage | null> {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } } });
+  const visible = context.tools.filter((tool) => context.scopes.has(tool.scope));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: visible.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: toolInputSchema(tool.input) as never })),
+  }));
+  // Unknown tools, missing scopes and bad arguments were refused before dispatch.
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = visible.find((t) => t.name === request.params.name)!;
+    return context.call(tool, (request.params.arguments ?? {}) as Record<string, unknown>);
+  });
+  const transport = new OneMessageTransport();
+  await server.connect(transport);
+  try {
+    transport.deliver(message);
+    return 'id' in message ? await transport.answered : null;
+  } finally {
+    await server.close();
+  }
+}

@@ -1,0 +1,147 @@
+// POST /mcp: stateless Streamable HTTP (MCP 2025-06-18 and 2025-11-25; v1 document, "MCP
+// endpoint"). Each POST carries one JSON-RPC message and gets one JSON answer. The API key
+// guard, the MCP budget and idempotency are the shared ones; this file keeps the transport
+// contract where the SDK's own HTTP transport would not (batches, GET streams, old protocol
+// versions, unknown tools as results), then hands the message to the SDK (mcp-dispatch.ts).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Clock } from '../platform/clock.js';
+import { principalOf } from '../platform/http/guard.js';
+import type { ProblemRenderer } from '../platform/http/reply-problem.js';
+import type { TypedApp } from '../platform/http/typed-app.js';
+import { compileBodyValidator } from '../platform/http/validation.js';
+import { isUnavailable } from '../platform/http/error-handler.js';
+import { problemBody, ProblemError, type FieldError, type ProblemSlug } from '../platform/problems.js';
+import { dispatch } from './mcp-dispatch.js';
+import { MCP_IDEMPOTENCY } from './mcp-idempotency.js';
+import { mcpProblem, RPC_CODES } from './mcp-problems.js';
+import { mcpTools, toolInputSchema, type McpTool, type ToolServices } from './mcp-tools.js';
+
+/** The protocol revisions served; older ones are refused (decisions.md, "MCP"). */
+export const PROTOCOL_VERSIONS = ['2025-06-18', '2025-11-25'] as const;
+const OLDEST_VERSION = PROTOCOL_VERSIONS[0];
+
+export interface McpDeps extends ToolServices {
+  clock: Clock;
+  docsUrl: string;
+  /** The service's own origin: the only `Origin` a browser may call from. */
+  publicOrigin: string;
+}
+
+const refuse = (slug: ProblemSlug, detail: string, rpcCode?: number, errors?: FieldError[]) =>
+  new ProblemError(slug, detail, { ...(rpcCode === undefined ? {} : { rpcCode }), ...(errors ? { errors } : {}) });
+
+/** The JSON-RPC id of the request, when it has one. */
+function rpcIdOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null | undefined)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/** Problems over MCP are JSON-RPC errors, the HTTP status kept, the problem in `error.data`. */
+function renderAsRpcError(clock: Clock): ProblemRenderer {
+  return (request, reply, slug, body, extras) => {
+    const parsed = request.body !== undefined && request.body !== null;
+    const code = extras.rpcCode ?? (slug === 'validation-failed' ? (parsed ? RPC_CODES.invalidParams : RPC_CODES.parseError) : RPC_CODES.refused);
+    return reply.type('application/json; charset=utf-8').send({
+      jsonrpc: '2.0',
+      id: Array.isArray(request.body) ? null : rpcIdOf(request.body),
+      error: { code, message: body.detail, data: mcpProblem(body, slug, clock.now()) },
+    });
+  };
+}
+
+const mediaTypes = (accept: string | undefined) => (accept ?? '').split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
+
+export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
+  const tools = mcpTools(deps);
+  const validators = new Map(tools.map((tool) => [tool.name, compileBodyValidator(toolInputSchema(tool.input))]));
+
+  /** The DNS-rebinding defence and the Accept rule, once the key is known good. */
+  async function transportRules(request: FastifyRequest): Promise<void> {
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin !== deps.publicOrigin) {
+      throw refuse('origin-not-allowed', `Origin ${origin} may not call this endpoint; only ${deps.publicOrigin} may (or no Origin at all).`);
+    }
+    const accepted = mediaTypes(request.headers.accept);
+    if (!accepted.includes('application/json') || !accepted.includes('text/event-stream')) {
+      throw refuse('not-acceptable', 'Accept must list both application/json and text/event-stream.');
+    }
+  }
+
+  /** A tool's result: the REST JSON envelope as text; a refusal as `isError` with the problem under `error`. */
+  async function callTool(request: FastifyRequest, tool: McpTool, args: Record<string, unknown>): Promise<CallToolResult> {
+    const principal = principalOf(request);
+    try {
+      const result = await tool.run({ accountId: principal.accountId, keyId: principal.keyId }, args);
+      return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+    } catch (error) {
+      let problem: { slug: ProblemSlug; detail: string; extras?: ProblemError['extras'] };
+      if (error instanceof ProblemError) problem = { slug: error.slug, detail: error.detail, extras: error.extras };
+      else if (isUnavailable(error)) problem = { slug: 'write-unavailable', detail: 'The database cannot take writes right now; nothing was charged.' };
+      else {
+        request.log.error({ err: error, tool: tool.name }, 'unexpected error in an MCP tool');
+        problem = { slug: 'internal-error', detail: 'An unexpected error occurred; it has been logged with this request id.' };
+      }
+      const body = mcpProblem(problemBody(deps.docsUrl, problem.slug, problem.detail, request.id, problem.extras), problem.slug, deps.clock.now());
+      return { content: [{ type: 'text', text: JSON.stringify({ error: body }) }], isError: true };
+    }
+  }
+
+  /** What is refused before dispatch: protocol versions, unknown tools, scopes, arguments. */
+  function checkMessage(request: FastifyRequest, message: Record<string, unknown>): void {
+    const header = request.headers['mcp-protocol-version'];
+    if (header !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(String(header))) {
+      throw refuse('validation-failed', `MCP-Protocol-Version ${String(header)} is not served; use one of ${PROTOCOL_VERSIONS.join(', ')}.`, RPC_CODES.invalidRequest);
+    }
+    const params = (message.params ?? {}) as Record<string, unknown>;
+    if (message.method === 'initialize') {
+      const asked = params.protocolVersion;
+      if (typeof asked !== 'string' || asked < OLDEST_VERSION) {
+        throw refuse('validation-failed', `Protocol version ${String(asked)} is older than ${OLDEST_VERSION}, the oldest served; ask for ${PROTOCOL_VERSIONS.join(' or ')}.`, RPC_CODES.invalidParams, [
+          { pointer: '/params/protocolVersion', detail: `must be ${OLDEST_VERSION} or later` },
+        ]);
+      }
+    }
+    if (message.method === 'tools/call') {
+      const tool = tools.find((t) => t.name === params.name);
+      if (!tool) {
+        throw refuse('validation-failed', `No tool named ${JSON.stringify(params.name)}; tools/list names the tools this key may call.`, RPC_CODES.invalidParams, [
+          { pointer: '/params/name', detail: 'is not a tool' },
+        ]);
+      }
+      if (!principalOf(request).scopes.has(tool.scope)) throw refuse('missing-scope', `The tool ${tool.name} needs the scope ${tool.scope}.`);
+      const args = params.arguments ?? {};
+      const errors = validators.get(tool.name)!(args);
+      if (errors.length > 0) {
+        throw refuse('validation-failed', `The arguments of ${tool.name} are not valid: ${errors.map((e) => `${e.pointer || 'arguments'} ${e.detail}`).join('; ')}.`, RPC_CODES.invalidParams, errors);
+      }
+    }
+  }
+
+  app.post(
+    '/mcp',
+    {
+      config: { scope: [], transport: 'mcp', idempotency: MCP_IDEMPOTENCY, renderProblem: renderAsRpcError(deps.clock) },
+      onRequest: transportRules,
+      schema: { tags: ['MCP'], summary: 'MCP endpoint (stateless Streamable HTTP, JSON-RPC)', hide: true },
+    },
+    async (request, reply: FastifyReply) => {
+      const message = request.body;
+      if (Array.isArray(message)) throw refuse('validation-failed', 'Batches are not accepted: send one JSON-RPC message per POST.', RPC_CODES.invalidRequest);
+      const rpc = message as Record<string, unknown> | null;
+      if (rpc === null || typeof rpc !== 'object' || rpc.jsonrpc !== '2.0' || typeof rpc.method !== 'string') {
+        throw refuse('validation-failed', 'The body must be one JSON-RPC 2.0 message with a `method`.', RPC_CODES.invalidRequest);
+      }
+      checkMessage(request, rpc);
+      const principal = principalOf(request);
+      const answer = await dispatch(rpc as JSONRPCMessage, {
+        caller: { accountId: principal.accountId, keyId: principal.keyId },
+        scopes: principal.scopes,
+        tools,
+        call: (tool, args) => callTool(request, tool, args),
+      });
+      if (answer === null) return reply.code(202).send();
+      return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(answer));
+    },
+  );
+}
