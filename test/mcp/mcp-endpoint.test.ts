@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { testCorpus, unique, type TestCorpus } from '../helpers/corpus.js';
 import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
+import { requestFingerprint } from '../../src/platform/http/idempotency.js';
 import { MCP_HEADERS, mcpClient, type McpClient } from '../helpers/mcp.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -27,8 +28,8 @@ describe('MCP endpoint', () => {
     await server.ops.post('/clock', { now: NOW });
     typeId = (await corpus.eventType()).id;
     const outlet = await corpus.outlet();
-    // 25 events, one entity each (none clusters with another).
-    for (let i = 0; i < 25; i++) {
+    // 50 events, one entity each (none clusters with another).
+    for (let i = 0; i < 50; i++) {
       await corpus.article({ outlet_id: outlet, event_type_id: typeId, published_at: new Date(Date.parse(NOW) - (i + 1) * 3_600_000).toISOString(), roles: [{ role: 'party', entity_id: await corpus.entity() }] });
     }
   });
@@ -131,16 +132,26 @@ describe('MCP endpoint', () => {
     const first = await mcp.result(key, 'search_events', { lookback_days: 7, event_type_id: typeId, limit: 2 });
     assert.equal(first.object, 'search_result');
     assert.equal(first.data.length, 2);
-    assert.equal(first.total_count, 25);
+    assert.equal(first.total_count, 50);
     assert.equal(first.data[0].object, 'event');
     assert.equal(await corpus.balance(accountId), 4);
     const next = await mcp.result(key, 'search_events_continue', { cursor: first.next_cursor });
     assert.equal(next.data.length, 20, 'the default page size, not the first call\'s 2');
     assert.equal(next.execution_id, first.execution_id);
-    const last = await mcp.result(key, 'search_events_continue', { cursor: next.next_cursor, limit: 10 });
-    assert.equal(last.data.length, 3);
+    const last = await mcp.result(key, 'search_events_continue', { cursor: next.next_cursor, limit: 50 });
+    assert.equal(last.data.length, 28);
     assert.equal(last.has_more, false);
     assert.equal(await corpus.balance(accountId), 4);
+  });
+
+  it('when a page of 50 events is answered, then its text stays compact (well under 25,000 tokens)', async () => {
+    const { key } = await corpus.account(5, ['EVENTS_READ']);
+    const page = await mcp.call(key, 'search_events', { lookback_days: 7, event_type_id: typeId, limit: 50 });
+    const text = page.json.result.content[0].text as string;
+    assert.equal(JSON.parse(text).data.length, 50);
+    // About 4 characters a token for JSON: 60,000 characters is some 15,000 tokens.
+    assert.ok(text.length < 60_000, `${text.length} characters`);
+    assert.ok(!text.includes('\n'), 'no pretty-printing');
   });
 
   it('when a tool runs and fails, then HTTP 200 with isError and the problem under error, with its verdict', async () => {
@@ -184,6 +195,24 @@ describe('MCP endpoint', () => {
     assert.equal(await corpus.balance(accountId), 0);
   });
 
+  it('when a call with the same Idempotency-Key is still running, then 409 idempotency-in-flight, retryable under a new key', async () => {
+    const { key, id: accountId } = await corpus.account(5, ['EVENTS_READ']);
+    const [{ id: keyId }] = await server.runtime.db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1', [accountId]);
+    const body = { jsonrpc: '2.0', id: 'running', method: 'tools/call', params: { name: 'search_events', arguments: { lookback_days: 7 } } };
+    const idempotencyKey = `running-${unique()}`;
+    const claimed = await server.runtime.claims.claim({
+      apiKeyId: keyId!,
+      key: idempotencyKey,
+      fingerprint: requestFingerprint('mcp', 'POST', '/mcp', Buffer.from(JSON.stringify(body))),
+      billed: true,
+      owner: crypto.randomUUID(),
+    });
+    assert.equal(claimed.kind, 'claimed');
+    const problem = mcp.rpcError(await mcp.post(key, body, { 'idempotency-key': idempotencyKey }), 409, -32001, 'idempotency-in-flight');
+    assert.equal(problem.retryable, true);
+    assert.match(problem.guidance, /new Idempotency-Key/);
+  });
+
   it('when the MCP budget is spent, then 429 as a JSON-RPC error with Retry-After, and the REST budget is untouched', async () => {
     const plan = `mcp_${unique()}`;
     assert.equal((await corpus.ops('PUT', `/plans/${plan}`, { ...STANDARD_PLAN_FIELDS, mcp_requests_per_minute: 2 })).status, 200);
@@ -212,7 +241,7 @@ describe('MCP endpoint', () => {
     assert.equal(page.object, 'beat_entries');
     assert.equal(page.data.length, 10);
     const rest = await mcp.result(key, 'get_beat_entries_continue', { beat_id: beat.id, cursor: page.next_cursor });
-    assert.equal(rest.data.length, 15, 'the default page of 20 holds the other 15');
+    assert.equal(rest.data.length, 20, 'the default page of 20, not the first call\'s 10');
     mcp.rpcError(await mcp.call(key, 'get_beat_entries', { beat_id: beat.id, since: '', cursor: page.next_cursor }), 400, -32602, 'validation-failed');
   });
 });
