@@ -4,7 +4,16 @@
 // contract where the SDK's own HTTP transport would not (batches, GET streams, old protocol
 // versions, unknown tools as results), then hands the message to the SDK (mcp-dispatch.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../platform/clock.js';
 import { principalOf } from '../platform/http/guard.js';
 import type { ProblemRenderer } from '../platform/http/reply-problem.js';
@@ -49,6 +58,17 @@ function renderAsRpcError(clock: Clock): ProblemRenderer {
     });
   };
 }
+
+/**
+ * The SDK's own schemas of the methods served: params it would refuse are refused here, as
+ * HTTP 400 with -32602 and pointers, instead of its internal error with a dump of the check.
+ */
+const REQUEST_SCHEMAS: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+};
 
 const mediaTypes = (accept: string | undefined) => (accept ?? '').split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
 
@@ -128,9 +148,15 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
     async (request, reply: FastifyReply) => {
       const message = request.body;
       if (Array.isArray(message)) throw refuse('validation-failed', 'Batches are not accepted: send one JSON-RPC message per POST.', RPC_CODES.invalidRequest);
-      const rpc = message as Record<string, unknown> | null;
-      if (rpc === null || typeof rpc !== 'object' || rpc.jsonrpc !== '2.0' || typeof rpc.method !== 'string') {
-        throw refuse('validation-failed', 'The body must be one JSON-RPC 2.0 message with a `method`.', RPC_CODES.invalidRequest);
+      // A request (string or number id) or a notification; anything else would get no answer.
+      if (!isJSONRPCRequest(message) && !isJSONRPCNotification(message)) {
+        throw refuse('validation-failed', 'The body must be one JSON-RPC 2.0 request (with a string or number `id`) or notification, with a `method`.', RPC_CODES.invalidRequest);
+      }
+      const rpc = message as Record<string, unknown>;
+      const parsed = 'id' in rpc ? REQUEST_SCHEMAS[rpc.method as string]?.safeParse(rpc) : undefined;
+      if (parsed && !parsed.success) {
+        const errors = parsed.error!.issues.map((issue) => ({ pointer: `/${issue.path.map(String).join('/')}`, detail: issue.message }));
+        throw refuse('validation-failed', `The ${String(rpc.method)} request is not valid: ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}.`, RPC_CODES.invalidParams, errors);
       }
       checkMessage(request, rpc);
       const principal = principalOf(request);

@@ -70,6 +70,13 @@ describe('MCP endpoint', () => {
     mcp.rpcError(batch, 400, -32600, 'validation-failed');
     assert.equal(batch.json.id, null);
     mcp.rpcError(await mcp.post(key, { id: 1, method: 'ping' }), 400, -32600, 'validation-failed');
+    mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: {}, method: 'ping' }), 400, -32600, 'validation-failed');
+    mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, result: {} }), 400, -32600, 'validation-failed');
+    const badParams = await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+    assert.ok(mcp.rpcError(badParams, 400, -32602, 'validation-failed').errors.some((e: { pointer: string }) => e.pointer === '/params/capabilities'), badParams.text);
+    const unknownMethod = await mcp.post(key, { jsonrpc: '2.0', id: 5, method: 'resources/list' });
+    assert.equal(unknownMethod.status, 200);
+    assert.equal(unknownMethod.json.error.code, -32601);
     const garbled = await server.http.request('POST', '/mcp', { headers: { authorization: `Bearer ${key}`, ...MCP_HEADERS }, rawBody: '{"jsonrpc": "2.0", "id": 1,' });
     mcp.rpcError(garbled, 400, -32700, 'validation-failed');
     mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'https://attacker.example' }), 403, -32001, 'origin-not-allowed');
@@ -197,11 +204,11 @@ describe('MCP endpoint', () => {
 
   it('when a call with the same Idempotency-Key is still running, then 409 idempotency-in-flight, retryable under a new key', async () => {
     const { key, id: accountId } = await corpus.account(5, ['EVENTS_READ']);
-    const [{ id: keyId }] = await server.runtime.db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1', [accountId]);
+    const keyId = (await server.runtime.db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1', [accountId]))[0]!.id;
     const body = { jsonrpc: '2.0', id: 'running', method: 'tools/call', params: { name: 'search_events', arguments: { lookback_days: 7 } } };
     const idempotencyKey = `running-${unique()}`;
     const claimed = await server.runtime.claims.claim({
-      apiKeyId: keyId!,
+      apiKeyId: keyId,
       key: idempotencyKey,
       fingerprint: requestFingerprint('mcp', 'POST', '/mcp', Buffer.from(JSON.stringify(body))),
       billed: true,

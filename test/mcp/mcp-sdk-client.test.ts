@@ -41,7 +41,7 @@ describe('MCP with the official SDK client', () => {
     await client.connect(transport);
     return client;
   }
-  const envelope = (result: { content: unknown }) => JSON.parse((result.content as { type: string; text: string }[])[0]!.text);
+  const envelope = (result: unknown) => JSON.parse((result as { content: { type: string; text: string }[] }).content[0]!.text);
 
   it('when the SDK client connects, then it negotiates a served version, lists the tools of its key, searches and pages', async () => {
     const { key } = await corpus.account(3, ['EVENTS_READ']);
