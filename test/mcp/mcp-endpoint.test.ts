@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { testCorpus, unique, type TestCorpus } from '../helpers/corpus.js';
 import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
-import { requestFingerprint } from '../../src/platform/http/idempotency.js';
+import { claimAsRunning } from '../helpers/claims.js';
 import { MCP_HEADERS, mcpClient, type McpClient } from '../helpers/mcp.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -207,14 +207,7 @@ describe('MCP endpoint', () => {
     const keyId = (await server.runtime.db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1', [accountId]))[0]!.id;
     const body = { jsonrpc: '2.0', id: 'running', method: 'tools/call', params: { name: 'search_events', arguments: { lookback_days: 7 } } };
     const idempotencyKey = `running-${unique()}`;
-    const claimed = await server.runtime.claims.claim({
-      apiKeyId: keyId,
-      key: idempotencyKey,
-      fingerprint: requestFingerprint('mcp', 'POST', '/mcp', Buffer.from(JSON.stringify(body))),
-      billed: true,
-      owner: crypto.randomUUID(),
-    });
-    assert.equal(claimed.kind, 'claimed');
+    await claimAsRunning(server.runtime, { apiKeyId: keyId, key: idempotencyKey, transport: 'mcp', path: '/mcp', body, billed: true });
     const problem = mcp.rpcError(await mcp.post(key, body, { 'idempotency-key': idempotencyKey }), 409, -32001, 'idempotency-in-flight');
     assert.equal(problem.retryable, true);
     assert.match(problem.guidance, /new Idempotency-Key/);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { v5 as uuidv5 } from 'uuid';
-import { requestFingerprint } from '../../src/platform/http/idempotency.js';
+import { claimAsRunning } from '../helpers/claims.js';
 import { REPORT_IDEMPOTENCY } from '../../src/modules/reporting/report-idempotency.js';
 import type { TestCorpus } from '../helpers/corpus.js';
 import { unique } from '../helpers/corpus.js';
@@ -62,14 +62,7 @@ describe('report idempotency', () => {
     const { key, keyId } = await reporting.account();
     const idempotencyKey = `running-${unique()}`;
     // The claim a running first attempt holds (taken before its body is even validated).
-    const claimed = await server.runtime.claims.claim({
-      apiKeyId: keyId,
-      key: idempotencyKey,
-      fingerprint: requestFingerprint('rest', 'POST', '/v1/reports', Buffer.from(JSON.stringify(body))),
-      billed: false,
-      owner: crypto.randomUUID(),
-    });
-    assert.equal(claimed.kind, 'claimed');
+    await claimAsRunning(server.runtime, { apiKeyId: keyId, key: idempotencyKey, transport: 'rest', path: '/v1/reports', body, billed: false });
     reporting.problem(await reporting.file(key, body, withKey(idempotencyKey)), 409, 'idempotency-in-flight');
   });
 
