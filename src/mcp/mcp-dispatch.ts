@@ -20,8 +20,9 @@ class OneMessageTransport implements Transport {
 
   async start(): Promise<void> {}
 
+  /** Only the response answers the POST: a notification the server sends first is dropped. */
   async send(message: JSONRPCMessage): Promise<void> {
-    this.answer(message);
+    if ('id' in message && ('result' in message || 'error' in message)) this.answer(message);
   }
 
   async close(): Promise<void> {
@@ -49,7 +50,7 @@ export async function dispatch(message: JSONRPCMessage, context: DispatchContext
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } } });
   const visible = context.tools.filter((tool) => context.scopes.has(tool.scope));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: visible.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: toolInputSchema(tool.input) as never })),
+    tools: visible.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: toolInputSchema(tool.input, { listed: true }) as never })),
   }));
   // Unknown tools, missing scopes and bad arguments were refused before dispatch.
   server.setRequestHandler(CallToolRequestSchema, async (request) => {

@@ -52,7 +52,7 @@ const SearchEventsInput = StrictObject({
     description: 'Required. How many days back to look, by the date events were first reported: 7, 30, 90, 180 or 365.',
   }),
   ...searchFilter,
-  limit: searchLimit,
+  limit: Type.Optional({ ...required(searchLimit), description: 'Page size, 1 to 50, default 20.' }),
 });
 
 export function mcpTools({ search, beats, beatEntries }: ToolServices): McpTool[] {
@@ -111,7 +111,7 @@ export function mcpTools({ search, beats, beatEntries }: ToolServices): McpTool[
         'Read a beat\'s entries, free. Either a window (`last`: 24h, 7d or 30d; or `from` and `until`), newest first, with an exact ' +
         '`total_count`; or a poll (`since`: "" for the oldest, then the `poll_since` of the previous answer), oldest first. More pages: ' +
         'get_beat_entries_continue with `next_cursor`.',
-      input: StrictObject({ beat_id: BeatId, ...entriesModes, limit: entriesLimit }),
+      input: StrictObject({ beat_id: BeatId, ...entriesModes, limit: Type.Optional({ ...required(entriesLimit), description: 'Page size, 1 to 50, default 20.' }) }),
       run: (caller, { beat_id: beatId, ...body }) => beatEntries.read(caller.accountId, beatId as string, body as never),
     },
     {
@@ -125,7 +125,12 @@ export function mcpTools({ search, beats, beatEntries }: ToolServices): McpTool[
   ];
 }
 
-/** A schema as a self-contained JSON Schema for tools/list: no `$id`s (they name REST components). */
-export function toolInputSchema(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value))) as Record<string, unknown>;
+/**
+ * A schema as a self-contained JSON Schema: no `$id`s (they name REST components). Listed to
+ * clients, it also drops `discriminator` (an OpenAPI keyword; validation keeps it, for its
+ * clearer errors).
+ */
+export function toolInputSchema(schema: TSchema, options: { listed?: boolean } = {}): Record<string, unknown> {
+  const dropped = new Set(options.listed ? ['$id', 'discriminator'] : ['$id']);
+  return JSON.parse(JSON.stringify(schema, (key, value) => (dropped.has(key) ? undefined : value))) as Record<string, unknown>;
 }

@@ -49,8 +49,10 @@ function rpcIdOf(body: unknown): string | number | null {
 /** Problems over MCP are JSON-RPC errors, the HTTP status kept, the problem in `error.data`. */
 function renderAsRpcError(clock: Clock): ProblemRenderer {
   return (request, reply, slug, body, extras) => {
-    const parsed = request.body !== undefined && request.body !== null;
-    const code = extras.rpcCode ?? (slug === 'validation-failed' ? (parsed ? RPC_CODES.invalidParams : RPC_CODES.parseError) : RPC_CODES.refused);
+    // Not JSON at all: parse error. Field errors: bad params. Any other malformed request
+    // (a bad Idempotency-Key, a body that is no message): invalid request.
+    const invalid = request.body === undefined ? RPC_CODES.parseError : extras.errors ? RPC_CODES.invalidParams : RPC_CODES.invalidRequest;
+    const code = extras.rpcCode ?? (slug === 'validation-failed' ? invalid : RPC_CODES.refused);
     return reply.type('application/json; charset=utf-8').send({
       jsonrpc: '2.0',
       id: Array.isArray(request.body) ? null : rpcIdOf(request.body),
@@ -63,14 +65,20 @@ function renderAsRpcError(clock: Clock): ProblemRenderer {
  * The SDK's own schemas of the methods served: params it would refuse are refused here, as
  * HTTP 400 with -32602 and pointers, instead of its internal error with a dump of the check.
  */
-const REQUEST_SCHEMAS: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
-  initialize: InitializeRequestSchema,
-  ping: PingRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-  'tools/call': CallToolRequestSchema,
-};
+const REQUEST_SCHEMAS = new Map<string, { safeParse(value: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+]);
 
-const mediaTypes = (accept: string | undefined) => (accept ?? '').split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
+/** The media types an Accept header lists, leaving out those it refuses (q=0). */
+const mediaTypes = (accept: string | undefined) =>
+  (accept ?? '')
+    .split(',')
+    .map((part) => part.split(';').map((piece) => piece.trim().toLowerCase()))
+    .filter(([, ...params]) => !params.some((param) => /^q=0(\.0{0,3})?$/.test(param)))
+    .map(([type]) => type!);
 
 export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
   const tools = mcpTools(deps);
@@ -88,13 +96,17 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
     }
   }
 
-  /** A tool's result: the REST JSON envelope as text; a refusal as `isError` with the problem under `error`. */
+  /**
+   * A tool's result: the REST JSON envelope as text; a failure as `isError` with the problem
+   * under `error`. A validation failure is thrown: it is a bad argument.
+   */
   async function callTool(request: FastifyRequest, tool: McpTool, args: Record<string, unknown>): Promise<CallToolResult> {
     const principal = principalOf(request);
     try {
       const result = await tool.run({ accountId: principal.accountId, keyId: principal.keyId }, args);
       return { content: [{ type: 'text', text: JSON.stringify(result) }] };
     } catch (error) {
+      if (error instanceof ProblemError && error.slug === 'validation-failed') throw error; // a bad argument (see the route)
       let problem: { slug: ProblemSlug; detail: string; extras?: ProblemError['extras'] };
       if (error instanceof ProblemError) problem = { slug: error.slug, detail: error.detail, extras: error.extras };
       else if (isUnavailable(error)) problem = { slug: 'write-unavailable', detail: 'The database cannot take writes right now; nothing was charged.' };
@@ -116,8 +128,9 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
     const params = (message.params ?? {}) as Record<string, unknown>;
     if (message.method === 'initialize') {
       const asked = params.protocolVersion;
-      if (typeof asked !== 'string' || asked < OLDEST_VERSION) {
-        throw refuse('validation-failed', `Protocol version ${String(asked)} is older than ${OLDEST_VERSION}, the oldest served; ask for ${PROTOCOL_VERSIONS.join(' or ')}.`, RPC_CODES.invalidParams, [
+      // Revisions are dates; anything else is no revision at all.
+      if (typeof asked !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(asked) || asked < OLDEST_VERSION) {
+        throw refuse('validation-failed', `Protocol version ${String(asked)} is not ${OLDEST_VERSION} or later; ask for ${PROTOCOL_VERSIONS.join(' or ')}.`, RPC_CODES.invalidParams, [
           { pointer: '/params/protocolVersion', detail: `must be ${OLDEST_VERSION} or later` },
         ]);
       }
@@ -153,19 +166,33 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
         throw refuse('validation-failed', 'The body must be one JSON-RPC 2.0 request (with a string or number `id`) or notification, with a `method`.', RPC_CODES.invalidRequest);
       }
       const rpc = message as Record<string, unknown>;
-      const parsed = 'id' in rpc ? REQUEST_SCHEMAS[rpc.method as string]?.safeParse(rpc) : undefined;
+      const parsed = 'id' in rpc ? REQUEST_SCHEMAS.get(rpc.method as string)?.safeParse(rpc) : undefined;
       if (parsed && !parsed.success) {
         const errors = parsed.error!.issues.map((issue) => ({ pointer: `/${issue.path.map(String).join('/')}`, detail: issue.message }));
         throw refuse('validation-failed', `The ${String(rpc.method)} request is not valid: ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}.`, RPC_CODES.invalidParams, errors);
       }
       checkMessage(request, rpc);
       const principal = principalOf(request);
+      // A bad argument that only the service can see (a bad cursor, a window without its end)
+      // is still a bad argument: refused as -32602, not a tool that ran and failed.
+      let badArgument: ProblemError | null = null;
       const answer = await dispatch(rpc as JSONRPCMessage, {
         caller: { accountId: principal.accountId, keyId: principal.keyId },
         scopes: principal.scopes,
         tools,
-        call: (tool, args) => callTool(request, tool, args),
+        call: async (tool, args) => {
+          try {
+            return await callTool(request, tool, args);
+          } catch (error) {
+            badArgument = error as ProblemError;
+            return { content: [] };
+          }
+        },
       });
+      if (badArgument) {
+        const { detail, extras } = badArgument as ProblemError;
+        throw refuse('validation-failed', detail, RPC_CODES.invalidParams, extras.errors);
+      }
       if (answer === null) return reply.code(202).send();
       return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(answer));
     },

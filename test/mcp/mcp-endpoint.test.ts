@@ -46,7 +46,7 @@ describe('MCP endpoint', () => {
       assert.match(answer.headers['content-type']!, /^application\/json/);
     }
     assert.equal((await mcp.post(key, initialize('2027-01-01'))).json.result.protocolVersion, '2025-11-25');
-    for (const version of ['2025-03-26', '2024-11-05']) {
+    for (const version of ['2025-03-26', '2024-11-05', 'draft']) {
       const refused = await mcp.post(key, initialize(version, 'init-old'));
       mcp.rpcError(refused, 400, -32602, 'validation-failed');
       assert.equal(refused.json.id, 'init-old');
@@ -74,9 +74,13 @@ describe('MCP endpoint', () => {
     mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, result: {} }), 400, -32600, 'validation-failed');
     const badParams = await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
     assert.ok(mcp.rpcError(badParams, 400, -32602, 'validation-failed').errors.some((e: { pointer: string }) => e.pointer === '/params/capabilities'), badParams.text);
-    const unknownMethod = await mcp.post(key, { jsonrpc: '2.0', id: 5, method: 'resources/list' });
-    assert.equal(unknownMethod.status, 200);
-    assert.equal(unknownMethod.json.error.code, -32601);
+    for (const method of ['resources/list', 'constructor', 'toString', '__proto__']) {
+      const unknownMethod = await mcp.post(key, { jsonrpc: '2.0', id: 5, method });
+      assert.equal(unknownMethod.status, 200, unknownMethod.text);
+      assert.equal(unknownMethod.json.error.code, -32601);
+    }
+    mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: 'application/json, text/event-stream;q=0' }), 406, -32001, 'not-acceptable');
+    mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'idempotency-key': 'not a key!' }), 400, -32600, 'validation-failed');
     const garbled = await server.http.request('POST', '/mcp', { headers: { authorization: `Bearer ${key}`, ...MCP_HEADERS }, rawBody: '{"jsonrpc": "2.0", "id": 1,' });
     mcp.rpcError(garbled, 400, -32700, 'validation-failed');
     mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'https://attacker.example' }), 403, -32001, 'origin-not-allowed');
@@ -168,7 +172,13 @@ describe('MCP endpoint', () => {
     assert.equal(broke.status, 402);
     const missing = mcp.toolError(await mcp.call(key, 'get_beat', { beat_id: '01900000-0000-7000-8000-000000000000' }), 'not-entitled');
     assert.equal(missing.code, 'FORBIDDEN');
-    mcp.toolError(await mcp.call(key, 'search_events_continue', { cursor: 'not-a-cursor' }), 'validation-failed');
+  });
+
+  it('when an argument is bad in a way only the service sees (a bad cursor, a window without its end), then it is a -32602 refusal too', async () => {
+    const { key } = await corpus.account(0, ['EVENTS_READ', 'BEATS_READ'], 'standard', { beats: true });
+    mcp.rpcError(await mcp.call(key, 'search_events_continue', { cursor: 'not-a-cursor' }), 400, -32602, 'validation-failed');
+    const noEnd = mcp.rpcError(await mcp.call(key, 'get_beat_entries', { beat_id: '01900000-0000-7000-8000-000000000000', from: NOW }), 400, -32602, 'validation-failed');
+    assert.ok(noEnd.errors.length > 0);
   });
 
   it('when a call is retried byte for byte under one Idempotency-Key, then it charges once and replays; another id under the key is 422; no key charges twice', async () => {
