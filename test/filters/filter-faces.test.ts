@@ -114,31 +114,44 @@ describe('filter faces', () => {
     // (the structured reports arrive last).
     const seqs = (await db.query<{ s: number }>('SELECT received_seq AS s FROM reports WHERE event_type_id = $1 ORDER BY received_seq', [typeId])).map((r) => r.s);
     const cutOffs = [seqs[Math.floor(seqs.length / 4)]!, seqs[Math.floor(seqs.length / 2)]!, seqs[Math.floor((seqs.length * 4) / 5)]!, seqs.at(-1)!];
+    /** Both faces on one filter, cut-off and window: they must agree; answers what they found. */
+    async function bothFaces(eventFilter: EventFilter, cutOff: number, windowHours: number | null): Promise<string[]> {
+      // A search's window, which entity look-ups prune by inside the entity index.
+      const windowStart = windowHours === null ? undefined : new Date(NOW - windowHours * 3_600_000);
+      const compiled = await compileFilter(eventFilter, databaseEntityResolver(db));
+      const params = new SqlParams();
+      const where = filterConditions(compiled, params, { countedUpTo: cutOff, windowStart });
+      const rows = await db.query<{ id: string }>(`SELECT e.id FROM events e WHERE ${where.join(' AND ')}`, params.values);
+      const bySql = rows.map((r) => r.id).sort();
+      const byMatching: string[] = [];
+      for (const id of events) {
+        const facts = await loadEventFacts(db, id, cutOff);
+        const [event] = await db.query<{ first_report_date: Date }>('SELECT first_report_date FROM events WHERE id = $1', [id]);
+        const inWindow = !windowStart || event!.first_report_date.getTime() >= windowStart.getTime();
+        if (facts && inWindow && matchesFilter(compiled, facts)) byMatching.push(id);
+      }
+      assert.deepEqual(bySql, byMatching.sort());
+      return bySql;
+    }
+
     let nonEmpty = 0;
-    let representedFound = 0;
     await fc.assert(
       fc.asyncProperty(filter, fc.constantFrom(...cutOffs), fc.constantFrom(null, null, 30, 40), async (eventFilter, cutOff, windowHours) => {
-        // A search's window, which entity look-ups prune by inside the entity index.
-        const windowStart = windowHours === null ? undefined : new Date(NOW - windowHours * 3_600_000);
-        const compiled = await compileFilter(eventFilter, databaseEntityResolver(db));
-        const params = new SqlParams();
-        const where = filterConditions(compiled, params, { countedUpTo: cutOff, windowStart });
-        const rows = await db.query<{ id: string }>(`SELECT e.id FROM events e WHERE ${where.join(' AND ')}`, params.values);
-        const bySql = rows.map((r) => r.id).sort();
-        const byMatching: string[] = [];
-        for (const id of events) {
-          const facts = await loadEventFacts(db, id, cutOff);
-          const [event] = await db.query<{ first_report_date: Date }>('SELECT first_report_date FROM events WHERE id = $1', [id]);
-          const inWindow = !windowStart || event!.first_report_date.getTime() >= windowStart.getTime();
-          if (facts && inWindow && matchesFilter(compiled, facts)) byMatching.push(id);
-        }
-        assert.deepEqual(bySql, byMatching.sort());
-        if (bySql.length > 0) nonEmpty++;
-        if (bySql.length > 0 && eventFilter.report_source_kind === 'REPRESENTED_ONLY') representedFound++;
+        if ((await bothFaces(eventFilter, cutOff, windowHours)).length > 0) nonEmpty++;
       }),
       { numRuns: 300 },
     );
     assert.ok(nonEmpty >= 15, `only ${nonEmpty} of 300 filters found anything: the corpus does not exercise the faces`);
+
+    // Represented entities, drawn less often by chance: each grant's pinned entities (and a
+    // list holding one), alone and with a second filing account required.
+    let representedFound = 0;
+    for (const represented of [{ represented_entity_ids: [entities[0]!] }, { represented_entity_ids: [entities[2]!, entities[1]!] }, { represented_entity_list_ids: [lists[0]!] }]) {
+      for (const minReports of [1, 2]) {
+        const found = await bothFaces(normalizeFilter({ event_type_id: typeId, report_source_kind: 'REPRESENTED_ONLY', min_reports: minReports, ...represented }), seqs.at(-1)!, null);
+        if (found.length > 0) representedFound++;
+      }
+    }
     assert.ok(representedFound >= 3, `only ${representedFound} represented-entity filters found anything`);
   });
 });
