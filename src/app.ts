@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type RawServerDefault } from 'fastify';
-import { accountsOpsRoutes } from './modules/accounts/accounts.routes.js';
+import { accountSelfRoutes, accountsOpsRoutes } from './modules/accounts/accounts.routes.js';
 import { beatsRoutes } from './modules/beats/beats.routes.js';
 import { parseBearerKey } from './modules/accounts/api-key-format.js';
 import { eventsOpsRoutes } from './modules/corpus/events.routes.js';
@@ -73,6 +73,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
 
   await app.register(
     async (v1) => {
+      accountSelfRoutes(v1 as TypedApp, runtime.self);
       sensorsRoutes(v1 as TypedApp, runtime.sensors);
       referencePublicRoutes(v1 as TypedApp, runtime.reference);
       searchRoutes(v1 as TypedApp, runtime.search);

@@ -10,6 +10,7 @@ import { beatsService, type BeatsService } from './modules/beats/beats.service.j
 import { eventsService, type EventsService } from './modules/corpus/events.service.js';
 import { referenceService, type ReferenceService } from './modules/corpus/reference.service.js';
 import { keyAuthenticator, type KeyAuthenticator } from './modules/accounts/key-authenticator.js';
+import { selfService, type SelfService } from './modules/accounts/self-service.js';
 import { manualClock, systemClock, type Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
 import { migrate } from './platform/db/migrate.js';
@@ -42,6 +43,7 @@ export interface Runtime {
   limiter: RateLimiter;
   keys: KeyAuthenticator;
   accounts: AccountsService;
+  self: SelfService;
   reference: ReferenceService;
   changes: EventChanges;
   events: EventsService;
@@ -86,9 +88,10 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const keys = keyAuthenticator(db);
   const cursors = cursorSigner(secret);
   const accounts = accountsService({ db, clock, newId });
+  const self = selfService({ db, clock });
   const claims = idempotencyClaims(db, clock);
   const search = searchService({ db, clock, newId, cursors, ...testPause(config, logger) });
-  const sensors = sensorsService({ db, clock, newId });
+  const sensors = sensorsService({ db, clock, newId, onRedeliver: () => webhooks.wake() });
   const transport = webhookTransport({ allowPrivate: config.webhookAllowPrivate, connectionsPerHost: PER_HOST_RUNNING });
   const webhooks = webhookDispatcher({ db, clock, logger, transport });
   const beats = beatsService({ db, clock, newId, jobs });
@@ -122,6 +125,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     limiter,
     keys,
     accounts,
+    self,
     reference,
     changes,
     events,

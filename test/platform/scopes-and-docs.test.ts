@@ -48,7 +48,7 @@ describe('scopes and the API reference', () => {
   it('when each route is called with a key holding every other scope, then 403 missing-scope; with its scope, then not 403', async () => {
     const operations = await keyOperations(server);
     assert.ok(operations.length >= 1);
-    for (const operation of operations) {
+    for (const operation of operations.filter((o) => o.scopes.length > 0)) {
       const others = SCOPES.filter((s) => !operation.scopes.includes(s) && s !== 'REPORTS_WRITE' && s !== 'REPORTS_READ');
       const without = await server.ops.post(`/accounts/${accountId}/api-keys`, { name: 'without', scopes: others.length > 0 ? others : ['EVENTS_READ'] });
       const denied = await server.http.request(operation.method, concrete(operation.path), { headers: bearer(without.key), body: operation.method === 'GET' ? undefined : {} });

@@ -1,4 +1,5 @@
-// Operator API: accounts, credits, API keys and plans (operations.md). HTTP only: each route
+// Operator API: accounts, credits, API keys and plans (operations.md), and account
+// self-service (decisions.md). HTTP only: each route
 // validates with its schema, calls one service function and returns its result.
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../platform/http/typed-app.js';
@@ -16,6 +17,10 @@ import {
 } from './accounts.schemas.js';
 import type { AccountsService } from './accounts.service.js';
 import type { KeyAuthenticator } from './key-authenticator.js';
+import { principalOf } from '../../platform/http/guard.js';
+import { StrictObject } from '../../platform/http/schema-kit.js';
+import { CreditTransactionList, CreditTransactionsQuery, SelfAccount } from './self-service.schemas.js';
+import type { SelfService } from './self-service.js';
 
 const ops = { access: 'ops' as const };
 const tags = ['Operator: accounts'];
@@ -70,4 +75,20 @@ export function accountsOpsRoutes(app: TypedApp, deps: { accounts: AccountsServi
     keys.evictAll(); // budgets follow the plan at once in this process
     return plan;
   });
+}
+
+/** Account self-service (decisions.md): any valid key reads its own account; no scope needed. */
+export function accountSelfRoutes(app: TypedApp, self: SelfService): void {
+  const anyKey = { scope: [] as const };
+  const selfTags = ['Account'];
+  app.get(
+    '/account',
+    { config: anyKey, schema: { tags: selfTags, summary: 'The key\'s account: balance, entitlements, plan, this month\'s usage', querystring: StrictObject({}), response: { 200: SelfAccount } } },
+    async (request) => self.account(principalOf(request).accountId),
+  );
+  app.get(
+    '/account/credit-transactions',
+    { config: anyKey, schema: { tags: selfTags, summary: 'The credit ledger, newest first', querystring: CreditTransactionsQuery, response: { 200: CreditTransactionList } } },
+    async (request) => self.creditTransactions(principalOf(request).accountId, request.query.limit, request.query.starting_after),
+  );
 }

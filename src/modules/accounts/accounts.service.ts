@@ -5,7 +5,7 @@ import type { Database } from '../../platform/db/database.js';
 import { ProblemError } from '../../platform/problems.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { generateRawKey } from './api-key-format.js';
-import { accountsStore as store, type AccountRow, type ApiKeyRow, type PlanRow, type PlanValues } from './accounts.store.js';
+import { operatorKind, accountsStore as store, type AccountRow, type ApiKeyRow, type PlanRow, type PlanValues } from './accounts.store.js';
 import type { Scope } from '../../platform/scopes.js';
 
 export const MAX_ACTIVE_KEYS = 10;
@@ -123,7 +123,7 @@ export function accountsService({ db, clock, newId }: AccountsDeps) {
           beats: input.entitlements?.beats ?? false,
           created_at: now,
         });
-        if (input.credit_balance) row = await store.appendLedger(tx, row.id, input.credit_balance, 'initial balance', now);
+        if (input.credit_balance) row = await store.appendLedger(tx, row.id, input.credit_balance, 'initial balance', now, operatorKind(input.credit_balance));
         return accountView(row);
       });
     },
@@ -163,7 +163,7 @@ export function accountsService({ db, clock, newId }: AccountsDeps) {
             `A debit of ${-amount} would take the balance of ${current.credit_balance} below zero. Nothing was changed.`,
           );
         }
-        return accountView(await store.appendLedger(tx, id, amount, reason, clock.now()));
+        return accountView(await store.appendLedger(tx, id, amount, reason, clock.now(), operatorKind(amount)));
       });
     },
 

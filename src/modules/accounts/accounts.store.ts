@@ -70,6 +70,11 @@ export interface KeyPrincipalRow {
   mcp_requests_per_minute: number;
 }
 
+/** What a ledger row is (decisions.md, "Account self-service"). */
+export type LedgerKind = 'SEARCH' | 'BEAT_ENTRY' | 'GRANT' | 'ADJUSTMENT';
+/** An operator's change of a balance: a grant when it adds, an adjustment when it takes. */
+export const operatorKind = (amount: number): LedgerKind => (amount > 0 ? 'GRANT' : 'ADJUSTMENT');
+
 const ACCOUNT_COLUMNS =
   'id, display_name, kind, plan, credit_balance, structured_reporting, entity_reporting, beats, created_at, updated_at';
 const KEY_COLUMNS = 'id, account_id, name, scopes, prefix, created_at, revoked_at';
@@ -99,15 +104,15 @@ export const accountsStore = {
   },
 
   /** Appends a ledger row and moves the balance with it; the caller holds the account row lock. */
-  async appendLedger(db: Queryable, accountId: string, amount: number, reason: string, at: Date) {
+  async appendLedger(db: Queryable, accountId: string, amount: number, reason: string, at: Date, kind: LedgerKind, executionId: string | null = null) {
     const account = await queryOne<AccountRow>(
       db,
       `UPDATE accounts SET credit_balance = credit_balance + $2 WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`,
       [accountId, amount],
     );
     await db.query(
-      `INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at) VALUES ($1, $2, $3, $4, $5)`,
-      [accountId, amount, account!.credit_balance, reason, at],
+      `INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at, kind, execution_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [accountId, amount, account!.credit_balance, reason, at, kind, executionId],
     );
     return account!;
   },

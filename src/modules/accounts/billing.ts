@@ -14,13 +14,14 @@ export async function accountAndPlan(db: Queryable, accountId: string): Promise<
 }
 
 /**
- * Charges `amount` credits inside the caller's transaction, holding the account row lock
- * until it ends. Answers false, charging nothing, when the balance cannot cover it.
+ * Charges a search execution `amount` credits inside the caller's transaction, holding the
+ * account row lock until it ends. Answers false, charging nothing, when the balance cannot
+ * cover it.
  */
-export async function chargeCredits(tx: Queryable, accountId: string, amount: number, reason: string, at: Date): Promise<boolean> {
+export async function chargeSearch(tx: Queryable, accountId: string, amount: number, executionId: string, at: Date): Promise<boolean> {
   const account = await store.getAccount(tx, accountId, true);
   if (!account || account.credit_balance < amount) return false;
-  if (amount > 0) await store.appendLedger(tx, accountId, -amount, reason, at);
+  if (amount > 0) await store.appendLedger(tx, accountId, -amount, `event search ${executionId}`, at, 'SEARCH', executionId);
   return true;
 }
 
@@ -40,20 +41,22 @@ export async function lockAccount(tx: Queryable, accountId: string) {
 }
 
 /**
- * Writes charges the caller has checked against the balance of the account it locked
+ * Writes beat-entry charges the caller has checked against the balance of the account it locked
  * (lockAccount): the balance moves once and each charge is a ledger row, in one statement of
  * the caller's transaction.
  */
-export async function recordCharges(tx: Queryable, accountId: string, charges: readonly { amount: number; reason: string }[], at: Date): Promise<void> {
+export async function recordEntryCharges(tx: Queryable, accountId: string, charges: readonly { amount: number; beatId: string; entryId: string }[], at: Date): Promise<void> {
   const paid = charges.filter((charge) => charge.amount > 0);
   if (paid.length === 0) return;
   const total = paid.reduce((sum, charge) => sum + charge.amount, 0);
   // balance_after of the n-th charge: the balance after all of them plus those after the n-th.
   await tx.query(
     `WITH charged AS (UPDATE accounts SET credit_balance = credit_balance - $2 WHERE id = $1 RETURNING credit_balance),
-          c AS (SELECT amount, reason, n, sum(amount) OVER (ORDER BY n) AS running FROM unnest($3::bigint[], $4::text[]) WITH ORDINALITY AS t(amount, reason, n))
-     INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at)
-     SELECT $1, -c.amount, charged.credit_balance + $2 - c.running, c.reason, $5 FROM c, charged ORDER BY c.n`,
-    [accountId, total, paid.map((c) => c.amount), paid.map((c) => c.reason), at],
+          c AS (SELECT amount, beat_id, entry_id, n, sum(amount) OVER (ORDER BY n) AS running
+                  FROM unnest($3::bigint[], $4::uuid[], $5::uuid[]) WITH ORDINALITY AS t(amount, beat_id, entry_id, n))
+     INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at, kind, beat_id)
+     SELECT $1, -c.amount, charged.credit_balance + $2 - c.running, 'beat ' || c.beat_id || ' entry ' || c.entry_id, $6, 'BEAT_ENTRY', c.beat_id
+       FROM c, charged ORDER BY c.n`,
+    [accountId, total, paid.map((c) => c.amount), paid.map((c) => c.beatId), paid.map((c) => c.entryId), at],
   );
 }

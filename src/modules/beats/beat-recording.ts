@@ -12,7 +12,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { groupCommit } from '../../platform/group-commit.js';
-import { lockAccount, recordCharges } from '../accounts/billing.js';
+import { lockAccount, recordEntryCharges } from '../accounts/billing.js';
 import type { EventChangeSubscriber } from '../corpus/event-changes.js';
 import { compileAll } from '../filters/entity-resolver.js';
 import { loadEventFacts } from '../filters/event-facts.js';
@@ -71,7 +71,7 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
       const clauseIds = new Map(locked.beats.map(({ state, clauseIds: ids }) => [state.id, ids]));
       let balance = before;
       const written: NewEntry[] = [];
-      const charges: { amount: number; reason: string }[] = [];
+      const charges: { amount: number; beatId: string; entryId: string }[] = [];
       for (const candidate of candidates) {
         const beat = beats.get(candidate.beatId);
         const key = `${candidate.beatId}:${candidate.eventId}`;
@@ -90,12 +90,12 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
         written.push(entry);
         have.add(key);
         balance -= cost;
-        if (cost > 0) charges.push({ amount: cost, reason: `beat ${beat.id} entry ${entry.id}` });
+        if (cost > 0) charges.push({ amount: cost, beatId: beat.id, entryId: entry.id });
         beats.set(beat.id, { ...beat, spent_this_month: beat.spent_this_month + cost, entries_this_month: beat.entries_this_month + 1, last_entry_at: now });
         changed.add(beat.id);
       }
       await entries.insert(tx, written, now);
-      await recordCharges(tx, accountId, charges, now);
+      await recordEntryCharges(tx, accountId, charges, now);
       await beatsStore.updateCounters(tx, [...changed].map((id) => beats.get(id)!));
       return { beats, recordedEvents: new Set(written.map((entry) => entry.eventId)) };
     });

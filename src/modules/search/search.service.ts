@@ -8,7 +8,7 @@ import type { CursorSigner } from '../../platform/cursors.js';
 import { DatabaseUnavailableError, type Database } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
-import { accountAndPlan, chargeCredits } from '../accounts/billing.js';
+import { accountAndPlan, chargeSearch } from '../accounts/billing.js';
 import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-view.js';
 import { databaseEntityResolver, usableEntityLists } from '../filters/entity-resolver.js';
 import { filterConditions, SqlParams, type FilterScope } from '../filters/filter-sql.js';
@@ -163,7 +163,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     try {
       await db.transaction(async (tx) => {
         begun = true;
-        if (!(await chargeCredits(tx, execution.account_id, execution.credits, `event search ${execution.id}`, execution.executed_at))) throw insufficient();
+        if (!(await chargeSearch(tx, execution.account_id, execution.credits, execution.id, execution.executed_at))) throw insufficient();
         await store.insertExecution(tx, execution);
       });
     } catch (error) {

@@ -1,14 +1,15 @@
 // /v1/sensors: HTTP only. Every POST takes an Idempotency-Key; a replay never carries the
 // one-time `signing_secret` (the idempotency layer strips it before storing).
 import { principalOf } from '../../platform/http/guard.js';
-import { IdParams } from '../../platform/http/schema-kit.js';
+import { IdParams, StrictObject, Uuid } from '../../platform/http/schema-kit.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
-import { CreateSensorBody, DeliveryList, ListSensorsQuery, PatchSensorBody, Sensor, SensorList } from './sensors.schemas.js';
+import { CreateSensorBody, DeliveryList, ListSensorsQuery, PatchSensorBody, Sensor, SensorDelivery, SensorList } from './sensors.schemas.js';
 import type { SensorsService } from './sensors.service.js';
 
 const tags = ['Sensors'];
 const read = { scope: 'SENSORS_READ' as const };
 const write = { scope: 'SENSORS_WRITE' as const };
+const DeliveryParams = StrictObject({ id: Uuid, delivery_id: Uuid });
 
 export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
   app.get('/sensors', { config: read, schema: { tags, summary: 'List sensors (newest first)', querystring: ListSensorsQuery, response: { 200: SensorList } } }, async (request) =>
@@ -76,5 +77,20 @@ export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
     '/sensors/:id/deliveries',
     { config: read, schema: { tags, summary: 'List a sensor\'s deliveries (newest first)', params: IdParams, querystring: ListSensorsQuery, response: { 200: DeliveryList } } },
     async (request) => sensors.deliveries(principalOf(request).accountId, request.params.id, request.query),
+  );
+
+  app.post(
+    '/sensors/:id/deliveries/:delivery_id/redeliver',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Attempt a finished delivery again (409 while pending)',
+        description: 'The same `webhook-id` and body, a fresh timestamp and signature, and a fresh retry schedule. Answers the delivery, PENDING.',
+        params: DeliveryParams,
+        response: { 200: SensorDelivery },
+      },
+    },
+    async (request) => sensors.redeliver(principalOf(request).accountId, request.params.id, request.params.delivery_id),
   );
 }

@@ -20,6 +20,8 @@ export interface SensorsDeps {
   db: Database;
   clock: Clock;
   newId: IdGenerator;
+  /** Called after a delivery was made due again (the dispatcher looks at once). */
+  onRedeliver?: () => void;
 }
 
 export interface ListQuery {
@@ -102,7 +104,7 @@ function withIds(actions: readonly CheckedAction[], previous: readonly StoredAct
   return actions.map((action) => ({ id: previous.find((p) => p.url === action.url)?.id ?? newId(), ...action }));
 }
 
-export function sensorsService({ db, clock, newId }: SensorsDeps) {
+export function sensorsService({ db, clock, newId, onRedeliver }: SensorsDeps) {
   /** The content rules a schema cannot state. */
   async function checkFilter(q: Queryable, accountId: string, filter: SensorFilter): Promise<void> {
     const names = filter.involved_entity_ids.length + filter.involved_entity_list_ids.length + filter.required_source_news_outlet_ids.length;
@@ -225,6 +227,24 @@ export function sensorsService({ db, clock, newId }: SensorsDeps) {
         await store.update(tx, next);
         return view(next, secret);
       });
+    },
+
+    /**
+     * Attempts a finished delivery again at once: the same webhook-id and body, a fresh
+     * timestamp and signature (made at each attempt), and a fresh retry schedule. A pending
+     * one is 409; another account's sensor or delivery is 404.
+     */
+    async redeliver(accountId: string, id: string, deliveryId: string) {
+      await db.transaction(async (tx) => {
+        if (!(await store.get(tx, accountId, id))) throw notFound(id);
+        const targets = await store.lockTargets(tx, id, deliveryId);
+        if (targets.length === 0) throw new ProblemError('not-found', `No delivery with id ${deliveryId} for sensor ${id}.`);
+        if (targets.some((t) => t.status === 'PENDING')) throw new ProblemError('state-conflict', `Delivery ${deliveryId} is still pending; it is attempted on its own schedule.`);
+        await store.retryTargets(tx, deliveryId, clock.now());
+      });
+      onRedeliver?.();
+      const [row] = await store.deliveries(db, id, null, 1, deliveryId);
+      return deliveryView(row!);
     },
 
     async deliveries(accountId: string, id: string, query: ListQuery) {

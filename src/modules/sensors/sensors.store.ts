@@ -82,7 +82,7 @@ export const sensorsStore = {
    * A sensor's deliveries, newest first, each summed over its webhooks: PENDING while any is,
    * then FAILED if any failed, else SUCCEEDED; the latest attempt's code and error.
    */
-  deliveries(db: Queryable, sensorId: string, startingAfter: string | null, limit: number): Promise<DeliveryRow[]> {
+  deliveries(db: Queryable, sensorId: string, startingAfter: string | null, limit: number, only: string | null = null): Promise<DeliveryRow[]> {
     return db.query<DeliveryRow>(
       `SELECT d.id, d.type, d.event_id, d.created_at, t.*
          FROM sensor_deliveries d
@@ -95,9 +95,27 @@ export const sensorsStore = {
                   (array_agg(last_error ORDER BY last_attempt_at DESC NULLS LAST))[1] AS last_error
              FROM sensor_delivery_targets WHERE delivery_id = d.id
          ) t
-        WHERE d.sensor_id = $1 AND ($2::uuid IS NULL OR d.id < $2)
+        WHERE d.sensor_id = $1 AND ($2::uuid IS NULL OR d.id < $2) AND ($4::uuid IS NULL OR d.id = $4)
         ORDER BY d.id DESC LIMIT $3`,
-      [sensorId, startingAfter, limit],
+      [sensorId, startingAfter, limit, only],
+    );
+  },
+
+  /** A delivery's targets (one per webhook), locked, if the delivery is the sensor's. */
+  lockTargets(tx: Queryable, sensorId: string, deliveryId: string) {
+    return tx.query<{ status: string }>(
+      `SELECT t.status FROM sensor_delivery_targets t JOIN sensor_deliveries d ON d.id = t.delivery_id
+        WHERE d.id = $1 AND d.sensor_id = $2 ORDER BY t.action_id FOR UPDATE OF t`,
+      [deliveryId, sensorId],
+    );
+  },
+
+  /** Makes every target of a delivery due now, with a fresh retry schedule. */
+  retryTargets(tx: Queryable, deliveryId: string, now: Date) {
+    return tx.query(
+      `UPDATE sensor_delivery_targets SET status = 'PENDING', attempts = 0, next_attempt_at = $2, leased_by = NULL, lease_until = NULL
+        WHERE delivery_id = $1`,
+      [deliveryId, now],
     );
   },
 

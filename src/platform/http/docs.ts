@@ -45,7 +45,8 @@ export async function installDocs(app: FastifyInstance, options: { publicBaseUrl
         const scopes = [config.scope ?? []].flat();
         transformed.security = [{ apiKey: [] }];
         transformed['x-required-scope'] = scopes.length === 1 ? scopes[0] : scopes;
-        transformed.description = [`${scopes.length === 1 ? 'Scope' : 'Scopes'}: ${scopes.map((s) => `\`${s}\``).join(' and ')}.`, transformed.description].filter(Boolean).join(' ');
+        const needs = scopes.length === 0 ? 'Any valid API key; no scope needed.' : `${scopes.length === 1 ? 'Scope' : 'Scopes'}: ${scopes.map((s) => `\`${s}\``).join(' and ')}.`;
+        transformed.description = [needs, transformed.description].filter(Boolean).join(' ');
       }
       if (config.access === 'ops') transformed.security = [{ opsToken: [] }];
       return { schema: transformed as never, url };

@@ -1,0 +1,20 @@
+-- Account self-service (decisions.md, "Account self-service"): the ledger tells a search from
+-- a beat entry, a grant from an adjustment, and gives each transaction a public id.
+
+ALTER TABLE credit_ledger ADD COLUMN public_id uuid NOT NULL DEFAULT gen_random_uuid();
+ALTER TABLE credit_ledger ADD COLUMN kind text;
+ALTER TABLE credit_ledger ADD COLUMN beat_id uuid;
+ALTER TABLE credit_ledger ADD COLUMN execution_id uuid;
+
+-- Rows written before: their kind and ids read from the reasons the service wrote.
+UPDATE credit_ledger SET kind = 'SEARCH', execution_id = substring(reason FROM '^event search ([0-9a-f-]{36})$')::uuid
+ WHERE reason ~ '^event search [0-9a-f-]{36}$';
+UPDATE credit_ledger SET kind = 'BEAT_ENTRY', beat_id = substring(reason FROM '^beat ([0-9a-f-]{36}) entry ')::uuid
+ WHERE reason ~ '^beat [0-9a-f-]{36} entry ';
+UPDATE credit_ledger SET kind = CASE WHEN amount > 0 THEN 'GRANT' ELSE 'ADJUSTMENT' END WHERE kind IS NULL;
+
+ALTER TABLE credit_ledger ALTER COLUMN kind SET NOT NULL;
+ALTER TABLE credit_ledger ADD CONSTRAINT credit_ledger_kind CHECK (kind IN ('SEARCH', 'BEAT_ENTRY', 'GRANT', 'ADJUSTMENT'));
+CREATE UNIQUE INDEX credit_ledger_public_id ON credit_ledger (public_id);
+-- This month's usage: charges of one account since an instant.
+CREATE INDEX credit_ledger_account_time ON credit_ledger (account_id, created_at) INCLUDE (kind, amount);
