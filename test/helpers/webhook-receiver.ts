@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { testCorpus } from './corpus.js';
+import { isolatedDatabase, startServer } from './server.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures');
 
@@ -90,4 +92,25 @@ export function verifyWebhook(secret: string, webhook: ReceivedWebhook, receiver
   } finally {
     Date.now = realNow;
   }
+}
+
+/**
+ * A server on a database of its own (webhook attempts are made by this server alone) that may
+ * deliver to loopback receivers, with its corpus and one receiver, the clock set to `now`.
+ */
+export async function startDeliveryServer(now: string) {
+  const database = await isolatedDatabase();
+  const server = await startServer({ ...database.env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
+  const receiver = await startReceiver();
+  await server.ops.post('/clock', { now });
+  return {
+    server,
+    corpus: testCorpus(server),
+    receiver,
+    async close() {
+      await server.close();
+      await receiver.close();
+      await database.drop();
+    },
+  };
 }

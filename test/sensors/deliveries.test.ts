@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
+import type { TestCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { isolatedDatabase, startServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, verifyWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import type { TestServer } from '../helpers/server.js';
+import { startDeliveryServer, verifyWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
 const SCOPES = ['SENSORS_READ', 'SENSORS_WRITE'];
@@ -13,21 +13,13 @@ describe('sensor deliveries', () => {
   let corpus: TestCorpus;
   let receiver: WebhookReceiver;
   let outlet: string;
-  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+  let close: () => Promise<void>;
 
   before(async () => {
-    database = await isolatedDatabase();
-    server = await startServer({ ...database.env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
-    corpus = testCorpus(server);
-    receiver = await startReceiver();
-    await server.ops.post('/clock', { now: NOW });
+    ({ server, corpus, receiver, close } = await startDeliveryServer(NOW));
     outlet = await corpus.outlet();
   });
-  after(async () => {
-    await server.close();
-    await receiver.close();
-    await database.drop();
-  });
+  after(() => close());
 
   const drain = () => server.ops.post('/drain');
   const now = async () => (await server.ops.get('/clock')).now as string;

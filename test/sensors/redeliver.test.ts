@@ -3,10 +3,10 @@
 // fresh timestamp and signature and a fresh retry schedule.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testCorpus, unique, type TestCorpus } from '../helpers/corpus.js';
+import { unique, type TestCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { isolatedDatabase, startServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, verifyWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import type { TestServer } from '../helpers/server.js';
+import { startDeliveryServer, verifyWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
 const SCOPES = ['SENSORS_READ', 'SENSORS_WRITE'];
@@ -15,20 +15,12 @@ describe('sensor redelivery', () => {
   let server: TestServer;
   let corpus: TestCorpus;
   let receiver: WebhookReceiver;
-  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+  let close: () => Promise<void>;
 
   before(async () => {
-    database = await isolatedDatabase();
-    server = await startServer({ ...database.env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
-    corpus = testCorpus(server);
-    receiver = await startReceiver();
-    await server.ops.post('/clock', { now: NOW });
+    ({ server, corpus, receiver, close } = await startDeliveryServer(NOW));
   });
-  after(async () => {
-    await server.close();
-    await receiver.close();
-    await database.drop();
-  });
+  after(() => close());
 
   /** A sensor whose webhook at `path` got one delivery; answers it all. */
   async function delivered(path: string) {
