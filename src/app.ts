@@ -8,6 +8,7 @@ import { beatsRoutes } from './modules/beats/beats.routes.js';
 import { parseBearerKey } from './modules/accounts/api-key-format.js';
 import { eventsOpsRoutes } from './modules/corpus/events.routes.js';
 import { referenceOpsRoutes, referencePublicRoutes } from './modules/corpus/reference.routes.js';
+import { consoleUsersOpsRoutes } from './console/console-users.routes.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
 import { reportingOpsRoutes, reportingRoutes } from './modules/reporting/reporting.routes.js';
@@ -101,6 +102,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
         referenceOpsRoutes(opsApp as TypedApp, runtime.reference);
         eventsOpsRoutes(opsApp as TypedApp, runtime.events);
         reportingOpsRoutes(opsApp as TypedApp, runtime.grants);
+        consoleUsersOpsRoutes(opsApp as TypedApp, runtime.consoleUsers);
       },
       { prefix: '/ops/v1' },
     );

@@ -9,6 +9,7 @@ import { BEAT_BACKFILL_JOB, beatRecording } from './modules/beats/beat-recording
 import { beatsService, type BeatsService } from './modules/beats/beats.service.js';
 import { eventsService, type EventsService } from './modules/corpus/events.service.js';
 import { referenceService, type ReferenceService } from './modules/corpus/reference.service.js';
+import { consoleUsers, type ConsoleUsers } from './console/console-users.js';
 import { keyAuthenticator, type KeyAuthenticator } from './modules/accounts/key-authenticator.js';
 import { selfService, type SelfService } from './modules/accounts/self-service.js';
 import { manualClock, systemClock, type Clock } from './platform/clock.js';
@@ -44,6 +45,7 @@ export interface Runtime {
   keys: KeyAuthenticator;
   accounts: AccountsService;
   self: SelfService;
+  consoleUsers: ConsoleUsers;
   reference: ReferenceService;
   changes: EventChanges;
   events: EventsService;
@@ -89,6 +91,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const cursors = cursorSigner(secret);
   const accounts = accountsService({ db, clock, newId });
   const self = selfService({ db, clock });
+  const users = consoleUsers({ db, clock, newId });
   const claims = idempotencyClaims(db, clock);
   const search = searchService({ db, clock, newId, cursors, ...testPause(config, logger) });
   const sensors = sensorsService({ db, clock, newId, onRedeliver: () => webhooks.wake() });
@@ -126,6 +129,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     keys,
     accounts,
     self,
+    consoleUsers: users,
     reference,
     changes,
     events,

@@ -12,6 +12,7 @@ import {
   UpdateAccountBody,
 } from '../modules/accounts/accounts.schemas.js';
 import { PLAN_FIELDS } from '../modules/accounts/accounts.store.js';
+import { CreateConsoleUserBody } from '../console/console-users.js';
 import { DataDirLockedError } from '../platform/db/data-dir-lock.js';
 import { isUuid } from '../platform/ids.js';
 import { createLogger } from '../platform/logger.js';
@@ -32,7 +33,9 @@ const USAGE = `Usage: evmon <command> [options]
   keys list <account-id>
   keys revoke <key-id>
   plans list
-  plans set <name> --beats_max N … (every plan field)${CORPUS_USAGE}
+  plans set <name> --beats_max N … (every plan field)
+  console-users create <account-id> --email E --password P   (12 to 200 characters)
+  console-users delete <console-user-id>${CORPUS_USAGE}
 
 The database is the one the server uses: EVMON_DATABASE_URL, or the embedded database in
 EVMON_DATA_DIR (which the server must not hold open at the same time).`;
@@ -84,6 +87,8 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
       reason: { type: 'string' },
       name: { type: 'string' },
       scopes: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       ...CORPUS_OPTIONS,
       ...Object.fromEntries(PLAN_FIELDS.map((field) => [field, { type: 'string' as const }])),
@@ -123,6 +128,13 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
       return { object: 'list', data: await (await runtime()).accounts.listApiKeys(requireId(rest[0], 'an account id')), has_more: false, next_cursor: null };
     case 'keys revoke':
       return (await (await runtime()).accounts.revokeApiKey(requireId(rest[0], 'a key id'))).view;
+    case 'console-users create': {
+      const id = requireId(rest[0], 'an account id');
+      return (await runtime()).consoleUsers.create(id, validated(CreateConsoleUserBody, { email: v.email, password: v.password }));
+    }
+    case 'console-users delete':
+      await (await runtime()).consoleUsers.remove(requireId(rest[0], 'a console user id'));
+      return { object: 'console_user', id: rest[0], deleted: true };
     case 'plans list':
       return { object: 'list', data: await (await runtime()).accounts.listPlans(), has_more: false, next_cursor: null };
     case 'plans set': {
