@@ -6,11 +6,17 @@ ALTER TABLE credit_ledger ADD COLUMN kind text;
 ALTER TABLE credit_ledger ADD COLUMN beat_id uuid;
 ALTER TABLE credit_ledger ADD COLUMN execution_id uuid;
 
--- Rows written before: their kind and ids read from the reasons the service wrote.
-UPDATE credit_ledger SET kind = 'SEARCH', execution_id = substring(reason FROM '^event search ([0-9a-f-]{36})$')::uuid
- WHERE reason ~ '^event search [0-9a-f-]{36}$';
-UPDATE credit_ledger SET kind = 'BEAT_ENTRY', beat_id = substring(reason FROM '^beat ([0-9a-f-]{36}) entry ')::uuid
- WHERE reason ~ '^beat [0-9a-f-]{36} entry ';
+-- Rows written before: their kind and ids read from the reasons the service wrote. Only
+-- charges (negative amounts) can be searches or beat entries: an operator's reason is free
+-- text and may look like one. The UUID pattern is strict, so the cast cannot fail.
+UPDATE credit_ledger
+   SET kind = 'SEARCH',
+       execution_id = substring(reason FROM '^event search ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$')::uuid
+ WHERE amount < 0 AND reason ~ '^event search [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+UPDATE credit_ledger
+   SET kind = 'BEAT_ENTRY',
+       beat_id = substring(reason FROM '^beat ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}) entry ')::uuid
+ WHERE amount < 0 AND reason ~ '^beat [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} entry ';
 UPDATE credit_ledger SET kind = CASE WHEN amount > 0 THEN 'GRANT' ELSE 'ADJUSTMENT' END WHERE kind IS NULL;
 
 ALTER TABLE credit_ledger ALTER COLUMN kind SET NOT NULL;

@@ -107,7 +107,17 @@ describe('account self-service', () => {
       const account = '01900000-0000-7000-8000-000000000001';
       const [execution, beat, entry] = ['01900000-0000-7000-8000-0000000000e1', '01900000-0000-7000-8000-0000000000b1', '01900000-0000-7000-8000-0000000000f1'];
       await opened.db.query(`INSERT INTO accounts (id, kind, plan, created_at, updated_at) VALUES ($1, 'INDIVIDUAL', 'standard', now(), now())`, [account]);
-      const rows: [number, string][] = [[20, 'initial balance'], [-1, `event search ${execution}`], [-1, `beat ${beat} entry ${entry}`], [-3, 'operator adjustment'], [4, 'goodwill']];
+      const rows: [number, string][] = [
+        [20, 'initial balance'],
+        [-1, `event search ${execution}`],
+        [-1, `beat ${beat} entry ${entry}`],
+        [-3, 'operator adjustment'],
+        [4, 'goodwill'],
+        // Operator reasons that look like charges: a refund, and no UUID at all.
+        [5, `event search ${execution}`],
+        [-2, `event search ${'-'.repeat(36)}`],
+        [-2, `beat ${'-'.repeat(36)} entry x`],
+      ];
       let balance = 0;
       for (const [amount, reason] of rows) {
         balance += amount;
@@ -123,8 +133,11 @@ describe('account self-service', () => {
         ['BEAT_ENTRY', null, beat],
         ['ADJUSTMENT', null, null],
         ['GRANT', null, null],
+        ['GRANT', null, null],
+        ['ADJUSTMENT', null, null],
+        ['ADJUSTMENT', null, null],
       ]);
-      assert.equal(new Set(migrated.map((r) => r.public_id)).size, 5);
+      assert.equal(new Set(migrated.map((r) => r.public_id)).size, rows.length);
     } finally {
       await opened.close();
     }

@@ -235,16 +235,17 @@ export function sensorsService({ db, clock, newId, onRedeliver }: SensorsDeps) {
      * one is 409; another account's sensor or delivery is 404.
      */
     async redeliver(accountId: string, id: string, deliveryId: string) {
-      await db.transaction(async (tx) => {
+      const row = await db.transaction(async (tx) => {
         if (!(await store.get(tx, accountId, id))) throw notFound(id);
         const targets = await store.lockTargets(tx, id, deliveryId);
         if (targets.length === 0) throw new ProblemError('not-found', `No delivery with id ${deliveryId} for sensor ${id}.`);
         if (targets.some((t) => t.status === 'PENDING')) throw new ProblemError('state-conflict', `Delivery ${deliveryId} is still pending; it is attempted on its own schedule.`);
         await store.retryTargets(tx, deliveryId, clock.now());
+        // Read under the same locks: a sensor deleted right after cannot take the answer away.
+        return (await store.deliveries(tx, id, null, 1, deliveryId))[0]!;
       });
       onRedeliver?.();
-      const [row] = await store.deliveries(db, id, null, 1, deliveryId);
-      return deliveryView(row!);
+      return deliveryView(row);
     },
 
     async deliveries(accountId: string, id: string, query: ListQuery) {
