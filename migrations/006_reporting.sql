@@ -31,6 +31,8 @@ CREATE TABLE reporting_grant_entities (
   entity_id uuid NOT NULL REFERENCES entities (id),
   PRIMARY KEY (entity_id, grant_id)
 );
+-- A report's represented entities, read by its grant (event facts, for every event change).
+CREATE INDEX reporting_grant_entities_grant ON reporting_grant_entities (grant_id);
 CREATE INDEX reports_grant ON reports (grant_id, event_id) WHERE grant_id IS NOT NULL;
 
 -- A filed report, as the account sent it. Processing (in the background) turns it into a

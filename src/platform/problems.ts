@@ -170,6 +170,11 @@ export interface ProblemExtras {
   rpcCode?: number;
 }
 
+/** 400 validation-failed naming one field: `pointer` into the body, `detail` what is wrong with it. */
+export function fieldProblem(pointer: string, detail: string): ProblemError {
+  return new ProblemError('validation-failed', `${pointer.slice(1) || 'body'} ${detail}.`, { errors: [{ pointer, detail }] });
+}
+
 /** An expected failure, raised by services and mapped to problem+json by the error handler. */
 export class ProblemError extends Error {
   constructor(

@@ -3,7 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import { ListEnvelope, ListQuery, Nullable, StringEnum, Timestamp, Uuid } from '../../platform/http/schema-kit.js';
 
-const SELF_PLAN_FIELDS = [
+/** The plan values an account reads of its own plan. */
+export const SELF_PLAN_FIELDS = [
   'search_credit_cost',
   'beat_entry_credit_cost',
   'rest_requests_per_minute',
@@ -14,7 +15,6 @@ const SELF_PLAN_FIELDS = [
   'retention_days',
   'backfill_days',
 ] as const;
-export const SELF_PLAN_FIELD_NAMES = SELF_PLAN_FIELDS;
 
 export const SelfAccount = Type.Object(
   {

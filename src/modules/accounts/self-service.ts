@@ -1,16 +1,14 @@
 // What a key reads of its own account: the account with its plan and this month's usage, and
 // its credit ledger, newest first.
 import type { Static } from '@sinclair/typebox';
-import type { Clock } from '../../platform/clock.js';
+import { monthStart, type Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import { listPage } from '../../platform/list-page.js';
-import { ProblemError } from '../../platform/problems.js';
+import { fieldProblem } from '../../platform/problems.js';
 import { accountAndPlan } from './billing.js';
 import type { CreditTransaction, SelfAccount } from './self-service.schemas.js';
-import { SELF_PLAN_FIELD_NAMES } from './self-service.schemas.js';
+import { SELF_PLAN_FIELDS } from './self-service.schemas.js';
 import { selfServiceStore as store } from './self-service.store.js';
-
-const monthStart = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 
 export function selfService({ db, clock }: { db: Database; clock: Clock }) {
   return {
@@ -24,7 +22,7 @@ export function selfService({ db, clock }: { db: Database; clock: Clock }) {
         kind: account.kind,
         credit_balance: account.credit_balance,
         entitlements: { structured_reporting: account.structured_reporting, entity_reporting: account.entity_reporting, beats: account.beats },
-        plan: { name: plan.name, ...Object.fromEntries(SELF_PLAN_FIELD_NAMES.map((field) => [field, plan[field]])) } as never,
+        plan: { name: plan.name, ...Object.fromEntries(SELF_PLAN_FIELDS.map((field) => [field, plan[field]])) } as never,
         usage_this_month: usage,
       };
     },
@@ -33,11 +31,7 @@ export function selfService({ db, clock }: { db: Database; clock: Clock }) {
       let afterSeq: number | null = null;
       if (startingAfter !== undefined) {
         afterSeq = await store.ledgerSeq(db, accountId, startingAfter);
-        if (afterSeq === null) {
-          throw new ProblemError('validation-failed', 'starting_after names no credit transaction of this account.', {
-            errors: [{ pointer: '/starting_after', detail: 'names no credit transaction of this account' }],
-          });
-        }
+        if (afterSeq === null) throw fieldProblem('/starting_after', 'names no credit transaction of this account');
       }
       const rows = await store.ledgerPage(db, accountId, limit + 1, afterSeq);
       return listPage(

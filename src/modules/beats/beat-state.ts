@@ -2,14 +2,11 @@
 // beat row. A new UTC month is applied when a beat is next read or written rather than by a
 // job at 00:00 UTC on the 1st: `asOf` answers the beat as it stands at an instant, so every
 // reader agrees and the test clock can cross months without anything having to run.
+import { monthStart } from '../../platform/clock.js';
 import { isRealDate } from '../corpus/role-values.js';
 import type { BeatStatus } from './beats.schemas.js';
 import type { BeatState } from './beats.store.js';
 
-/** The first instant of the UTC month of `at`. */
-export function monthStart(at: Date): Date {
-  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
-}
 
 function nextMonthStart(month: Date): Date {
   return new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));

@@ -4,7 +4,7 @@
 // the beat (the order recording takes too), and move the "beats" filter version so every
 // process's matching index picks the change up.
 import { isDeepStrictEqual } from 'node:util';
-import type { Clock } from '../../platform/clock.js';
+import { monthStart, type Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs.js';
@@ -14,7 +14,7 @@ import type { PlanRow } from '../accounts/accounts.store.js';
 import { usableEntityLists } from '../filters/entity-resolver.js';
 import { bumpFilterVersion } from '../filters/filter-versions.js';
 import { normalizeFilter, roleFilterValueErrors } from '../filters/filter.js';
-import { asOf, closeGap, monthStart, statusOf } from './beat-state.js';
+import { asOf, closeGap, statusOf } from './beat-state.js';
 import { BEAT_BACKFILL_JOB } from './beat-recording.js';
 import type { Beat, Clause, ClauseInput, CreateBeatBody, ReplaceBeatBody } from './beats.schemas.js';
 import { beatsStore as store, type BeatRow } from './beats.store.js';

@@ -4,7 +4,7 @@
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { ProblemError } from '../../platform/problems.js';
+import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import { indexNewReport, rebuildEventIndex } from './event-index.js';
 import { eventState } from './event-state.js';
 import { loadEventViews } from './event-view.js';
@@ -24,8 +24,7 @@ export interface EventsDeps {
   changes: EventChanges;
 }
 
-const invalid = (pointer: string, detail: string) =>
-  new ProblemError('validation-failed', `${pointer.slice(1)} ${detail}.`, { errors: [{ pointer, detail }] });
+const invalid = fieldProblem;
 
 /** A checked report of any source, ready to be added to the corpus. */
 export interface NewReport {

@@ -5,7 +5,7 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import { REFRESH_EVENTS_JOB } from './event-changes.js';
-import { ProblemError } from '../../platform/problems.js';
+import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import type { CreateEventTypeBody, RoleInput, RoleValueType, UpdateEventTypeBody } from './reference.schemas.js';
 import { referenceStore as store, type EntityRow, type EventTypeRow, type RoleRow } from './reference.store.js';
 import { templateRoles } from './sentence.js';
@@ -46,8 +46,7 @@ export interface OpsEventTypeView extends EventTypeView {
   accepting_reports: boolean;
 }
 
-const invalid = (pointer: string, detail: string) =>
-  new ProblemError('validation-failed', `${pointer.slice(1) || 'body'} ${detail}.`, { errors: [{ pointer, detail }] });
+const invalid = fieldProblem;
 const notFound = (what: string, id: string) => new ProblemError('not-found', `No ${what} with id ${id}.`);
 
 const entityView = (row: { id: string; name: string; type: string | null }): EntityView => ({ object: 'entity', id: row.id, name: row.name, type: row.type });

@@ -53,10 +53,11 @@ export async function loadEventFacts(db: Queryable, eventId: string, countedUpTo
             COALESCE((SELECT json_agg(json_build_array(ee.entity_id, ee.participant)) FROM event_entities ee WHERE ee.event_id = e.id), '[]') AS entities,
             COALESCE((SELECT json_agg(json_build_array(r.id, r.source_kind, r.outlet_id, r.account_id,
                                  -- the live survivors of the entities its grant pins (represented entities)
+                                 CASE WHEN r.grant_id IS NULL THEN '[]' ELSE
                                  (SELECT COALESCE(json_agg(DISTINCT c.id), '[]') FROM reporting_grant_entities ge
                                     JOIN entities ent ON ent.id = ge.entity_id
                                     JOIN entities c ON c.id = ent.canonical_id AND c.deleted_at IS NULL
-                                   WHERE ge.grant_id = r.grant_id)) ORDER BY r.id)
+                                   WHERE ge.grant_id = r.grant_id) END) ORDER BY r.id)
                         FROM reports r WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS reports,
             COALESCE((SELECT json_agg(json_build_array(rr.report_id, role.code_name, live.id, to_char(rr.date_value, 'YYYY-MM-DD'), rr.amount_value, rr.amount_unit))
                         FROM report_roles rr

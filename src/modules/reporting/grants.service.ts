@@ -4,8 +4,8 @@
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { ProblemError } from '../../platform/problems.js';
-import { accountAndPlan } from '../accounts/billing.js';
+import { fieldProblem, ProblemError } from '../../platform/problems.js';
+import { accountsStore } from '../accounts/accounts.store.js';
 import { referenceStore } from '../corpus/reference.store.js';
 import type { CreateGrantBody, ReportingGrant } from './reporting.schemas.js';
 import { grantsStore as store, type GrantRow, type PinRow } from './grants.store.js';
@@ -23,8 +23,7 @@ export interface UsableGrant {
   pins: { roleId: string; allowed: Map<string, string> }[];
 }
 
-const invalid = (pointer: string, detail: string) =>
-  new ProblemError('validation-failed', `${pointer.slice(1)} ${detail}.`, { errors: [{ pointer, detail }] });
+const invalid = fieldProblem;
 const notFound = (id: string) => new ProblemError('not-found', `No reporting grant with id ${id}.`);
 export const grantNotUsable = () =>
   new ProblemError('not-entitled', 'This grant cannot be used: it does not exist, is not yours, was revoked, has expired, or is for another event type.', { code: 'GRANT_NOT_USABLE' });
@@ -103,6 +102,8 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
         const type = await referenceStore.getEventType(tx, input.event_type_id);
         if (!type) throw invalid('/event_type_id', 'names no event type');
         const roles = new Map((await referenceStore.rolesOf(tx, [type.id])).map((role) => [role.code_name, role]));
+        // Every pinned entity in one look-up.
+        const found = new Map((await referenceStore.resolveEntities(tx, [...new Set(input.pins.flatMap((pin) => pin.allowed_entity_ids))])).map((e) => [e.id, e]));
         const pinned = new Set<string>();
         const pins = [];
         for (const [i, pin] of input.pins.entries()) {
@@ -111,7 +112,6 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
           if (role.expected_type !== 'NAMED_ENTITY') throw invalid(`/pins/${i}/role`, `"${pin.role}" is not a NAMED_ENTITY role`);
           if (pinned.has(role.id)) throw invalid(`/pins/${i}/role`, `pins "${pin.role}" a second time`);
           pinned.add(role.id);
-          const found = new Map((await referenceStore.resolveEntities(tx, pin.allowed_entity_ids)).map((e) => [e.id, e]));
           pin.allowed_entity_ids.forEach((id, j) => {
             if (!found.get(id) || found.get(id)!.deleted) throw invalid(`/pins/${i}/allowed_entity_ids/${j}`, 'names no entity');
           });
@@ -136,8 +136,8 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
 
     /** The account's grants, newest first; none without the entity reporting entitlement. */
     async list(accountId: string) {
-      const { account } = await accountAndPlan(db, accountId);
-      const rows = account.entity_reporting ? await store.ofAccount(db, accountId) : [];
+      const account = await accountsStore.getAccount(db, accountId);
+      const rows = account?.entity_reporting ? await store.ofAccount(db, accountId) : [];
       const data = (await grantViews(db, rows, clock.now())).map(publicView);
       return { object: 'list' as const, data, has_more: false, next_cursor: null };
     },

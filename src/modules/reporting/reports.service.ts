@@ -10,7 +10,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import { listPage } from '../../platform/list-page.js';
 import { isUuid } from '../../platform/ids.js';
-import { ProblemError, type FieldError } from '../../platform/problems.js';
+import { fieldProblem, ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountsStore } from '../accounts/accounts.store.js';
 import { liveSurvivors, type EventsService } from '../corpus/events.service.js';
 import { referenceStore } from '../corpus/reference.store.js';
@@ -147,9 +147,7 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
 
     async list(accountId: string, limit: number, startingAfter?: string) {
       if (startingAfter !== undefined && !(await store.isOwn(db, accountId, startingAfter))) {
-        throw new ProblemError('validation-failed', 'starting_after names no report of this account.', {
-          errors: [{ pointer: '/starting_after', detail: 'names no report of this account' }],
-        });
+        throw fieldProblem('/starting_after', 'names no report of this account');
       }
       const rows = await store.page(db, accountId, limit + 1, startingAfter ?? null);
       return listPage(rows.map(reportView), limit);
