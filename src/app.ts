@@ -8,6 +8,9 @@ import { beatsRoutes } from './modules/beats/beats.routes.js';
 import { parseBearerKey } from './modules/accounts/api-key-format.js';
 import { eventsOpsRoutes } from './modules/corpus/events.routes.js';
 import { referenceOpsRoutes, referencePublicRoutes } from './modules/corpus/reference.routes.js';
+import fastifyCookie from '@fastify/cookie';
+import { consolePlugin } from './console/console.plugin.js';
+import { SESSION_COOKIE } from './console/console-sessions.js';
 import { consoleUsersOpsRoutes } from './console/console-users.routes.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
@@ -52,11 +55,13 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
   app.setValidatorCompiler(validatorCompiler);
   // Bodies are JSON only; Fastify's built-in text/plain parser would let text through.
   app.removeContentTypeParser('text/plain');
+  await app.register(fastifyCookie); // the console's session and CSRF cookies
   const edgeGuard = installGuard(app, {
     limiter: runtime.limiter,
     authenticator: runtime.keys,
     parseKey: parseBearerKey,
     opsToken: config.opsToken,
+    sessions: { cookieName: SESSION_COOKIE, resume: (token) => runtime.sessions.resume(token) },
   });
   installIdempotency(app, runtime.claims);
   installErrorHandling(app, config.docsUrl, edgeGuard);
@@ -82,6 +87,22 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
       reportingRoutes(v1 as TypedApp, { reports: runtime.reports, grants: runtime.grants });
     },
     { prefix: '/v1' },
+  );
+
+  app.get('/', { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => reply.redirect('/console', 302));
+  await app.register(
+    (consoleApp) =>
+      consolePlugin(consoleApp, {
+        sessions: runtime.sessions,
+        accounts: runtime.accounts,
+        keys: runtime.keys,
+        self: runtime.self,
+        sensors: runtime.sensors,
+        beats: runtime.beats,
+        beatEntries: runtime.beatEntries,
+        edgeGuard,
+      }),
+    { prefix: '/console' },
   );
 
   mcpRoutes(app, {

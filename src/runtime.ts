@@ -9,6 +9,7 @@ import { BEAT_BACKFILL_JOB, beatRecording } from './modules/beats/beat-recording
 import { beatsService, type BeatsService } from './modules/beats/beats.service.js';
 import { eventsService, type EventsService } from './modules/corpus/events.service.js';
 import { referenceService, type ReferenceService } from './modules/corpus/reference.service.js';
+import { consoleSessions, type ConsoleSessions } from './console/console-sessions.js';
 import { consoleUsers, type ConsoleUsers } from './console/console-users.js';
 import { keyAuthenticator, type KeyAuthenticator } from './modules/accounts/key-authenticator.js';
 import { selfService, type SelfService } from './modules/accounts/self-service.js';
@@ -46,6 +47,7 @@ export interface Runtime {
   accounts: AccountsService;
   self: SelfService;
   consoleUsers: ConsoleUsers;
+  sessions: ConsoleSessions;
   reference: ReferenceService;
   changes: EventChanges;
   events: EventsService;
@@ -87,7 +89,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const counters = counterDb ? postgresCounterStore(counterDb) : memoryCounterStore();
   const limiter = rateLimiter(counters, clock, { maxPerMinute: config.edgeMaxPerMinute, banSeconds: config.edgeBanSeconds });
   const secret = await loadSecret(db, config.secret);
-  const keys = keyAuthenticator(db);
+  const keys = keyAuthenticator(db, clock);
   const cursors = cursorSigner(secret);
   const accounts = accountsService({ db, clock, newId });
   const self = selfService({ db, clock });
@@ -130,6 +132,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     accounts,
     self,
     consoleUsers: users,
+    sessions: consoleSessions({ db, clock, newId }),
     reference,
     changes,
     events,

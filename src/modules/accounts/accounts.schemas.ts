@@ -60,6 +60,7 @@ export const ApiKey = Type.Object(
     key: Type.Optional(Type.String({ description: 'The raw key. Present only in the response that creates it.' })),
     created_at: Timestamp,
     revoked_at: Nullable(Timestamp),
+    last_used_at: Type.Union([Timestamp, Type.Null()], { description: 'When the key last authenticated a request, to within about a minute; null if never.' }),
   },
   { $id: 'ApiKey' },
 );

@@ -43,6 +43,7 @@ export interface ApiKeyView {
   key?: string;
   created_at: string;
   revoked_at: string | null;
+  last_used_at: string | null;
 }
 
 export interface PlanView extends PlanValues {
@@ -88,6 +89,7 @@ export function apiKeyView(row: ApiKeyRow, rawKey?: string): ApiKeyView {
     ...(rawKey === undefined ? {} : { key: rawKey }),
     created_at: row.created_at.toISOString(),
     revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+    last_used_at: row.last_used_at ? row.last_used_at.toISOString() : null,
   };
 }
 
@@ -204,9 +206,12 @@ export function accountsService({ db, clock, newId }: AccountsDeps) {
       });
     },
 
-    /** Revokes a key (a second revoke changes nothing). Returns the key hash for cache eviction. */
-    async revokeApiKey(id: string): Promise<{ view: ApiKeyView; keyHash: Buffer }> {
-      const row = await store.revokeApiKey(db, id, clock.now());
+    /**
+     * Revokes a key (a second revoke changes nothing), of one account when `accountId` is
+     * given: the console's own. Returns the key hash for cache eviction.
+     */
+    async revokeApiKey(id: string, accountId: string | null = null): Promise<{ view: ApiKeyView; keyHash: Buffer }> {
+      const row = await store.revokeApiKey(db, id, clock.now(), accountId);
       if (!row) throw notFound('API key', id);
       const { key_hash: keyHash, ...key } = row;
       return { view: apiKeyView(key), keyHash: Buffer.from(keyHash) }; // PGlite returns bytea as Uint8Array

@@ -23,6 +23,7 @@ export interface ApiKeyRow {
   prefix: string;
   created_at: Date;
   revoked_at: Date | null;
+  last_used_at: Date | null;
 }
 
 export const PLAN_FIELDS = [
@@ -66,6 +67,7 @@ export interface KeyPrincipalRow {
   account_id: string;
   scopes: string[];
   revoked_at: Date | null;
+  last_used_at: Date | null;
   rest_requests_per_minute: number;
   mcp_requests_per_minute: number;
 }
@@ -77,7 +79,7 @@ export const operatorKind = (amount: number): LedgerKind => (amount > 0 ? 'GRANT
 
 const ACCOUNT_COLUMNS =
   'id, display_name, kind, plan, credit_balance, structured_reporting, entity_reporting, beats, created_at, updated_at';
-const KEY_COLUMNS = 'id, account_id, name, scopes, prefix, created_at, revoked_at';
+const KEY_COLUMNS = 'id, account_id, name, scopes, prefix, created_at, revoked_at, last_used_at';
 
 export const accountsStore = {
   insertAccount(db: Queryable, row: Omit<AccountRow, 'credit_balance' | 'updated_at'>) {
@@ -151,7 +153,7 @@ export const accountsStore = {
     ]);
   },
 
-  insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'revoked_at'> & { key_hash: Buffer }) {
+  insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'revoked_at' | 'last_used_at'> & { key_hash: Buffer }) {
     return queryOne<ApiKeyRow>(
       db,
       `INSERT INTO api_keys (id, account_id, name, scopes, prefix, key_hash, created_at)
@@ -160,12 +162,18 @@ export const accountsStore = {
     ) as Promise<ApiKeyRow>;
   },
 
-  revokeApiKey(db: Queryable, id: string, at: Date) {
+  /** Revokes a key, of one account when `accountId` is given (a key of another reads as none). */
+  revokeApiKey(db: Queryable, id: string, at: Date, accountId: string | null = null) {
     return queryOne<ApiKeyRow & { key_hash: Buffer }>(
       db,
-      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING ${KEY_COLUMNS}, key_hash`,
-      [id, at],
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 AND ($3::uuid IS NULL OR account_id = $3) RETURNING ${KEY_COLUMNS}, key_hash`,
+      [id, at, accountId],
     );
+  },
+
+  /** Never moves backwards, whichever process writes last. */
+  stampLastUsed(db: Queryable, id: string, at: Date) {
+    return db.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)', [id, at]);
   },
 
   listApiKeys(db: Queryable, accountId: string) {
@@ -175,7 +183,7 @@ export const accountsStore = {
   findPrincipalByHash(db: Queryable, hash: Buffer) {
     return queryOne<KeyPrincipalRow>(
       db,
-      `SELECT k.id AS key_id, k.account_id, k.scopes, k.revoked_at, p.rest_requests_per_minute, p.mcp_requests_per_minute
+      `SELECT k.id AS key_id, k.account_id, k.scopes, k.revoked_at, k.last_used_at, p.rest_requests_per_minute, p.mcp_requests_per_minute
          FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.name = a.plan
         WHERE k.key_hash = $1`,
       [hash],

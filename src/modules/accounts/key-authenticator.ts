@@ -2,8 +2,11 @@
 // path costs no database round trip. Revocation is honoured at once in the process that
 // revokes (it evicts the entry) and within CACHE_TTL_MS in every other process sharing the
 // database (documented in the API reference). Unknown keys are not cached, so a key created
-// by another process works on its first use.
+// by another process works on its first use. Each database read also stamps the key's
+// `last_used_at` when it is over a minute old, so the console's "last used" costs no write
+// per request.
 import { performance } from 'node:perf_hooks';
+import type { Clock } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db/database.js';
 import { hashKey } from './api-key-format.js';
 import { accountsStore } from './accounts.store.js';
@@ -11,6 +14,7 @@ import type { Scope } from '../../platform/scopes.js';
 
 export const CACHE_TTL_MS = 5_000;
 const CACHE_MAX_ENTRIES = 50_000;
+const LAST_USED_PRECISION_MS = 60_000;
 
 export interface KeyPrincipal {
   keyId: string;
@@ -28,7 +32,7 @@ interface CacheEntry {
   keyHash: Buffer;
 }
 
-export function keyAuthenticator(db: Queryable) {
+export function keyAuthenticator(db: Queryable, clock: Clock) {
   const cache = new Map<string, CacheEntry>();
   // Bumped by every eviction: a look-up that started before one must not cache what it read,
   // or a key revoked meanwhile would be served from the cache as active.
@@ -47,6 +51,10 @@ export function keyAuthenticator(db: Queryable) {
       if (!row) {
         cache.delete(rawKey);
         return null;
+      }
+      const now = clock.now();
+      if (!row.revoked_at && (row.last_used_at === null || now.getTime() - row.last_used_at.getTime() >= LAST_USED_PRECISION_MS)) {
+        await accountsStore.stampLastUsed(db, row.key_id, now);
       }
       const principal: KeyPrincipal | null = row.revoked_at
         ? null

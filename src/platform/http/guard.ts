@@ -1,7 +1,10 @@
 // Every request passes one guard, in the order decisions.md gives: the IP edge policy,
 // authentication (401), the key's budget (429), scope (403). A route declares what it needs
 // in its config (`scope` for /v1 routes, `access` for the rest); nothing else checks it.
+// Console pages are reached with a session cookie, never an API key: every /console route
+// must say so (access 'session') or say it is public, so none is left open by accident.
 import { timingSafeEqual, createHash } from 'node:crypto';
+import type {} from '@fastify/cookie'; // request.cookies
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../problems.js';
 import type { RateLimiter } from '../rate-limits/rate-limiter.js';
@@ -20,11 +23,33 @@ export interface Authenticator {
   authenticate(rawKey: string): Promise<Principal | null>;
 }
 
-export type RouteAccess = 'public' | 'ops' | 'key' | 'probe';
+/** A signed-in console user: the session and the one account it may see. */
+export interface SessionPrincipal {
+  sessionId: string;
+  userId: string;
+  accountId: string;
+  email: string;
+}
+
+export interface SessionAuthenticator {
+  /** The cookie holding the session token. */
+  cookieName: string;
+  /** The session a token names, or null when unknown or expired. */
+  resume(token: string): Promise<SessionPrincipal | null>;
+}
+
+/** A console page was asked for without a live session; the console answers with its sign-in page. */
+export class SignInRequired extends Error {
+  constructor() {
+    super('sign in to the console');
+  }
+}
+
+export type RouteAccess = 'public' | 'ops' | 'key' | 'probe' | 'session';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Who may call: a probe (no budget, no edge policy), anyone, the operator, or an API key. */
+    /** Who may call: a probe (no budget, no edge policy), anyone, the operator, an API key, or a console session. */
     access?: RouteAccess;
     /** The scope an API key needs (access 'key'), or every one of several. */
     scope?: Scope | readonly Scope[];
@@ -33,6 +58,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    consoleSession: SessionPrincipal | null;
   }
 }
 
@@ -41,6 +67,7 @@ export interface GuardOptions {
   authenticator: Authenticator;
   parseKey: (authorization: string | undefined) => string | null;
   opsToken: string | null;
+  sessions: SessionAuthenticator;
 }
 
 function banReply(reply: FastifyReply, retryAfterSeconds: number): FastifyReply {
@@ -57,6 +84,7 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
   const opsDigest = options.opsToken === null ? null : digest(options.opsToken);
 
   app.decorateRequest('principal', null);
+  app.decorateRequest('consoleSession', null);
 
   // Every response carries X-Request-Id, probes and unknown routes included.
   app.addHook('onRequest', (request, reply, done) => {
@@ -78,9 +106,19 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
     if (config.scope && config.access !== undefined && config.access !== 'key') {
       throw new Error(`route ${route.method} ${route.url} declares a scope with access '${config.access}'`);
     }
+    if ((route.url === '/console' || route.url.startsWith('/console/')) && config.access !== 'session' && config.access !== 'public') {
+      throw new Error(`route ${route.method} ${route.url} is under /console but declares neither access 'session' nor 'public'`);
+    }
     if (config.scope && config.access === undefined) config.access = 'key';
     if (config.access === 'probe') return;
-    const guard = config.access === 'key' ? keyGuard([config.scope!].flat(), (route.config as { transport?: 'rest' | 'mcp' }).transport ?? 'rest') : config.access === 'ops' ? opsGuard : edgeGuard;
+    const guard =
+      config.access === 'key'
+        ? keyGuard([config.scope!].flat(), (route.config as { transport?: 'rest' | 'mcp' }).transport ?? 'rest')
+        : config.access === 'ops'
+          ? opsGuard
+          : config.access === 'session'
+            ? sessionGuard
+            : edgeGuard;
     const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     route.onRequest = [guard as never, ...existing];
   });
@@ -101,6 +139,15 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
     if (opsDigest === null || given === undefined || !timingSafeEqual(digest(given), opsDigest)) {
       throw new ProblemError('invalid-api-key', 'The operator API needs Authorization: Bearer <EVMON_OPS_TOKEN>.');
     }
+  }
+
+  async function sessionGuard(request: FastifyRequest, reply: FastifyReply) {
+    await edgeGuard(request, reply);
+    if (reply.sent) return reply;
+    const token = request.cookies?.[options.sessions.cookieName];
+    const session = token === undefined ? null : await options.sessions.resume(token);
+    if (session === null) throw new SignInRequired();
+    request.consoleSession = session;
   }
 
   function keyGuard(scopes: readonly Scope[], transport: 'rest' | 'mcp') {
@@ -143,6 +190,12 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
 
   /** Unknown routes still count toward the IP edge policy. */
   return edgeGuard;
+}
+
+/** The session of a console route; the guard has set it. */
+export function sessionOf(request: FastifyRequest): SessionPrincipal {
+  if (!request.consoleSession) throw new Error('route is not session-authenticated');
+  return request.consoleSession;
 }
 
 /** The principal of a key-authenticated route; the guard has set it. */

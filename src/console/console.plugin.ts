@@ -1,0 +1,115 @@
+// The web console (decisions.md, "Web console"), on the API's own server and port under
+// /console. Everything web-only lives in this encapsulated plugin: form bodies, CSRF
+// tokens, security headers and HTML error pages apply here and never to the API.
+import fs from 'node:fs';
+import path from 'node:path';
+import csrfProtection from '@fastify/csrf-protection';
+import formBody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountsService } from '../modules/accounts/accounts.service.js';
+import type { KeyAuthenticator } from '../modules/accounts/key-authenticator.js';
+import { SignInRequired } from '../platform/http/guard.js';
+import { isUnavailable } from '../platform/http/error-handler.js';
+import { toFieldErrors } from '../platform/http/validation.js';
+import { PROJECT_ROOT } from '../platform/paths.js';
+import { PROBLEMS, ProblemError } from '../platform/problems.js';
+import { consoleAuthRoutes } from './console-auth.routes.js';
+import { consoleKeysRoutes } from './console-keys.routes.js';
+import { consolePagesRoutes, type ConsolePagesDeps } from './console-pages.routes.js';
+import { describeField, problemMessage, sendHtml } from './console-replies.js';
+import type { ConsoleSessions } from './console-sessions.js';
+import { messagePage } from './views/message.js';
+
+export const CSRF_COOKIE = '__Host-evmon-csrf';
+
+export interface ConsoleDeps extends ConsolePagesDeps {
+  sessions: ConsoleSessions;
+  accounts: AccountsService;
+  keys: KeyAuthenticator;
+  /** The edge policy, for requests no route matched. */
+  edgeGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+}
+
+// Read once at start-up: two small files, served with their own types.
+const ASSETS_DIR = path.join(PROJECT_ROOT, 'src', 'console', 'assets');
+const ASSETS = {
+  'console.css': { type: 'text/css; charset=utf-8', body: fs.readFileSync(path.join(ASSETS_DIR, 'console.css')) },
+  'console.js': { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(path.join(ASSETS_DIR, 'console.js')) },
+};
+
+export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+  // Pages, not API operations: kept out of the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+    },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'same-origin' },
+  });
+  await app.register(formBody, { bodyLimit: 64 * 1024 });
+  await app.register(csrfProtection, {
+    cookieKey: CSRF_COOKIE,
+    cookieOpts: { path: '/', secure: true, httpOnly: true, sameSite: 'lax' },
+  });
+  // Every state-changing request carries the token of a form this console served.
+  app.addHook('preHandler', (request, reply, done) => (request.method === 'POST' ? app.csrfProtection(request, reply, done) : done()));
+
+  app.setErrorHandler((error: FastifyError, request, reply) => consoleError(error, request, reply));
+  app.setNotFoundHandler({ preValidation: deps.edgeGuard as never }, (request, reply) =>
+    sendHtml(reply, 404, messagePage({ title: 'Not found', viewer: null, message: 'There is no console page here.', back: '/console' })),
+  );
+
+  for (const [name, asset] of Object.entries(ASSETS)) {
+    app.get(`/assets/${name}`, { config: { access: 'public' } }, async (_request, reply) =>
+      reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body),
+    );
+  }
+
+  consoleAuthRoutes(app, deps.sessions);
+  consoleKeysRoutes(app, deps);
+  consolePagesRoutes(app, deps);
+}
+
+/** Errors as pages: a readable message with the API's own wording, never a stack. */
+function consoleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof SignInRequired) return reply.redirect('/console/sign-in', 303);
+  const viewer = request.consoleSession ? { email: request.consoleSession.email, csrf: reply.generateCsrf() } : null;
+  const show = (status: number, title: string, message: string, details: string[] = []) =>
+    sendHtml(reply, status, messagePage({ title, viewer, message, details, back: viewer ? '/console' : '/console/sign-in' }));
+
+  if (error instanceof ProblemError) {
+    const { message, details } = problemMessage(error);
+    return show(error.status, PROBLEMS[error.slug].title, message, details);
+  }
+  if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
+    return show(403, 'Form expired', 'This form has expired or did not come from this console. Go back, reload the page and try again.');
+  }
+  if (error.validation && error.validationContext === 'params') return show(404, 'Not found', 'There is nothing at this address.');
+  if (error.validation) {
+    return show(400, 'Bad request', 'The address or form is not valid.', toFieldErrors(error.validation as never).map(describeField));
+  }
+  if (isUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    return show(503, 'Unavailable', 'The service cannot take changes right now. Try again in a few seconds.');
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return show(status, 'Bad request', error.message);
+  request.log.error({ err: error }, 'unexpected error');
+  return show(500, 'Something went wrong', `An unexpected error occurred; it has been logged with the request id ${request.id}.`);
+}
