@@ -73,7 +73,7 @@ export function apiKeysPage(props: ApiKeysPageProps): string {
             <p>
               <strong>Your new key "{created.name}".</strong> Copy it now: it is shown only this once and cannot be shown again.
             </p>
-            <code id="new-api-key" data-testid="new-api-key">
+            <code id="new-api-key" class="raw-key" data-testid="new-api-key">
               {created.key}
             </code>
             <button type="button" class="quiet" data-copy-from="new-api-key" hidden>

@@ -3,6 +3,8 @@ import type { Static } from '@sinclair/typebox';
 import type { CreditTransaction, SelfAccount } from '../../modules/accounts/self-service.schemas.js';
 import { page, when, type Viewer } from './layout.js';
 
+const creditCount = (n: number) => `${n} credit${n === 1 ? '' : 's'}`;
+
 const KIND_LABELS: Record<string, string> = { SEARCH: 'Search', BEAT_ENTRY: 'Beat entry', GRANT: 'Grant', ADJUSTMENT: 'Adjustment' };
 
 export function creditsPage({
@@ -45,7 +47,7 @@ export function creditsPage({
           </div>
         </dl>
         <p class="muted">
-          Plan <strong>{plan.name}</strong>: a search costs {plan.search_credit_cost} credits, a beat entry {plan.beat_entry_credit_cost}. Months are
+          Plan <strong>{plan.name}</strong>: a search costs {creditCount(plan.search_credit_cost)}, a beat entry {creditCount(plan.beat_entry_credit_cost)}. Months are
           calendar months in UTC.
         </p>
         <section class="card">
