@@ -14,18 +14,17 @@ export function viewerOf(request: FastifyRequest, reply: FastifyReply): Viewer {
   return { email: sessionOf(request).email, csrf: reply.generateCsrf() };
 }
 
-export type FormBody = Record<string, string | string[] | undefined> | undefined;
+export type FormBody = Record<string, unknown> | undefined;
 
-/** One text field of a form (the first, if sent twice). */
-export function field(body: FormBody, name: string): string {
-  const value = body?.[name];
-  return (Array.isArray(value) ? value[0] : value) ?? '';
-}
-
-/** A field sent once per ticked checkbox. */
+/** A field sent once per ticked checkbox; only text values count. */
 export function fields(body: FormBody, name: string): string[] {
   const value = body?.[name];
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
+}
+
+/** One text field of a form (the first, if sent twice); '' when absent. */
+export function field(body: FormBody, name: string): string {
+  return fields(body, name)[0] ?? '';
 }
 
 const LABELS: Record<string, string> = { name: 'Name', scopes: 'Scopes', starting_after: 'Page', email: 'Email', password: 'Password' };

@@ -62,6 +62,8 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'same-origin' },
   });
+  // Forms only: a JSON body is the API's, not a browser's.
+  app.removeContentTypeParser('application/json');
   await app.register(formBody, { bodyLimit: 64 * 1024 });
   await app.register(csrfProtection, {
     cookieKey: CSRF_COOKIE,
@@ -109,6 +111,8 @@ function consoleError(error: FastifyError, request: FastifyRequest, reply: Fasti
     return show(503, 'Unavailable', 'The service cannot take changes right now. Try again in a few seconds.');
   }
   const status = error.statusCode ?? 500;
+  if (status === 413) return show(413, 'Form too large', 'The form is larger than the console accepts.');
+  if (status === 415) return show(415, 'Not a form', 'Console pages take forms as a browser sends them (application/x-www-form-urlencoded).');
   if (status >= 400 && status < 500) return show(status, 'Bad request', error.message);
   request.log.error({ err: error }, 'unexpected error');
   return show(500, 'Something went wrong', `An unexpected error occurred; it has been logged with the request id ${request.id}.`);
