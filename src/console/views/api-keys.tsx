@@ -3,7 +3,7 @@
 // the 10-key limit stated.
 import type { ApiKeyView } from '../../modules/accounts/accounts.service.js';
 import { SCOPES, type Scope } from '../../platform/scopes.js';
-import { Csrf, Notice, page, Problem, when, type Viewer } from './layout.js';
+import { Csrf, Notice, page, Table, Problem, when, type Viewer } from './layout.js';
 
 const SCOPE_HINTS: Record<Scope, string> = {
   SENSORS_READ: 'read sensors and their deliveries',
@@ -90,41 +90,25 @@ export function apiKeysPage(props: ApiKeysPageProps): string {
           {keys.length === 0 ? (
             <p>No active keys.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Prefix</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">
-                      <span class="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {keys.map((key) => (
-                    <tr data-testid="api-key-row" data-key-id={key.id}>
-                      <td>{key.name}</td>
-                      <td class="mono">{key.prefix}</td>
-                      <td>{key.scopes.join(', ')}</td>
-                      <td>{when(key.created_at)}</td>
-                      <td>{key.last_used_at === null ? 'never' : when(key.last_used_at)}</td>
-                      <td>
-                        <form method="post" action={`/console/settings/api-keys/${key.id}/revoke`} data-confirm={`Revoke the key "${key.name}"? Requests with it will be refused at once.`}>
-                          <Csrf token={viewer.csrf} />
-                          <button type="submit" class="danger" data-testid="revoke" aria-label={`Revoke ${key.name}`}>
-                            Revoke
-                          </button>
-                        </form>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table columns={['Name', 'Prefix', 'Scopes', 'Created', 'Last used', { label: 'Actions', screenReaderOnly: true }]}>
+              {keys.map((key) => (
+                <tr data-testid="api-key-row" data-key-id={key.id}>
+                  <td>{key.name}</td>
+                  <td class="mono">{key.prefix}</td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>{when(key.created_at)}</td>
+                  <td>{key.last_used_at === null ? 'never' : when(key.last_used_at)}</td>
+                  <td>
+                    <form method="post" action={`/console/settings/api-keys/${key.id}/revoke`} data-confirm={`Revoke the key "${key.name}"? Requests with it will be refused at once.`}>
+                      <Csrf token={viewer.csrf} />
+                      <button type="submit" class="danger" data-testid="revoke" aria-label={`Revoke ${key.name}`}>
+                        Revoke
+                      </button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
         </section>
         <section class="card">

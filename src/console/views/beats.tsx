@@ -1,6 +1,6 @@
 // Beats: each with its status, spend cap and spend this month; a beat's gaps and latest entries.
 import type { Beat, BeatEntries } from '../../modules/beats/beats.schemas.js';
-import { page, when, type Viewer } from './layout.js';
+import { page, Table, when, type Viewer } from './layout.js';
 
 const Status = ({ status }: { status: string }) => <span class={`badge${status === 'ACTIVE' ? ' ok' : status === 'PAUSED_CAP' ? ' bad' : ''}`}>{status}</span>;
 
@@ -14,42 +14,22 @@ export function beatsPage({ viewer, beats }: { viewer: Viewer; beats: Beat[] }):
         {beats.length === 0 ? (
           <p>No beats yet. Beats are created through the API (<code>POST /v1/beats</code>) or the MCP endpoint.</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Spent this month
-                  </th>
-                  <th scope="col" class="num">
-                    Spend cap
-                  </th>
-                  <th scope="col" class="num">
-                    Entries this month
-                  </th>
-                  <th scope="col">Last entry</th>
-                </tr>
-              </thead>
-              <tbody>
-                {beats.map((beat) => (
-                  <tr data-testid="beat-row">
-                    <td>
-                      <a href={`/console/beats/${beat.id}`}>{beat.name}</a>
-                    </td>
-                    <td>
-                      <Status status={beat.status} />
-                    </td>
-                    <td class="num">{beat.spent_this_month}</td>
-                    <td class="num">{beat.spend_cap_credits}</td>
-                    <td class="num">{beat.entries_this_month}</td>
-                    <td>{when(beat.last_entry_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Name', 'Status', { label: 'Spent this month', numeric: true }, { label: 'Spend cap', numeric: true }, { label: 'Entries this month', numeric: true }, 'Last entry']}>
+            {beats.map((beat) => (
+              <tr data-testid="beat-row">
+                <td>
+                  <a href={`/console/beats/${beat.id}`}>{beat.name}</a>
+                </td>
+                <td>
+                  <Status status={beat.status} />
+                </td>
+                <td class="num">{beat.spent_this_month}</td>
+                <td class="num">{beat.spend_cap_credits}</td>
+                <td class="num">{beat.entries_this_month}</td>
+                <td>{when(beat.last_entry_at)}</td>
+              </tr>
+            ))}
+          </Table>
         )}
       </section>
     ),
@@ -107,37 +87,26 @@ export function beatPage({ viewer, beat, entries }: { viewer: Viewer; beat: Beat
           {entries.data.length === 0 ? (
             <p>No entries in the past 30 days.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Recorded</th>
-                    <th scope="col">Occurred</th>
-                    <th scope="col">Event</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {entries.data.map((entry) => (
-                    <tr data-testid="beat-entry-row">
-                      <td>
-                        {when(entry.added_at)}
-                        {entry.backfilled && <div class="muted">backfilled</div>}
-                      </td>
-                      <td>{when(entry.occurred_at)}</td>
-                      <td>
-                        {entry.event ? (
-                          <>
-                            <code>{entry.event.event_type.code_name}</code> {entry.event.sentence ?? entry.event.id}
-                          </>
-                        ) : (
-                          <span class="muted">event no longer available</span>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table columns={['Recorded', 'Occurred', 'Event']}>
+              {entries.data.map((entry) => (
+                <tr data-testid="beat-entry-row">
+                  <td>
+                    {when(entry.added_at)}
+                    {entry.backfilled && <div class="muted">backfilled</div>}
+                  </td>
+                  <td>{when(entry.occurred_at)}</td>
+                  <td>
+                    {entry.event ? (
+                      <>
+                        <code>{entry.event.event_type.code_name}</code> {entry.event.sentence ?? entry.event.id}
+                      </>
+                    ) : (
+                      <span class="muted">event no longer available</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
         </section>
       </>

@@ -1,7 +1,7 @@
 // Credits: the balance, this month's usage, and the ledger, newest first, paged.
 import type { Static } from '@sinclair/typebox';
 import type { CreditTransaction, SelfAccount } from '../../modules/accounts/self-service.schemas.js';
-import { page, when, type Viewer } from './layout.js';
+import { page, Table, when, type Viewer } from './layout.js';
 
 const creditCount = (n: number) => `${n} credit${n === 1 ? '' : 's'}`;
 
@@ -55,34 +55,17 @@ export function creditsPage({
           {ledger.length === 0 ? (
             <p>No credit transactions{paged ? ' before these' : ''}.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col" class="num">
-                      Amount
-                    </th>
-                    <th scope="col" class="num">
-                      Balance after
-                    </th>
-                    <th scope="col">Reason</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {ledger.map((row) => (
-                    <tr data-testid="ledger-row">
-                      <td>{when(row.created_at)}</td>
-                      <td>{KIND_LABELS[row.kind] ?? row.kind}</td>
-                      <td class="num">{row.amount > 0 ? `+${row.amount}` : row.amount}</td>
-                      <td class="num">{row.balance_after}</td>
-                      <td>{row.reason}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table columns={['When', 'Kind', { label: 'Amount', numeric: true }, { label: 'Balance after', numeric: true }, 'Reason']}>
+              {ledger.map((row) => (
+                <tr data-testid="ledger-row">
+                  <td>{when(row.created_at)}</td>
+                  <td>{KIND_LABELS[row.kind] ?? row.kind}</td>
+                  <td class="num">{row.amount > 0 ? `+${row.amount}` : row.amount}</td>
+                  <td class="num">{row.balance_after}</td>
+                  <td>{row.reason}</td>
+                </tr>
+              ))}
+            </Table>
           )}
           <nav class="pager" aria-label="Ledger pages">
             {paged && <a href="/console/credits">Newest</a>}

@@ -1,7 +1,7 @@
 // Sensors: each with its status; a sensor's deliveries with their attempts and last error,
 // and redeliver for those no longer pending.
 import type { Sensor, SensorDelivery } from '../../modules/sensors/sensors.schemas.js';
-import { Csrf, Notice, page, Problem, when, type Viewer } from './layout.js';
+import { Csrf, Notice, page, Table, Problem, when, type Viewer } from './layout.js';
 
 const Status = ({ ok, label }: { ok: boolean | null; label: string }) => <span class={`badge${ok === null ? '' : ok ? ' ok' : ' bad'}`}>{label}</span>;
 
@@ -15,36 +15,24 @@ export function sensorsPage({ viewer, sensors, nextAfter }: { viewer: Viewer; se
         {sensors.length === 0 ? (
           <p>No sensors yet. Sensors are created through the API (<code>POST /v1/sensors</code>).</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Webhooks</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {sensors.map((sensor) => (
-                  <tr data-testid="sensor-row">
-                    <td>
-                      <a href={`/console/sensors/${sensor.id}`}>{sensor.name}</a>
-                    </td>
-                    <td>
-                      <Status ok={sensor.enabled} label={sensor.enabled ? 'Enabled' : 'Disabled'} />
-                    </td>
-                    <td>
-                      {sensor.actions.map((action) => (
-                        <div class="mono">{action.url}</div>
-                      ))}
-                    </td>
-                    <td>{when(sensor.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Name', 'Status', 'Webhooks', 'Created']}>
+            {sensors.map((sensor) => (
+              <tr data-testid="sensor-row">
+                <td>
+                  <a href={`/console/sensors/${sensor.id}`}>{sensor.name}</a>
+                </td>
+                <td>
+                  <Status ok={sensor.enabled} label={sensor.enabled ? 'Enabled' : 'Disabled'} />
+                </td>
+                <td>
+                  {sensor.actions.map((action) => (
+                    <div class="mono">{action.url}</div>
+                  ))}
+                </td>
+                <td>{when(sensor.created_at)}</td>
+              </tr>
+            ))}
+          </Table>
         )}
         {nextAfter && (
           <nav class="pager" aria-label="Sensor pages">
@@ -96,60 +84,41 @@ export function sensorPage({
           {deliveries.length === 0 ? (
             <p>No deliveries yet.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Created</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Status</th>
-                    <th scope="col" class="num">
-                      Attempts
-                    </th>
-                    <th scope="col">Last attempt</th>
-                    <th scope="col">Next attempt</th>
-                    <th scope="col">
-                      <span class="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {deliveries.map((delivery) => (
-                    <tr data-testid="delivery-row" data-delivery-id={delivery.id}>
-                      <td>
-                        {when(delivery.created_at)}
-                        <div class="mono muted">{delivery.id}</div>
-                      </td>
-                      <td>{delivery.type}</td>
-                      <td>
-                        <Status ok={delivery.status === 'PENDING' ? null : delivery.status === 'SUCCEEDED'} label={delivery.status} />
-                      </td>
-                      <td class="num">{delivery.attempts}</td>
-                      <td>
-                        {when(delivery.last_attempt_at)}
-                        {delivery.last_status_code !== null && <div>HTTP {delivery.last_status_code}</div>}
-                        {delivery.last_error !== null && <div class="muted" data-testid="last-error">{delivery.last_error}</div>}
-                      </td>
-                      <td>{when(delivery.next_attempt_at)}</td>
-                      <td>
-                        {delivery.status !== 'PENDING' && (
-                          <form
-                            method="post"
-                            action={`/console/sensors/${sensor.id}/deliveries/${delivery.id}/redeliver`}
-                            data-confirm="Send this delivery again now, with a fresh retry schedule?"
-                          >
-                            <Csrf token={viewer.csrf} />
-                            <button type="submit" class="quiet" data-testid="redeliver">
-                              Redeliver
-                            </button>
-                          </form>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table columns={['Created', 'Type', 'Status', { label: 'Attempts', numeric: true }, 'Last attempt', 'Next attempt', { label: 'Actions', screenReaderOnly: true }]}>
+              {deliveries.map((delivery) => (
+                <tr data-testid="delivery-row" data-delivery-id={delivery.id}>
+                  <td>
+                    {when(delivery.created_at)}
+                    <div class="mono muted">{delivery.id}</div>
+                  </td>
+                  <td>{delivery.type}</td>
+                  <td>
+                    <Status ok={delivery.status === 'PENDING' ? null : delivery.status === 'SUCCEEDED'} label={delivery.status} />
+                  </td>
+                  <td class="num">{delivery.attempts}</td>
+                  <td>
+                    {when(delivery.last_attempt_at)}
+                    {delivery.last_status_code !== null && <div>HTTP {delivery.last_status_code}</div>}
+                    {delivery.last_error !== null && <div class="muted" data-testid="last-error">{delivery.last_error}</div>}
+                  </td>
+                  <td>{when(delivery.next_attempt_at)}</td>
+                  <td>
+                    {delivery.status !== 'PENDING' && (
+                      <form
+                        method="post"
+                        action={`/console/sensors/${sensor.id}/deliveries/${delivery.id}/redeliver`}
+                        data-confirm="Send this delivery again now, with a fresh retry schedule?"
+                      >
+                        <Csrf token={viewer.csrf} />
+                        <button type="submit" class="quiet" data-testid="redeliver">
+                          Redeliver
+                        </button>
+                      </form>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
           <nav class="pager" aria-label="Delivery pages">
             {nextAfter && <a href={`/console/sensors/${sensor.id}?starting_after=${nextAfter}`}>Older deliveries</a>}
