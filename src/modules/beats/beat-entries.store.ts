@@ -80,6 +80,21 @@ export const beatEntriesStore = {
     );
   },
 
+  /**
+   * Per beat, the first entry of an event merged into `survivorId`: what a match on the
+   * survivor carries (free) rather than records afresh, whichever of the merge's jobs runs first.
+   */
+  carriable(db: Queryable, beatIds: readonly string[], survivorId: string) {
+    if (beatIds.length === 0) return Promise.resolve([]);
+    return db.query<{ beat_id: string; event_id: string; matched_clause_id: string }>(
+      `SELECT DISTINCT ON (be.beat_id) be.beat_id, be.event_id, be.matched_clause_id
+         FROM beat_entries be JOIN events e ON e.id = be.event_id
+        WHERE e.merged_into_event_id = $1 AND be.beat_id = ANY($2::uuid[])
+        ORDER BY be.beat_id, be.seq`,
+      [survivorId, beatIds],
+    );
+  },
+
   /** Of these events, those merged away since. */
   async mergedAway(db: Queryable, eventIds: readonly string[]): Promise<string[]> {
     if (eventIds.length === 0) return [];

@@ -147,7 +147,16 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
     const have = await entries.existing(db, [...first.keys()], [eventId]);
     const fresh = [...first].filter(([beatId]) => !have.has(`${beatId}:${eventId}`));
     const occurred = occurredAt(facts.happenedAt, facts.firstReportDate);
-    const candidates = fresh.map(([beatId, { clauseId }]) => ({ beatId, eventId, clauseId, occurredAt: occurred, backfilled: false, carriedFromEventId: null }));
+    // A beat that has an entry for an event merged into this one carries it, free, even when
+    // this change runs before the merge's own job (A into B, then B into D: D's change may
+    // come first).
+    const carriable = new Map((await entries.carriable(db, fresh.map(([beatId]) => beatId), eventId)).map((entry) => [entry.beat_id, entry]));
+    const candidates = fresh.map(([beatId, { clauseId }]) => {
+      const carried = carriable.get(beatId);
+      return carried
+        ? { beatId, eventId, clauseId: carried.matched_clause_id, occurredAt: occurred, backfilled: false, carriedFromEventId: carried.event_id }
+        : { beatId, eventId, clauseId, occurredAt: occurred, backfilled: false, carriedFromEventId: null };
+    });
     await recordAll(candidates, (beatId) => clauses.get(first.get(beatId)!.clauseId)!.accountId);
   }
 
