@@ -18,14 +18,16 @@ import { reportingOpsRoutes, reportingRoutes } from './modules/reporting/reporti
 import { sensorsRoutes } from './modules/sensors/sensors.routes.js';
 import { systemRoutes } from './modules/system/system.routes.js';
 import { pendingMigrations } from './platform/db/migrate.js';
+import { installBodyParsing } from './platform/http/body-parsing.js';
 import { installDocs } from './platform/http/docs.js';
-import { frameworkErrorHandler, installErrorHandling } from './platform/http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './platform/http/error-handler.js';
 import { installGuard } from './platform/http/guard.js';
 import { installIdempotency } from './platform/http/idempotency.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { OneLineRequestLog } from './platform/logger.js';
 import type { TypedApp } from './platform/http/typed-app.js';
 import { validatorCompiler } from './platform/http/validation.js';
+import type { Config } from './config.js';
 import type { Runtime } from './runtime.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -33,6 +35,20 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface TlsOptions {
   cert: string;
   key: string;
+}
+
+/**
+ * Node's HTTP/1 timeouts, which also govern HTTP/1 connections of the HTTP/2 server (Fastify
+ * sets them only on an HTTP/1 server). Node checks them on an interval: a second keeps a slow
+ * client's answer close to its limit.
+ */
+function applySlowClientTimeouts(server: object, timeouts: Config['httpTimeouts']): void {
+  Object.assign(server, {
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.bodyMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    connectionsCheckingInterval: Math.min(1000, Math.ceil(timeouts.headersMs / 4)),
+  });
 }
 
 export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<TypedApp> {
@@ -47,14 +63,16 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
     // connections are refused by the closed listener.
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler(config.docsUrl),
+    clientErrorHandler: clientErrorHandler(config.docsUrl),
+    http2SessionTimeout: config.httpTimeouts.keepAliveMs,
     routerOptions: { maxParamLength: 200 },
     ...(tls ? { http2: true, https: { allowHTTP1: true, cert: tls.cert, key: tls.key } } : {}),
   };
   const app = Fastify(options as FastifyHttpOptions<RawServerDefault, FastifyBaseLogger>).withTypeProvider<TypeBoxTypeProvider>() as TypedApp;
 
+  applySlowClientTimeouts(app.server, config.httpTimeouts);
   app.setValidatorCompiler(validatorCompiler);
-  // Bodies are JSON only; Fastify's built-in text/plain parser would let text through.
-  app.removeContentTypeParser('text/plain');
+  installBodyParsing(app);
   await app.register(fastifyCookie); // the console's session and CSRF cookies
   const edgeGuard = installGuard(app, {
     limiter: runtime.limiter,

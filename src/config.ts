@@ -25,6 +25,12 @@ export interface Config {
   readonly trustedProxies: readonly string[];
   readonly secret: string | null;
   readonly logLevel: string;
+  /**
+   * Slow-client defence (decisions.md, "HTTP hardening"): a request's headers within 15 s, its
+   * whole body within 30 s of its start, an idle keep-alive connection closed after 75 s.
+   * Test-only override (needs EVMON_TEST_CLOCK=1): EVMON_TEST_HTTP_TIMEOUTS_MS=headers,body,keep-alive.
+   */
+  readonly httpTimeouts: { readonly headersMs: number; readonly bodyMs: number; readonly keepAliveMs: number };
   /** Test-only (needs EVMON_TEST_CLOCK=1): where a search waits, so a test can kill the process there. */
   readonly testSearchPause: 'before-charge' | 'after-charge' | null;
 }
@@ -122,6 +128,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
   if (testSearchPause !== null && !flag('EVMON_TEST_CLOCK')) problems.push('EVMON_TEST_SEARCH_PAUSE needs EVMON_TEST_CLOCK=1');
 
+  let httpTimeouts = { headersMs: 15_000, bodyMs: 30_000, keepAliveMs: 75_000 };
+  const testTimeouts = str('EVMON_TEST_HTTP_TIMEOUTS_MS');
+  if (testTimeouts !== undefined) {
+    const [headersMs, bodyMs, keepAliveMs] = testTimeouts.split(',').map(Number);
+    if (!flag('EVMON_TEST_CLOCK')) problems.push('EVMON_TEST_HTTP_TIMEOUTS_MS needs EVMON_TEST_CLOCK=1');
+    else if ([headersMs, bodyMs, keepAliveMs].every((ms) => Number.isInteger(ms) && ms! > 0) && headersMs! < bodyMs!) httpTimeouts = { headersMs: headersMs!, bodyMs: bodyMs!, keepAliveMs: keepAliveMs! };
+    else problems.push(`EVMON_TEST_HTTP_TIMEOUTS_MS must be three positive millisecond counts, headers below body (got "${testTimeouts}")`);
+  }
+
   const config: Config = {
     port,
     host,
@@ -137,6 +152,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     edgeMaxPerMinute: int('EVMON_EDGE_MAX_PER_MINUTE', 300, 0, 1_000_000),
     edgeBanSeconds: int('EVMON_EDGE_BAN_SECONDS', 600, 1, 86_400 * 30),
     trustedProxies,
+    httpTimeouts,
     secret,
     logLevel,
     testSearchPause: testSearchPause as Config['testSearchPause'],

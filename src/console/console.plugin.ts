@@ -63,7 +63,7 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     referrerPolicy: { policy: 'same-origin' },
   });
   // Forms only: a JSON body is the API's, not a browser's.
-  app.removeContentTypeParser('application/json');
+  app.removeAllContentTypeParsers();
   await app.register(formBody, { bodyLimit: 64 * 1024 });
   await app.register(csrfProtection, {
     cookieKey: CSRF_COOKIE,

@@ -15,8 +15,24 @@ export const REDACT_PATHS = [
   'signing_secret',
 ];
 
+/**
+ * An API key (`evk_…`) or signing secret (`whsec_…`) anywhere in a line, raw or percent-encoded:
+ * a client may put one in a URL or a header we log, where no redact path can reach it.
+ */
+const KEY_SHAPED = /\b(evk|whsec)(?:_|%5f)[A-Za-z0-9_+/=%-]{16,}/gi;
+
+/** A log line with everything key-shaped in it replaced. */
+export const redactKeyShaped = (line: string): string => line.replace(KEY_SHAPED, (_match, kind: string) => `${kind}_[redacted]`);
+
+/** The logger's options, shared with tests that capture log lines. */
+export const loggerOptions = (level: string) => ({
+  level,
+  redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+  hooks: { streamWrite: redactKeyShaped },
+});
+
 export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+  return pino(loggerOptions(level));
 }
 
 /**

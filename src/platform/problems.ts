@@ -27,6 +27,14 @@ export const PROBLEMS = {
       'The response carries `WWW-Authenticate: Bearer`.',
     retryable: false,
   },
+  'bad-request': {
+    status: 400,
+    title: 'Bad request',
+    description:
+      'The request is not valid HTTP (a malformed request line or header, or a body that does not match its framing). ' +
+      'The server wrote this before reading the request, so it carries no request id of a handled request; the connection is closed.',
+    retryable: false,
+  },
   'insufficient-credits': {
     status: 402,
     title: 'Insufficient credits',
@@ -89,6 +97,13 @@ export const PROBLEMS = {
     description: 'The Idempotency-Key already filed a report.',
     retryable: false,
   },
+  'request-timeout': {
+    status: 408,
+    title: 'Request timeout',
+    description:
+      "The request did not arrive in time: its headers must arrive within 15 seconds and its whole body within 30 seconds of its start. The connection is closed; send the request again.",
+    retryable: true,
+  },
   'search-execution-expired': {
     status: 410,
     title: 'Search execution expired',
@@ -131,6 +146,12 @@ export const PROBLEMS = {
     description:
       "The API key's request budget for this minute is spent. `Retry-After` and the `RateLimit-*` headers say when it resets.",
     retryable: true,
+  },
+  'request-header-fields-too-large': {
+    status: 431,
+    title: 'Request header fields too large',
+    description: 'The request headers are larger than the server reads (16 KiB in all). The connection is closed.',
+    retryable: false,
   },
   'internal-error': {
     status: 500,

@@ -105,7 +105,7 @@ describe('filter faces', () => {
         represented_entity_ids: someOf(entities),
         represented_entity_list_ids: someOf(lists),
         min_reports: fc.integer({ min: 1, max: 3 }),
-        role_filters: fc.array(roleFilter, { maxLength: 2 }),
+        role_filters: fc.array(roleFilter, { maxLength: 3 }),
       })
       .map((fields) => normalizeFilter({ ...fields, event_type_id: typeId }));
 

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { databaseEntityResolver } from '../../src/modules/filters/entity-resolver.js';
-import { loadEventFacts, type EventFacts } from '../../src/modules/filters/event-facts.js';
-import { compileFilter, normalizeFilter, type CompiledFilter, type EventFilter } from '../../src/modules/filters/filter.js';
+import { loadEventFacts, type EventFacts, type RoleValueFacts } from '../../src/modules/filters/event-facts.js';
+import { compileFilter, normalizeFilter, type CompiledFilter, type EntityResolver, type EventFilter, type RoleFilter } from '../../src/modules/filters/filter.js';
 import { FilterIndex, matchesFilter } from '../../src/modules/filters/matching.js';
 import { roleList } from '../helpers/fixtures.js';
 import { bearer, OPS_TOKEN, startServer, type TestServer } from '../helpers/server.js';
@@ -195,5 +195,99 @@ describe('filter index', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('role filters on one role', () => {
+  // The rule as decisions.md words it, written straight from the filters as sent: for every
+  // role named, some report carries a value of that role that satisfies all its filters.
+  const valueSatisfies = (rf: RoleFilter, value: RoleValueFacts): boolean => {
+    const unitOk = (unit?: string) => unit === undefined || (value.amount !== null && value.amount.unit.toLowerCase() === unit.toLowerCase());
+    switch (rf.kind) {
+      case 'amount_gte':
+        return value.amount !== null && unitOk(rf.unit) && value.amount.value >= rf.min_value;
+      case 'amount_lte':
+        return value.amount !== null && unitOk(rf.unit) && value.amount.value <= rf.max_value;
+      case 'date_after':
+        return value.dateMs !== null && value.dateMs > Date.parse(rf.after_iso);
+      case 'date_before':
+        return value.dateMs !== null && value.dateMs < Date.parse(rf.before_iso);
+      case 'entity_in':
+        return value.entityId !== null && (rf.canonical_ids ?? []).includes(value.entityId);
+    }
+  };
+  const oracle = (roleFilters: RoleFilter[], event: EventFacts): boolean =>
+    [...new Set(roleFilters.map((rf) => rf.role_code_name))].every((role) =>
+      event.reports.some((report) => report.values.some((value) => value.role === role && roleFilters.filter((rf) => rf.role_code_name === role).every((rf) => valueSatisfies(rf, value)))),
+    );
+  const identity: EntityResolver = {
+    canonical: async (ids) => new Map(ids.map((id) => [id, id])),
+    listMembers: async () => [],
+  };
+
+  const entities = ['e0', 'e1', 'e2'];
+  const day = (d: number) => Date.parse(`2026-11-${String(d).padStart(2, '0')}T00:00:00Z`);
+  // Mostly amounts, so that ranges over one role meet reports that disagree.
+  const valueArb: fc.Arbitrary<RoleValueFacts> = fc.oneof(
+    { weight: 3, arbitrary: fc.record({ role: fc.constant('magnitude'), entityId: fc.constant(null), dateMs: fc.constant(null), amount: fc.record({ value: fc.integer({ min: 0, max: 100 }).map((v) => v / 10), unit: fc.constantFrom('Mw', 'mw', 'ML') }) }) },
+    fc.record({ role: fc.constant('closing'), entityId: fc.constant(null), dateMs: fc.integer({ min: 1, max: 28 }).map(day), amount: fc.constant(null) }),
+    fc.record({ role: fc.constant('party'), entityId: fc.constantFrom(...entities), dateMs: fc.constant(null), amount: fc.constant(null) }),
+  );
+  const eventArb: fc.Arbitrary<EventFacts> = fc
+    .array(fc.array(valueArb, { maxLength: 3 }), { minLength: 1, maxLength: 5 })
+    .map((reports) => ({
+      eventId: 'ev',
+      eventTypeId: 't',
+      live: true,
+      involved: new Set<string>(),
+      participants: new Set<string>(),
+      reports: reports.map((values, i) => ({ sourceKind: 'ARTICLE' as const, sourceId: `o${i}`, outletId: `o${i}`, represented: new Set<string>(), values })),
+    }));
+  const bound = fc.integer({ min: 0, max: 100 }).map((v) => v / 10);
+  const roleFilterArb: fc.Arbitrary<RoleFilter> = fc.oneof(
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('amount_gte' as const), role_code_name: fc.constant('magnitude'), min_value: bound, unit: fc.option(fc.constantFrom('MW', 'ml'), { nil: undefined }) }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('amount_lte' as const), role_code_name: fc.constant('magnitude'), max_value: bound, unit: fc.option(fc.constantFrom('mw', 'ML'), { nil: undefined }) }) },
+    fc.record({ kind: fc.constant('date_after' as const), role_code_name: fc.constant('closing'), after_iso: fc.integer({ min: 1, max: 28 }).map((d) => new Date(day(d)).toISOString()) }),
+    fc.record({ kind: fc.constant('date_before' as const), role_code_name: fc.constant('closing'), before_iso: fc.integer({ min: 1, max: 28 }).map((d) => new Date(day(d) + 3_600_000).toISOString()) }),
+    fc.record({ kind: fc.constant('entity_in' as const), role_code_name: fc.constantFrom('party', 'magnitude'), canonical_ids: fc.subarray(entities) }),
+  ).map((rf) => Object.fromEntries(Object.entries(rf).filter(([, v]) => v !== undefined)) as RoleFilter);
+
+  it('when events of several reports meet ranges and mixes of filters on one role, then matching holds exactly when one value satisfies them all', async () => {
+    let matched = 0;
+    let rangesSplitAcrossReports = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(roleFilterArb, { minLength: 1, maxLength: 4 }), eventArb, async (roleFilters, event) => {
+        const compiled = await compileFilter(normalizeFilter({ role_filters: roleFilters }), identity);
+        const expected = oracle(roleFilters, event);
+        assert.equal(matchesFilter(compiled, event), expected);
+        if (expected) matched++;
+        // The old reading (each filter by any report) would have matched: the case the rule is about.
+        const eachAlone = roleFilters.every((rf) => event.reports.some((r) => r.values.some((v) => v.role === rf.role_code_name && valueSatisfies(rf, v))));
+        if (eachAlone && !expected) rangesSplitAcrossReports++;
+      }),
+      { numRuns: 2000 },
+    );
+    assert.ok(matched >= 100, `only ${matched} of 2000 drawn cases matched`);
+    assert.ok(rangesSplitAcrossReports >= 50, `only ${rangesSplitAcrossReports} cases split a range across reports`);
+  });
+
+  it('when reports say 4.1 and 7.5, then "at least 7 and at most 6.9" matches nothing and "at least 7 and at most 8" matches', async () => {
+    const event: EventFacts = {
+      eventId: 'ev',
+      eventTypeId: 't',
+      live: true,
+      involved: new Set(),
+      participants: new Set(),
+      reports: [4.1, 7.5].map((value, i) => ({ sourceKind: 'ARTICLE' as const, sourceId: `o${i}`, outletId: `o${i}`, represented: new Set<string>(), values: [{ role: 'magnitude', entityId: null, dateMs: null, amount: { value, unit: 'Mw' } }] })),
+    };
+    const range = async (min: number, max: number) =>
+      matchesFilter(
+        await compileFilter(normalizeFilter({ role_filters: [{ kind: 'amount_gte', role_code_name: 'magnitude', min_value: min }, { kind: 'amount_lte', role_code_name: 'magnitude', max_value: max }] }), identity),
+        event,
+      );
+    assert.equal(await range(7, 6.9), false);
+    assert.equal(await range(7, 8), true);
+    assert.equal(await range(4, 5), true);
+    assert.equal(await range(5, 7), false);
   });
 });

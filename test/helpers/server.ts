@@ -10,7 +10,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { REDACT_PATHS } from '../../src/platform/logger.js';
+import { loggerOptions } from '../../src/platform/logger.js';
 import { loadTls } from '../../src/platform/tls.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { bearer, httpClient, type HttpClient } from './http.js';
@@ -97,7 +97,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       done();
     },
   });
-  const logger = pino({ level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  const logger = pino(loggerOptions(config.logLevel), sink);
   const runtime = await createRuntime(config, logger);
   const tls = await loadTls(config);
   const app = await buildApp(runtime, tls);

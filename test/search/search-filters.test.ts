@@ -32,7 +32,7 @@ describe('event search filters', () => {
     await server.ops.post('/clock', { now: NOW });
     type = await corpus.eventType({ party: 'NAMED_ENTITY', price: 'CURRENCY', weight: 'WEIGHT', closing: 'DATE' });
     for (const name of ['o1', 'o2', 'o3']) o[name] = await corpus.outlet();
-    for (const name of ['a', 'b', 'c', 'x', 'gone']) n[name] = await corpus.entity();
+    for (const name of ['a', 'b', 'c', 'x', 'gone', 'm']) n[name] = await corpus.entity();
     const account = await corpus.account(1000);
     key = account.key;
     const report = (outlet: string, hours: number, roles: unknown[], extra: Record<string, unknown> = {}) =>
@@ -44,6 +44,9 @@ describe('event search filters', () => {
     e.e3 = await report('o3', 2, [{ role: 'party', entity_id: n.c }, { role: 'closing', date: '2026-12-01' }]);
     await report('o3', 1, [{ role: 'party', entity_id: n.c }], { incident_id: e.e3 });
     e.e4 = await report('o1', 1, [{ role: 'party', entity_id: n.gone }]);
+    // Two reports of one event that disagree on the weight: 4.1 kg and 7.5 kg.
+    e.e5 = await report('o1', 6, [{ role: 'party', entity_id: n.m }, { role: 'weight', amount: { value: 4.1, unit: 'kg' } }]);
+    await report('o1', 5, [{ role: 'party', entity_id: n.m }, { role: 'weight', amount: { value: 7.5, unit: 'kg' } }], { incident_id: e.e5 });
 
     // x is merged into a: filters naming x mean a. "gone" is deleted: it matches nothing.
     assert.equal((await corpus.ops('POST', `/entities/${n.x}/merge`, { into_entity_id: n.a })).status, 200);
@@ -55,7 +58,7 @@ describe('event search filters', () => {
   after(() => server.close());
 
   it('when no filter narrows the type, then every live event of it is found', async () => {
-    assert.deepEqual(await found({}), ['e1', 'e2', 'e3', 'e4']);
+    assert.deepEqual(await found({}), ['e1', 'e2', 'e3', 'e4', 'e5']);
   });
 
   it('when entities are named, then ids and lists form one set, merged-away ids mean their survivor, deleted ones match nothing', async () => {
@@ -93,6 +96,25 @@ describe('event search filters', () => {
       await rf({ kind: 'amount_gte', role_code_name: 'price', min_value: 50 }, { kind: 'date_before', role_code_name: 'closing', before_iso: '2026-11-15T00:00:00Z' }),
       ['e1'],
       'role filters combine with AND',
+    );
+  });
+
+  it('when two role filters name one role, then one value must satisfy both: a range is never split across reports', async () => {
+    const range = (min: number, max: number, unit?: string) =>
+      found({ role_filters: [{ kind: 'amount_gte', role_code_name: 'weight', min_value: min, ...(unit ? { unit } : {}) }, { kind: 'amount_lte', role_code_name: 'weight', max_value: max }] });
+    assert.deepEqual(await range(7, 6.9), [], 'one report says 4.1, another 7.5: nothing lies in an empty range');
+    assert.deepEqual(await range(5, 7), [], 'neither value lies between 5 and 7');
+    assert.deepEqual(await range(7, 8), ['e5']);
+    assert.deepEqual(await range(4, 5, 'KG'), ['e5']);
+    assert.deepEqual(await range(4, 5, 'lb'), []);
+    const dates = (after: string, before: string) =>
+      found({ role_filters: [{ kind: 'date_after', role_code_name: 'closing', after_iso: after }, { kind: 'date_before', role_code_name: 'closing', before_iso: before }] });
+    assert.deepEqual(await dates('2026-10-15T00:00:00Z', '2026-11-15T00:00:00Z'), ['e1']);
+    assert.deepEqual(await dates('2026-11-15T00:00:00Z', '2026-11-20T00:00:00Z'), []);
+    // Filters on different roles may still be met by different reports.
+    assert.deepEqual(
+      await found({ role_filters: [{ kind: 'entity_in', role_code_name: 'party', canonical_ids: [n.m] }, { kind: 'amount_gte', role_code_name: 'weight', min_value: 7 }] }),
+      ['e5'],
     );
   });
 });

@@ -1,7 +1,7 @@
 // The SQL face of the filter vocabulary: a compiled filter as conditions on `events e`, for
 // queries over the whole corpus (event search, beat backfill). It means exactly what
 // matchesFilter (matching.ts) means; test/filters/filter-faces.test.ts holds the two to it.
-import type { CompiledFilter, CompiledRoleFilter } from './filter.js';
+import type { CompiledFilter, RoleValueTest } from './filter.js';
 
 /** Positional parameters collected while conditions are written. */
 export class SqlParams {
@@ -70,12 +70,14 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
     conditions.push(`(SELECT count(*) FROM event_sources s WHERE s.event_id = e.id AND s.first_seq <= ${cutOff}${kind('s')}) >= ${params.add(filter.minReports, '::int')}`);
   }
   // A role value counts when its report does (v.seq is the report's receive sequence value).
+  // The filters naming one role hold for one value row: their tests share the row `v`.
   const representedValue = represented === null ? '' : ` AND v.seq IN (SELECT rep.received_seq FROM ${represented} rep)`;
   for (const roleFilter of filter.roleFilters) {
+    const tests = roleFilter.tests.map((test) => rolePredicate(test, params)).join(' AND ');
     conditions.push(
       `e.id IN (SELECT v.event_id FROM event_role_values v
                  WHERE ${roleIdCondition(roleFilter.role, scope.roleIds, params)}
-                   AND v.seq <= ${cutOff}${kind('v')}${window('v')} AND ${rolePredicate(roleFilter, params)}${representedValue})`,
+                   AND v.seq <= ${cutOff}${kind('v')}${window('v')} AND ${tests}${representedValue})`,
     );
   }
   return conditions;
@@ -100,7 +102,7 @@ function countedKind(sourceKind: CompiledFilter['sourceKind']): (alias: string) 
   }
 }
 
-function rolePredicate(filter: CompiledRoleFilter, params: SqlParams): string {
+function rolePredicate(filter: RoleValueTest, params: SqlParams): string {
   switch (filter.kind) {
     case 'amount': {
       // v.amount_unit is stored folded as foldUnit folds (filter.ts).

@@ -28,7 +28,7 @@ export const RoleFilter = Type.Unsafe<RoleFilterBranch>({
   required: ['kind'],
   discriminator: { propertyName: 'kind' },
   oneOf: roleFilterBranches,
-  description: 'Tagged by `kind`. Holds when any report of the event carries a value for the role that satisfies it.',
+  description: 'Tagged by `kind`. The filters naming one role hold together for one value of that role: some report of the event carries a value for the role that satisfies all of them.',
 });
 export type RoleFilterBody = RoleFilterBranch;
 

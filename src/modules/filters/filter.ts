@@ -1,7 +1,7 @@
 // The one filter vocabulary of event search, sensors and beat clauses (v1 document: sensor
 // filter, beat clause, event search request; decisions.md: "Event search", "Beats").
 // This file holds its meaning; matching.ts is its matching face (one changed event against
-// many saved filters), and search will add its SQL face beside it.
+// many saved filters), and filter-sql.ts its SQL face (queries over the whole corpus).
 
 export type ReportSourceKind = 'ANY' | 'ARTICLES_ONLY' | 'USER_REPORTS_ONLY' | 'REPRESENTED_ONLY';
 export type EntityScope = 'MENTIONED' | 'PARTICIPANT';
@@ -99,10 +99,22 @@ export interface CompiledFilter {
   roleFilters: CompiledRoleFilter[];
 }
 
-export type CompiledRoleFilter =
-  | { kind: 'amount'; role: string; min: number; max: number; unit: string | null }
-  | { kind: 'date'; role: string; afterMs: number; beforeMs: number }
-  | { kind: 'entity_in'; role: string; entities: ReadonlySet<string> };
+/** One role filter's test of one role value. */
+export type RoleValueTest =
+  | { kind: 'amount'; min: number; max: number; unit: string | null }
+  | { kind: 'date'; afterMs: number; beforeMs: number }
+  | { kind: 'entity_in'; entities: ReadonlySet<string> };
+
+/**
+ * The role filters naming one role, which hold together for one value of that role
+ * (decisions.md, "Event search"): some counted report carries a value for `role` that passes
+ * every test, so `amount_gte` 100 with `amount_lte` 1000 is a range, never "one report above
+ * 100 and another below 1000". Different roles may be satisfied by different reports.
+ */
+export interface CompiledRoleFilter {
+  role: string;
+  tests: RoleValueTest[];
+}
 
 /** Resolves entity ids and lists to live canonical ids. */
 export interface EntityResolver {
@@ -117,16 +129,17 @@ export async function compileFilter(filter: EventFilter, resolver: EntityResolve
     const canonical = await resolver.canonical([...ids, ...members]);
     return new Set(canonical.values());
   };
-  const roleFilters: CompiledRoleFilter[] = [];
+  const byRole = new Map<string, RoleValueTest[]>();
   for (const rf of filter.role_filters) {
-    if (rf.kind === 'amount_gte') roleFilters.push({ kind: 'amount', role: rf.role_code_name, min: rf.min_value, max: Infinity, unit: rf.unit === undefined ? null : foldUnit(rf.unit) });
-    if (rf.kind === 'amount_lte') roleFilters.push({ kind: 'amount', role: rf.role_code_name, min: -Infinity, max: rf.max_value, unit: rf.unit === undefined ? null : foldUnit(rf.unit) });
-    if (rf.kind === 'date_after') roleFilters.push({ kind: 'date', role: rf.role_code_name, afterMs: Date.parse(rf.after_iso), beforeMs: Infinity });
-    if (rf.kind === 'date_before') roleFilters.push({ kind: 'date', role: rf.role_code_name, afterMs: -Infinity, beforeMs: Date.parse(rf.before_iso) });
-    if (rf.kind === 'entity_in') {
-      roleFilters.push({ kind: 'entity_in', role: rf.role_code_name, entities: (await resolve(rf.canonical_ids ?? [], rf.entity_list_ids ?? [])) ?? new Set() });
-    }
+    const tests = byRole.get(rf.role_code_name) ?? [];
+    byRole.set(rf.role_code_name, tests);
+    if (rf.kind === 'amount_gte') tests.push({ kind: 'amount', min: rf.min_value, max: Infinity, unit: rf.unit === undefined ? null : foldUnit(rf.unit) });
+    if (rf.kind === 'amount_lte') tests.push({ kind: 'amount', min: -Infinity, max: rf.max_value, unit: rf.unit === undefined ? null : foldUnit(rf.unit) });
+    if (rf.kind === 'date_after') tests.push({ kind: 'date', afterMs: Date.parse(rf.after_iso), beforeMs: Infinity });
+    if (rf.kind === 'date_before') tests.push({ kind: 'date', afterMs: -Infinity, beforeMs: Date.parse(rf.before_iso) });
+    if (rf.kind === 'entity_in') tests.push({ kind: 'entity_in', entities: (await resolve(rf.canonical_ids ?? [], rf.entity_list_ids ?? [])) ?? new Set() });
   }
+  const roleFilters = [...byRole].map(([role, tests]) => ({ role, tests }));
   return {
     eventTypeId: filter.event_type_id,
     entities: await resolve(filter.involved_entity_ids, filter.involved_entity_list_ids),

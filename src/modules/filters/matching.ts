@@ -2,7 +2,7 @@
 // now satisfies, without looking at them all. Filters are indexed by what narrows them most:
 // their wanted entities, else their event type, else their outlets; an event looks up only
 // the entries of its own entities, type and outlets, and checks those candidates in full.
-import { foldUnit, type CompiledFilter, type CompiledRoleFilter } from './filter.js';
+import { foldUnit, type CompiledFilter, type CompiledRoleFilter, type RoleValueTest } from './filter.js';
 import type { EventFacts, ReportFacts, RoleValueFacts } from './event-facts.js';
 
 /** Does the event satisfy the filter? (The full check, for one candidate.) */
@@ -19,6 +19,11 @@ export function matchesFilter(filter: CompiledFilter, event: EventFacts): boolea
   return filter.roleFilters.every((rf) => counted.some((report) => report.values.some((value) => roleFilterHolds(rf, value))));
 }
 
+/** Do the role's filters all hold for this one value? */
+function roleFilterHolds(rf: CompiledRoleFilter, value: RoleValueFacts): boolean {
+  return value.role === rf.role && rf.tests.every((test) => testHolds(test, value));
+}
+
 /** Which reports a filter counts, by its report source kind. */
 function counts(filter: CompiledFilter, report: ReportFacts): boolean {
   switch (filter.sourceKind) {
@@ -33,8 +38,7 @@ function counts(filter: CompiledFilter, report: ReportFacts): boolean {
   }
 }
 
-function roleFilterHolds(rf: CompiledRoleFilter, value: RoleValueFacts): boolean {
-  if (value.role !== rf.role) return false;
+function testHolds(rf: RoleValueTest, value: RoleValueFacts): boolean {
   switch (rf.kind) {
     case 'amount':
       return value.amount !== null && (rf.unit === null || foldUnit(value.amount.unit) === rf.unit) && value.amount.value >= rf.min && value.amount.value <= rf.max;

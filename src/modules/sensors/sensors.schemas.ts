@@ -15,8 +15,11 @@ const FILTER_DESCRIPTION =
   'Names an event type, or at least one entity, entity list or outlet. The earlier names `incident_template_id` and ' +
   '`involved_entity_canonical_ids` are refused (validation-failed naming the field).';
 
+/** The 2026-08-14 renames: an old name is refused with a pointer to its new one (read by validation.ts). */
+const RENAMED = { 'x-renamed': { incident_template_id: 'event_type_id', involved_entity_canonical_ids: 'involved_entity_ids' } };
+
 /** The filter as sent on create: omitted fields take their defaults. */
-export const SensorFilterInput = StrictObject(optional(filterFields), { description: FILTER_DESCRIPTION });
+export const SensorFilterInput = StrictObject(optional(filterFields), { description: FILTER_DESCRIPTION, ...RENAMED });
 /** The filter as read back: every field, defaults filled in. */
 export const SensorFilter = Type.Object(filterFields, { $id: 'SensorFilter' });
 export type SensorFilter = Static<typeof SensorFilter>;
@@ -43,7 +46,7 @@ export const PatchSensorBody = StrictObject(
   {
     name: Type.Optional(Name),
     description: Type.Optional(Description),
-    filter: Type.Optional(StrictObject(optionalNullable(filterFields), { description: FILTER_DESCRIPTION })),
+    filter: Type.Optional(StrictObject(optionalNullable(filterFields), { description: FILTER_DESCRIPTION, ...RENAMED })),
     actions: Type.Optional(Actions),
   },
   { description: 'JSON Merge Patch over `name`, `description`, `filter` and `actions`.' },

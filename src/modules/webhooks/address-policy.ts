@@ -22,7 +22,7 @@ export class AddressRefusedError extends Error {
     readonly host: string,
     readonly address: string,
   ) {
-    // What a client sees (last_error) names no address: it would map internal names.
-    super('refused: the host is not a public address');
+    // For the server log only: customers read the same words for this and an unknown name.
+    super(`refused: ${host} resolves to ${address}, not a public address`);
   }
 }

@@ -100,6 +100,7 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
     let retryAfter: string | null = null;
     let error: string | null = null;
     let refusedAddress: string | undefined;
+    let cause: string | undefined;
     try {
       const headers = {
         'content-type': 'application/json',
@@ -116,12 +117,12 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
       retryAfter = response.retryAfter;
       error = `the webhook answered ${statusCode}`;
     } catch (caught) {
-      error = describe(caught);
+      ({ shown: error, cause } = describe(caught));
       refusedAddress = refusalOf(caught)?.address;
     }
     const delay = retryDelayMs(target.attempts, retryAfter, at.getTime());
     logger.info(
-      { delivery_id: target.delivery_id, host: target.host, attempt: target.attempts, status_code: statusCode, error, refused_address: refusedAddress, retry_in_ms: delay },
+      { delivery_id: target.delivery_id, host: target.host, attempt: target.attempts, status_code: statusCode, error, cause, refused_address: refusedAddress, retry_in_ms: delay },
       'webhook attempt failed',
     );
     return delay === null
@@ -212,17 +213,27 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
 
 export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;
 
+export const UNREACHABLE_HOST = 'the host did not resolve to a public address';
+
 /** The refusal behind an attempt's error (undici may wrap it as the cause), if any. */
 function refusalOf(error: unknown): AddressRefusedError | undefined {
   return [error, (error as { cause?: unknown })?.cause].find((e): e is AddressRefusedError => e instanceof AddressRefusedError);
 }
 
-function describe(error: unknown): string {
-  const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
+/** Names that do not resolve, told apart from refusals only in the server log. */
+const NAME_NOT_RESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'ENODATA', 'ESERVFAIL', 'ENONAME']);
+
+/**
+ * An attempt's failure: `shown` as the customer reads it (last_error), `cause` for the server
+ * log. A host that does not resolve and one that resolves only to non-public addresses read
+ * alike, or last_error would tell which internal names exist.
+ */
+function describe(error: unknown): { shown: string; cause: string } {
+  const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err?.code ?? err?.cause?.code ?? 'error';
+  const cause = `${code}: ${err?.message ?? String(error)}${err?.cause?.message ? ` (${err.cause.message})` : ''}`.slice(0, 500);
   const timeout = ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'].includes(err?.code ?? '');
-  if (timeout || err?.name === 'TimeoutError' || err?.name === 'AbortError') return 'no answer within 15 seconds';
-  // The client-facing text of a refusal names no address (see AddressRefusedError).
-  const refusal = refusalOf(error);
-  if (refusal) return refusal.message;
-  return `${err?.code ?? err?.cause?.code ?? 'error'}: ${err?.message ?? String(error)}`.slice(0, 500);
+  if (timeout || err?.name === 'TimeoutError' || err?.name === 'AbortError') return { shown: 'no answer within 15 seconds', cause };
+  if (refusalOf(error) || NAME_NOT_RESOLVED.has(code)) return { shown: UNREACHABLE_HOST, cause };
+  return { shown: cause, cause };
 }

@@ -1,10 +1,13 @@
 // Three tiers of failure, one shape (RFC 9457): our own ProblemErrors; the framework's
 // (malformed JSON, validation, body too large, wrong media type); anything else, which is
 // logged with its stack and answered 500 internal-error without leaking it.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { DatabaseUnavailableError } from '../db/database.js';
-import { ProblemError, type FieldError, type ProblemSlug } from '../problems.js';
+import { problemBody, PROBLEMS, ProblemError, type FieldError, type ProblemSlug } from '../problems.js';
 import { sendProblem } from './reply-problem.js';
 import { toFieldErrors } from './validation.js';
 
@@ -26,12 +29,25 @@ interface MappedProblem {
   errors?: FieldError[];
 }
 
-function frameworkProblem(error: FastifyError): MappedProblem | null {
+/** "1 MiB", "64 KiB": a body limit as people write it. */
+export function formatBytes(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+const tooLarge = (request: FastifyRequest | undefined): MappedProblem => {
+  const limit = request?.routeOptions?.bodyLimit;
+  return { slug: 'payload-too-large', detail: limit ? `The request body is larger than the ${formatBytes(limit)} (${limit} bytes) this endpoint accepts.` : 'The request body is larger than this endpoint accepts.' };
+};
+const MEDIA_TYPE = 'Send the body as JSON with Content-Type: application/json (for PATCH also application/merge-patch+json).';
+
+function frameworkProblem(error: FastifyError, request?: FastifyRequest): MappedProblem | null {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { slug: 'payload-too-large', detail: 'The request body is larger than this endpoint accepts.' };
+      return tooLarge(request);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { slug: 'unsupported-media-type', detail: 'Send the body as JSON with Content-Type: application/json.' };
+      return { slug: 'unsupported-media-type', detail: MEDIA_TYPE };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { slug: 'validation-failed', detail: 'The body is empty; send a JSON object.', errors: [{ pointer: '', detail: 'is empty' }] };
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -50,8 +66,8 @@ function frameworkProblem(error: FastifyError): MappedProblem | null {
     return { slug: 'validation-failed', detail: 'A value in the request cannot be stored.' };
   }
   const status = error.statusCode ?? 500;
-  if (status === 413) return { slug: 'payload-too-large', detail: 'The request body is too large.' };
-  if (status === 415) return { slug: 'unsupported-media-type', detail: 'Send the body as JSON with Content-Type: application/json.' };
+  if (status === 413) return tooLarge(request);
+  if (status === 415) return { slug: 'unsupported-media-type', detail: MEDIA_TYPE };
   if (status >= 400 && status < 500) return { slug: 'validation-failed', detail: error.message };
   return null;
 }
@@ -63,13 +79,51 @@ function frameworkProblem(error: FastifyError): MappedProblem | null {
 export function frameworkErrorHandler(docsUrl: string) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
-    const mapped = frameworkProblem(error) ?? { slug: 'validation-failed' as const, detail: error.message };
+    const mapped = frameworkProblem(error, request) ?? { slug: 'validation-failed' as const, detail: error.message };
     return sendProblem(request, reply, docsUrl, mapped.slug, mapped.detail);
+  };
+}
+
+/** The client went away before its request was complete (it disconnected, or timed out). */
+export const clientGone = (request: FastifyRequest): boolean => request.raw.aborted || request.raw.socket?.destroyed === true;
+
+const PARSER_PROBLEMS: Record<string, { slug: ProblemSlug; detail: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { slug: 'request-timeout', detail: 'The request did not arrive in time: headers within 15 s, the whole body within 30 s.' },
+  HPE_HEADER_OVERFLOW: { slug: 'request-header-fields-too-large', detail: 'The request headers are larger than the server reads.' },
+};
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses (a malformed request, headers
+ * too large, a request that did not arrive in time) is answered as a problem too, then the
+ * connection is closed. These are the client's doing, logged without paging anyone.
+ */
+export function clientErrorHandler(docsUrl: string) {
+  return function onClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const { slug, detail } = PARSER_PROBLEMS[error.code ?? ''] ?? { slug: 'bad-request' as const, detail: 'The request is not valid HTTP.' };
+    const requestId = randomUUID();
+    this.log.info({ request_id: requestId, code: error.code, status: PROBLEMS[slug].status }, 'refused a request at the HTTP parser');
+    // Write only when no response of this connection has begun, as Node itself does.
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) {
+      const body = JSON.stringify(problemBody(docsUrl, slug, detail, requestId));
+      const status = PROBLEMS[slug].status;
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(error);
   };
 }
 
 export function installErrorHandling(app: FastifyInstance, docsUrl: string, notFoundGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (clientGone(request)) {
+      // Nothing can reach the client; not a fault of ours (a database error would be, and is told apart here).
+      request.log.info({ code: error.code }, 'client closed the connection before its request was complete');
+      return sendProblem(request, reply, docsUrl, 'bad-request', 'The client closed the connection before the request was complete.');
+    }
     if (error instanceof ProblemError) {
       return sendProblem(request, reply, docsUrl, error.slug, error.detail, error.extras);
     }
@@ -90,7 +144,7 @@ export function installErrorHandling(app: FastifyInstance, docsUrl: string, notF
         headers: { 'retry-after': RETRY_AFTER_SECONDS },
       });
     }
-    const mapped = frameworkProblem(error);
+    const mapped = frameworkProblem(error, request);
     if (mapped) {
       if (mapped.slug === 'validation-failed' && (error as { severity?: unknown }).severity) request.log.warn({ err: error }, 'database refused a value');
       return sendProblem(request, reply, docsUrl, mapped.slug, mapped.detail, mapped.errors ? { errors: mapped.errors } : {});

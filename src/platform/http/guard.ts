@@ -134,10 +134,10 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
   async function opsGuard(request: FastifyRequest, reply: FastifyReply) {
     await edgeGuard(request, reply);
     if (reply.sent) return reply;
-    const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
-    const given = match?.[1];
+    const header = authorizationOf(request);
+    const given = header === DUPLICATED ? undefined : /^Bearer +(\S+) *$/i.exec(header ?? '')?.[1];
     if (opsDigest === null || given === undefined || !timingSafeEqual(digest(given), opsDigest)) {
-      throw new ProblemError('invalid-api-key', 'The operator API needs Authorization: Bearer <EVMON_OPS_TOKEN>.');
+      throw new ProblemError('invalid-api-key', header === DUPLICATED ? ONE_HEADER : 'The operator API needs Authorization: Bearer <EVMON_OPS_TOKEN>.');
     }
   }
 
@@ -156,14 +156,15 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
       const bannedFor = limiter.bannedFor(ip);
       if (bannedFor !== null) return banReply(reply, bannedFor);
 
-      const rawKey = parseKey(request.headers.authorization);
+      const header = authorizationOf(request);
+      const rawKey = header === DUPLICATED ? null : parseKey(header);
       const principal = rawKey === null ? null : await authenticator.authenticate(rawKey);
       if (principal === null) {
         await edgeGuard(request, reply); // an unauthenticated request still counts for its IP
         if (reply.sent) return reply;
         throw new ProblemError(
           'invalid-api-key',
-          rawKey === null ? 'Send the API key as Authorization: Bearer evk_…' : 'The API key is unknown or revoked.',
+          header === DUPLICATED ? ONE_HEADER : rawKey === null ? 'Send the API key as Authorization: Bearer evk_…' : 'The API key is unknown or revoked.',
         );
       }
 
@@ -190,6 +191,21 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
 
   /** Unknown routes still count toward the IP edge policy. */
   return edgeGuard;
+}
+
+const DUPLICATED = Symbol('more than one Authorization header');
+const ONE_HEADER = 'Send exactly one Authorization header; this request has more than one.';
+
+/**
+ * The request's Authorization header. Node keeps the first of several, and a proxy may keep
+ * another: which credential counts would depend on the hop, so two or more are refused
+ * (decisions.md, "HTTP hardening").
+ */
+function authorizationOf(request: FastifyRequest): string | undefined | typeof DUPLICATED {
+  const raw = request.raw.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') seen++;
+  return seen > 1 ? DUPLICATED : request.headers.authorization;
 }
 
 /** The session of a console route; the guard has set it. */

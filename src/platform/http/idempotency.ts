@@ -59,14 +59,8 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
   app.decorateRequest('rawBody', null);
   app.decorateRequest('idempotencyClaim', null);
 
-  // JSON bodies are kept as bytes beside the parsed value: "the same request" means the same
-  // body bytes, not the same JSON value.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    request.rawBody = body as Buffer;
-    parseJson(request, (body as Buffer).toString('utf8'), done);
-  });
+  // The body parser (body-parsing.ts) keeps JSON bodies as bytes in rawBody: "the same
+  // request" means the same body bytes, not the same JSON value.
 
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];

@@ -1,17 +1,37 @@
 // Request validation with two Ajv instances: bodies are validated strictly (no type
 // coercion, unknown fields kept so they are refused, not silently dropped), while query
 // strings and path parameters arrive as text and are coerced to their declared types.
+// Errors come out as one `{pointer, detail}` per field, in words a reader acts on ("must be
+// a UUID or null"), not one line per schema keyword.
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../problems.js';
-import { TEXT_PATTERN } from './schema-kit.js';
+import { TEXT_PATTERN, UUID_PATTERN } from './schema-kit.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
+/**
+ * Years both JavaScript and PostgreSQL read and write alike. Ajv's date-time format takes
+ * year 0, which the database refuses (decisions.md, "HTTP hardening": a date the database
+ * cannot store is 400 validation-failed naming it).
+ */
+export const storableInstant = (iso: string): boolean => {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return false;
+  const year = new Date(ms).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+};
+
+const isoDateTime = fullFormats['date-time'] as { validate: (value: string) => boolean } | ((value: string) => boolean);
+const dateTimeShape = typeof isoDateTime === 'function' ? isoDateTime : isoDateTime.validate;
+
 function makeAjv(options: Options): Ajv {
-  const ajv = new Ajv({ allErrors: true, discriminator: true, removeAdditional: false, useDefaults: true, strict: false, ...options });
+  // verbose: errors carry their schema, which is what the messages are written from.
+  const ajv = new Ajv({ allErrors: true, discriminator: true, removeAdditional: false, useDefaults: true, strict: false, verbose: true, ...options });
   addFormats(ajv);
+  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => dateTimeShape(value) && storableInstant(value) });
   return ajv;
 }
 
@@ -23,37 +43,115 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
-const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+export const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** One `{pointer, detail}` per Ajv error; an unknown or missing member points at itself. */
-export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
-  const seen = new Set<string>();
-  const out: FieldError[] = [];
-  for (const error of errors) {
-    let pointer = error.instancePath;
-    let detail = error.message ?? 'is invalid';
-    const params = error.params as Record<string, unknown>;
-    if (error.keyword === 'additionalProperties') {
-      pointer += `/${escapePointer(String(params.additionalProperty))}`;
-      detail = 'is not a recognized field';
-    } else if (error.keyword === 'required') {
-      pointer += `/${escapePointer(String(params.missingProperty))}`;
-      detail = 'is required';
-    } else if (error.keyword === 'pattern' && params.pattern === TEXT_PATTERN) {
-      detail = 'must not contain a NUL character or an unpaired surrogate';
-    } else if (error.keyword === 'enum') {
-      detail = `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
-    } else if (error.keyword === 'discriminator') {
-      pointer += `/${escapePointer(String(params.tag))}`;
-      detail = params.error === 'tag' ? 'is required and must be a string' : 'is not one of the allowed kinds';
-    } else if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') {
-      continue; // the branch errors that follow say what is wrong
-    }
-    const key = `${pointer} ${detail}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ pointer, detail });
+type Schema = Record<string, unknown>;
+
+const range = (min: unknown, max: unknown): string => {
+  if (typeof min === 'number' && typeof max === 'number') return ` from ${min} to ${max}`;
+  if (typeof min === 'number') return ` of at least ${min}`;
+  if (typeof max === 'number') return ` of at most ${max}`;
+  return '';
+};
+
+/** What a value must be, in words, for the schemas of a request's fields; null when a schema has no short description. */
+export function describeSchema(schema: Schema | undefined): string | null {
+  if (schema === undefined || typeof schema !== 'object') return null;
+  const branches = (schema.anyOf ?? (schema.discriminator ? undefined : schema.oneOf)) as Schema[] | undefined;
+  if (branches) {
+    const parts = branches.map(describeSchema);
+    if (parts.some((part) => part === null)) return null;
+    return [...new Set(parts)].join(' or ');
   }
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map(String).join(', ')}`;
+  switch (schema.type) {
+    case 'null':
+      return 'null';
+    case 'boolean':
+      return 'true or false';
+    case 'integer':
+      return `an integer${range(schema.minimum, schema.maximum)}`;
+    case 'number':
+      return `a number${range(schema.minimum, schema.maximum)}`;
+    case 'string':
+      if (schema.pattern === UUID_PATTERN) return 'a UUID';
+      if (schema.format === 'date-time') return 'an ISO 8601 timestamp with an offset, in the years 1 to 9999';
+      if (schema.format === 'uri') return 'an absolute URL';
+      return 'a string';
+    case 'array':
+      return 'an array';
+    case 'object':
+      return 'an object';
+  }
+  return null;
+}
+
+/** Keywords whose failure is best told as what the value must be. */
+const DESCRIBED_KEYWORDS = new Set(['type', 'enum', 'const', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
+
+/** The kinds a discriminated union takes, from its branches' `const` tags. */
+function kindsOf(schema: Schema | undefined, tag: string): string[] {
+  const branches = (schema?.oneOf ?? []) as Schema[];
+  return branches.map((branch) => (branch.properties as Record<string, Schema> | undefined)?.[tag]?.const).filter((kind): kind is string => typeof kind === 'string');
+}
+
+function detailOf(error: ErrorObject): { pointer: string; detail: string } {
+  const params = error.params as Record<string, unknown>;
+  const parent = error.parentSchema as Schema | undefined;
+  const pointer = error.instancePath;
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const name = String(params.additionalProperty);
+      const renamed = (parent?.['x-renamed'] as Record<string, string> | undefined)?.[name];
+      return { pointer: `${pointer}/${escapePointer(name)}`, detail: renamed ? `was renamed to ${renamed}` : 'is not a recognized field' };
+    }
+    case 'required':
+      return { pointer: `${pointer}/${escapePointer(String(params.missingProperty))}`, detail: 'is required' };
+    case 'discriminator': {
+      const kinds = kindsOf(parent, String(params.tag));
+      const detail = params.error === 'tag' || kinds.length === 0 ? `is required and must be ${kinds.length > 0 ? `one of ${kinds.join(', ')}` : 'a string'}` : `must be one of ${kinds.join(', ')}`;
+      return { pointer: `${pointer}/${escapePointer(String(params.tag))}`, detail };
+    }
+    case 'maxItems':
+      return { pointer, detail: `must have at most ${String(params.limit)} items` };
+    case 'minItems':
+      return { pointer, detail: `must have at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}` };
+    case 'maxLength':
+      return { pointer, detail: `must be at most ${String(params.limit)} characters long` };
+    case 'minLength':
+      return { pointer, detail: params.limit === 1 ? 'must not be empty' : `must be at least ${String(params.limit)} characters long` };
+    case 'uniqueItems':
+      return { pointer, detail: 'must not list the same item twice' };
+  }
+  if (error.keyword === 'pattern' && params.pattern === TEXT_PATTERN) return { pointer, detail: 'must not contain a NUL character or an unpaired surrogate' };
+  const described = DESCRIBED_KEYWORDS.has(error.keyword) || error.keyword === 'anyOf' || error.keyword === 'oneOf' ? describeSchema(parent) : null;
+  return { pointer, detail: described === null ? (error.message ?? 'is invalid') : `must be ${described}` };
+}
+
+/**
+ * One `{pointer, detail}` per field; an unknown or missing member points at itself. A union
+ * the value fails as a whole ("a UUID or null") is told once, as what it must be; when the
+ * value took one branch's shape and failed inside it, the errors inside say what is wrong.
+ */
+export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
+  const isUnion = (e: ErrorObject) => e.keyword === 'anyOf' || (e.keyword === 'oneOf' && !(e.parentSchema as Schema | undefined)?.discriminator);
+  const inside = (union: ErrorObject, e: ErrorObject) => e !== union && e.schemaPath.startsWith(`${union.schemaPath}/`) && e.instancePath.startsWith(union.instancePath);
+  // A union is told as a whole when every branch failed at the value itself (its type, form or range).
+  const whole = errors.filter(
+    (u) => isUnion(u) && describeSchema(u.parentSchema as Schema) !== null && errors.every((e) => !inside(u, e) || (e.instancePath === u.instancePath && DESCRIBED_KEYWORDS.has(e.keyword))),
+  );
+  const partial = errors.filter((u) => isUnion(u) && !whole.includes(u));
+  const byPointer = new Map<string, string>();
+  for (const error of errors) {
+    if (whole.some((u) => inside(u, error))) continue;
+    // Another branch's type, where the value took a branch and failed inside it.
+    if (error.keyword === 'type' && partial.some((u) => inside(u, error) && error.instancePath === u.instancePath)) continue;
+    if (partial.includes(error) || error.keyword === 'if') continue; // the errors inside say what is wrong
+    const { pointer, detail } = detailOf(error);
+    if (!byPointer.has(pointer)) byPointer.set(pointer, detail); // the first word on a field is the one it gets
+  }
+  const out = [...byPointer].map(([pointer, detail]) => ({ pointer, detail }));
   return out.length > 0 ? out : [{ pointer: '', detail: 'is invalid' }];
 }
 
