@@ -40,19 +40,42 @@ const USAGE = `Usage: evmon <command> [options]
 The database is the one the server uses: EVMON_DATABASE_URL, or the embedded database in
 EVMON_DATA_DIR (which the server must not hold open at the same time).`;
 
+/** A command or option evmon does not know: the reason, then the usage. */
 class UsageError extends Error {}
+
+/** A value evmon refused: the reason alone, which the whole usage would bury. */
+class RefusedValue extends Error {}
 
 function validated<T>(schema: TSchema, value: unknown): T {
   const errors = compileBodyValidator(schema)(value);
   if (errors.length > 0) {
-    throw new UsageError(errors.map((e) => `${e.pointer || '(body)'} ${e.detail}`).join('\n'));
+    throw new RefusedValue(errors.map((e) => `${e.pointer || '(body)'} ${e.detail}`).join('\n'));
   }
   return value as T;
 }
 
 function requireId(value: string | undefined, what: string): string {
-  if (!value || !isUuid(value)) throw new UsageError(`expected ${what} (a UUID), got ${value ?? 'nothing'}`);
+  if (!value || !isUuid(value)) throw new RefusedValue(`expected ${what} (a UUID), got ${value ?? 'nothing'}`);
   return value;
+}
+
+/** The operator API call that does what a command does, for when a running server holds the embedded database. */
+function operatorCall(argv: string[]): string {
+  const [group, action, id = '<id>'] = argv.filter((arg) => !arg.startsWith('-'));
+  const calls: Record<string, string> = {
+    'accounts create': 'POST /ops/v1/accounts',
+    'accounts show': `GET /ops/v1/accounts/${id}`,
+    'accounts update': `PATCH /ops/v1/accounts/${id}`,
+    'credits add': `POST /ops/v1/accounts/${id}/credits`,
+    'keys create': `POST /ops/v1/accounts/${id}/api-keys`,
+    'keys list': `GET /ops/v1/accounts/${id}/api-keys`,
+    'keys revoke': `POST /ops/v1/api-keys/${id}/revoke`,
+    'plans list': 'GET /ops/v1/plans',
+    'plans set': `PUT /ops/v1/plans/${id}`,
+    'console-users create': `POST /ops/v1/accounts/${id}/console-users`,
+    'console-users delete': `DELETE /ops/v1/console-users/${id}`,
+  };
+  return calls[`${group} ${action}`] ?? 'the matching call under /ops/v1';
 }
 
 const ENTITLEMENTS = ['structured_reporting', 'entity_reporting', 'beats'] as const;
@@ -65,7 +88,7 @@ function accountFields(values: Record<string, string | undefined>, forCreate: bo
   if (forCreate && values.credits !== undefined) body.credit_balance = Number(values.credits);
   if (values.entitlements !== undefined) {
     const granted = new Set(values.entitlements.split(',').map((s) => s.trim()).filter(Boolean));
-    for (const name of granted) if (!(ENTITLEMENTS as readonly string[]).includes(name)) throw new UsageError(`unknown entitlement ${name}`);
+    for (const name of granted) if (!(ENTITLEMENTS as readonly string[]).includes(name)) throw new RefusedValue(`unknown entitlement ${name} (known: ${ENTITLEMENTS.join(', ')})`);
     body.entitlements = Object.fromEntries(ENTITLEMENTS.map((name) => [name, granted.has(name)]));
   }
   return body;
@@ -139,12 +162,12 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
       return { object: 'list', data: await (await runtime()).accounts.listPlans(), has_more: false, next_cursor: null };
     case 'plans set': {
       const name = rest[0];
-      if (!name) throw new UsageError('expected a plan name');
+      if (!name) throw new RefusedValue('expected a plan name');
       const body = Object.fromEntries(PLAN_FIELDS.filter((f) => v[f] !== undefined).map((f) => [f, Number(v[f])]));
       return (await runtime()).accounts.putPlan(name, validated(PlanBody, body));
     }
     default: {
-      const tools = { validated, requireId, usage: (message: string) => new UsageError(message) };
+      const tools = { validated, requireId, usage: (message: string) => new RefusedValue(message) };
       const key = positionals[0] === 'import' || positionals[0] === 'demo' ? positionals[0] : `${group} ${action ?? ''}`.trim();
       const args = key === 'import' || key === 'demo' ? positionals.slice(1) : rest;
       const result = await runCorpusCommand(key, v, args, runtime, tools);
@@ -168,12 +191,24 @@ async function main(): Promise<number> {
       process.stderr.write(error.message ? `evmon: ${error.message}\n\n${USAGE}\n` : `${USAGE}\n`);
       return 2;
     }
+    if (error instanceof RefusedValue) {
+      process.stderr.write(`evmon: ${error.message}\n(evmon --help lists every command and option.)\n`);
+      return 2;
+    }
+    if (error instanceof DataDirLockedError) {
+      process.stderr.write(
+        `evmon: ${error.message}\n` +
+          `While the server runs, make this change through its operator API instead: ${operatorCall(process.argv.slice(2))} ` +
+          'with Authorization: Bearer <EVMON_OPS_TOKEN> (the server must be started with EVMON_OPS_TOKEN set; see operations.md, "Operator API").\n',
+      );
+      return 1;
+    }
     if (error instanceof ProblemError) {
       const pointers = error.extras.errors?.map((e) => `\n  ${e.pointer} ${e.detail}`).join('') ?? '';
       process.stderr.write(`evmon: ${error.slug}: ${error.detail}${pointers}\n`);
       return 1;
     }
-    if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    if (error instanceof ConfigError) {
       process.stderr.write(`evmon: ${error.message}\n`);
       return 1;
     }

@@ -29,7 +29,7 @@ export function field(body: FormBody, name: string): string {
 
 const LABELS: Record<string, string> = { name: 'Name', scopes: 'Scopes', starting_after: 'Page', email: 'Email', password: 'Password' };
 
-/** "Name: must NOT have more than 200 characters", from a field error's pointer. */
+/** "Name: must be at most 200 characters long", from a field error's pointer. */
 export function describeField(error: FieldError): string {
   const member = error.pointer.split('/')[1] ?? '';
   return `${LABELS[member] ?? (member || 'The form')}: ${error.detail}`;

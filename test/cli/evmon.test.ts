@@ -38,6 +38,8 @@ describe('evmon command line', () => {
         const refused = evmon(env, 'keys', 'list', account.json.id);
         assert.equal(refused.status, 1);
         assert.match(refused.stderr, /in use by another evmon process/);
+        // It says what to do instead while the server runs.
+        assert.ok(refused.stderr.includes(`operator API instead: GET /ops/v1/accounts/${account.json.id}/api-keys`), refused.stderr);
       }
     } finally {
       assert.equal(await server.stop(), 0);
@@ -51,6 +53,10 @@ describe('evmon command line', () => {
     const badScope = evmon(env, 'keys', 'create', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'EVERYTHING');
     assert.equal(badScope.status, 2);
     assert.match(badScope.stderr, /\/scopes\/0 must be one of SENSORS_READ/);
+    assert.doesNotMatch(badScope.stderr, /Usage:/, 'a refused value is told without the whole usage');
+    const badId = evmon(env, 'keys', 'revoke', 'nope');
+    assert.equal(badId.stderr, 'evmon: expected a key id (a UUID), got nope\n(evmon --help lists every command and option.)\n');
+    assert.match(evmon(env, 'dance').stderr, /unknown command: dance\n\nUsage: evmon/, 'an unknown command still shows the usage');
     const missing = evmon(env, 'accounts', 'show', '00000000-0000-4000-8000-000000000000');
     assert.equal(missing.status, 1);
     assert.match(missing.stderr, /not-found/);
