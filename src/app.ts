@@ -23,11 +23,11 @@ import { installDocs } from './platform/http/docs.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './platform/http/error-handler.js';
 import { installGuard } from './platform/http/guard.js';
 import { installIdempotency } from './platform/http/idempotency.js';
+import { installSlowClientDefence } from './platform/http/slow-clients.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { OneLineRequestLog } from './platform/logger.js';
 import type { TypedApp } from './platform/http/typed-app.js';
 import { validatorCompiler } from './platform/http/validation.js';
-import type { Config } from './config.js';
 import type { Runtime } from './runtime.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -35,20 +35,6 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface TlsOptions {
   cert: string;
   key: string;
-}
-
-/**
- * Node's HTTP/1 timeouts, which also govern HTTP/1 connections of the HTTP/2 server (Fastify
- * sets them only on an HTTP/1 server). Node checks them on an interval: a second keeps a slow
- * client's answer close to its limit.
- */
-function applySlowClientTimeouts(server: object, timeouts: Config['httpTimeouts']): void {
-  Object.assign(server, {
-    headersTimeout: timeouts.headersMs,
-    requestTimeout: timeouts.bodyMs,
-    keepAliveTimeout: timeouts.keepAliveMs,
-    connectionsCheckingInterval: Math.min(1000, Math.ceil(timeouts.headersMs / 4)),
-  });
 }
 
 export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<TypedApp> {
@@ -70,7 +56,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
   };
   const app = Fastify(options as FastifyHttpOptions<RawServerDefault, FastifyBaseLogger>).withTypeProvider<TypeBoxTypeProvider>() as TypedApp;
 
-  applySlowClientTimeouts(app.server, config.httpTimeouts);
+  installSlowClientDefence(app, config.httpTimeouts, config.docsUrl);
   app.setValidatorCompiler(validatorCompiler);
   installBodyParsing(app);
   await app.register(fastifyCookie); // the console's session and CSRF cookies

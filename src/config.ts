@@ -2,6 +2,7 @@
 // frozen and passed down (operations.md, "Configuration").
 import { isIP } from 'node:net';
 import path from 'node:path';
+import type { SlowClientTimeouts } from './platform/http/slow-clients.js';
 
 export type DatabaseTarget =
   | { kind: 'pglite'; dataDir: string }
@@ -30,7 +31,7 @@ export interface Config {
    * whole body within 30 s of its start, an idle keep-alive connection closed after 75 s.
    * Test-only override (needs EVMON_TEST_CLOCK=1): EVMON_TEST_HTTP_TIMEOUTS_MS=headers,body,keep-alive.
    */
-  readonly httpTimeouts: { readonly headersMs: number; readonly bodyMs: number; readonly keepAliveMs: number };
+  readonly httpTimeouts: SlowClientTimeouts;
   /** Test-only (needs EVMON_TEST_CLOCK=1): where a search waits, so a test can kill the process there. */
   readonly testSearchPause: 'before-charge' | 'after-charge' | null;
 }

@@ -1,6 +1,7 @@
 // decisions.md, "HTTP hardening", through the public surface: raw TLS sockets where the HTTP
 // parser is involved, HTTPS requests otherwise.
 import assert from 'node:assert/strict';
+import http2 from 'node:http2';
 import { after, before, describe, it } from 'node:test';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
@@ -219,5 +220,47 @@ describe('HTTP hardening: slow clients', () => {
     assert.ok(bodyClosed !== null && bodyClosed >= 2500, `body: ${bodyClosed}`);
     assert.ok(idleClosed !== null && idleClosed >= 3000, `idle: ${idleClosed}`);
     assert.ok(!server.logs.some((line) => line.includes('database unavailable')));
+  });
+});
+
+describe('HTTP hardening: slow HTTP/2 streams', () => {
+  let server: TestServer;
+  let key: string;
+  before(async () => {
+    server = await startServer({ EVMON_TEST_HTTP_TIMEOUTS_MS: '1000,2000,60000' });
+    key = (await testCorpus(server).account(10, ['EVENTS_READ'])).key;
+  });
+  after(() => server.close());
+
+  it('when an HTTP/2 stream does not send its whole body in time, then that stream gets 408 and the session serves others', async () => {
+    const session = http2.connect(server.http.baseUrl, { ca: server.ca, servername: 'localhost' });
+    try {
+      const slow = session.request({ ':method': 'POST', ':path': '/v1/events/search', authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '100' });
+      slow.write('{"look');
+      const started = Date.now();
+      const answer = await new Promise<{ status: number; body: string; contentType: string }>((resolve, reject) => {
+        let status = 0;
+        let contentType = '';
+        let body = '';
+        slow.on('response', (headers) => {
+          status = Number(headers[':status']);
+          contentType = String(headers['content-type']);
+        });
+        slow.on('data', (chunk) => (body += chunk));
+        slow.on('end', () => resolve({ status, body, contentType }));
+        slow.on('error', reject);
+      });
+      assert.equal(answer.status, 408, answer.body);
+      assert.match(answer.contentType, /^application\/problem\+json/);
+      assert.equal(JSON.parse(answer.body).type, `${server.docsUrl}/problems/request-timeout`);
+      assert.ok(Date.now() - started >= 1900, 'not before the body limit');
+      // The session itself is fine: another stream on it is served.
+      const health = session.request({ ':path': '/healthz' });
+      const status = await new Promise<number>((resolve) => health.on('response', (headers) => resolve(Number(headers[':status']))));
+      health.close();
+      assert.equal(status, 200);
+    } finally {
+      session.close();
+    }
   });
 });

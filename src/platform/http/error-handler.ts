@@ -9,6 +9,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { DatabaseUnavailableError } from '../db/database.js';
 import { problemBody, PROBLEMS, ProblemError, type FieldError, type ProblemSlug } from '../problems.js';
 import { sendProblem } from './reply-problem.js';
+import { REQUEST_TIMEOUT_DETAIL } from './slow-clients.js';
 import { toFieldErrors } from './validation.js';
 
 // Connection failures, read-only or overloaded servers, timeouts, and deadlock or
@@ -88,7 +89,7 @@ export function frameworkErrorHandler(docsUrl: string) {
 export const clientGone = (request: FastifyRequest): boolean => request.raw.aborted || request.raw.socket?.destroyed === true;
 
 const PARSER_PROBLEMS: Record<string, { slug: ProblemSlug; detail: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: { slug: 'request-timeout', detail: 'The request did not arrive in time: headers within 15 s, the whole body within 30 s.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { slug: 'request-timeout', detail: REQUEST_TIMEOUT_DETAIL },
   HPE_HEADER_OVERFLOW: { slug: 'request-header-fields-too-large', detail: 'The request headers are larger than the server reads.' },
 };
 
