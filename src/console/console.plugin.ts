@@ -10,7 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { AccountsService } from '../modules/accounts/accounts.service.js';
 import type { KeyAuthenticator } from '../modules/accounts/key-authenticator.js';
 import { SignInRequired } from '../platform/http/guard.js';
-import { isUnavailable } from '../platform/http/error-handler.js';
+import { formatBytes, isUnavailable } from '../platform/http/error-handler.js';
 import { toFieldErrors } from '../platform/http/validation.js';
 import { PROJECT_ROOT } from '../platform/paths.js';
 import { PROBLEMS, ProblemError } from '../platform/problems.js';
@@ -20,6 +20,8 @@ import { consolePagesRoutes, type ConsolePagesDeps } from './console-pages.route
 import { describeField, problemMessage, sendHtml } from './console-replies.js';
 import type { ConsoleSessions } from './console-sessions.js';
 import { messagePage } from './views/message.js';
+
+const FORM_LIMIT_BYTES = 64 * 1024;
 
 export const CSRF_COOKIE = '__Host-evmon-csrf';
 
@@ -64,7 +66,7 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
   });
   // Forms only: a JSON body is the API's, not a browser's.
   app.removeAllContentTypeParsers();
-  await app.register(formBody, { bodyLimit: 64 * 1024 });
+  await app.register(formBody, { bodyLimit: FORM_LIMIT_BYTES });
   await app.register(csrfProtection, {
     cookieKey: CSRF_COOKIE,
     cookieOpts: { path: '/', secure: true, httpOnly: true, sameSite: 'lax' },
@@ -111,7 +113,7 @@ function consoleError(error: FastifyError, request: FastifyRequest, reply: Fasti
     return show(503, 'Unavailable', 'The service cannot take changes right now. Try again in a few seconds.');
   }
   const status = error.statusCode ?? 500;
-  if (status === 413) return show(413, 'Form too large', 'The form is larger than the console accepts.');
+  if (status === 413) return show(413, 'Form too large', `The form is larger than the ${formatBytes(FORM_LIMIT_BYTES)} the console accepts.`);
   if (status === 415) return show(415, 'Not a form', 'Console pages take forms as a browser sends them (application/x-www-form-urlencoded).');
   if (status >= 400 && status < 500) return show(status, 'Bad request', error.message);
   request.log.error({ err: error }, 'unexpected error');

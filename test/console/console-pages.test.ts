@@ -84,6 +84,9 @@ describe('console pages', () => {
     const long = await browser.post('/console/settings/api-keys', { name: 'x'.repeat(201), scopes: 'EVENTS_READ' });
     assert.equal(long.status, 400);
     assert.match(long.text, /Name: must be at most 200 characters long/);
+    const huge = await browser.post('/console/settings/api-keys', { name: 'x'.repeat(70_000), scopes: 'EVENTS_READ' });
+    assert.equal(huge.status, 413);
+    assert.match(huge.text, /The form is larger than the 64 KiB the console accepts./, 'the limit is stated');
   });
 
   it('when the account holds 10 keys, then the form is replaced by the limit and an 11th is refused', async () => {
