@@ -8,7 +8,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { CursorSigner } from '../../platform/cursors.js';
 import type { Database } from '../../platform/db/database.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
-import { readableInstant } from '../filters/filter.js';
+import { storableInstant } from '../../platform/instants.js';
 import { asOf, statusOf } from './beat-state.js';
 import type { BeatEntries, BeatEntry, EntriesBody } from './beats.schemas.js';
 import { beatEntriesStore as store, type EntryAxis, type EntryRow } from './beat-entries.store.js';
@@ -77,7 +77,7 @@ export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
     if (body.from === undefined) throw invalid([{ pointer: '/from', detail: 'is required with until' }]);
     if (body.until === undefined) throw invalid([{ pointer: '/until', detail: 'is required with from' }]);
     for (const member of ['from', 'until'] as const) {
-      if (!readableInstant(body[member]!)) throw invalid([{ pointer: `/${member}`, detail: 'is not a timestamp between the years 1 and 9999' }]);
+      if (!storableInstant(body[member]!)) throw invalid([{ pointer: `/${member}`, detail: 'is not a timestamp between the years 1 and 9999' }]);
     }
     const fromMs = Date.parse(body.from);
     const untilMs = Date.parse(body.until);

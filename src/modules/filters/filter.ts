@@ -2,6 +2,7 @@
 // filter, beat clause, event search request; decisions.md: "Event search", "Beats").
 // This file holds its meaning; matching.ts is its matching face (one changed event against
 // many saved filters), and filter-sql.ts its SQL face (queries over the whole corpus).
+import { storableInstant } from '../../platform/instants.js';
 
 export type ReportSourceKind = 'ANY' | 'ARTICLES_ONLY' | 'USER_REPORTS_ONLY' | 'REPRESENTED_ONLY';
 export type EntityScope = 'MENTIONED' | 'PARTICIPANT';
@@ -34,14 +35,6 @@ export interface EventFilter {
  */
 export const foldUnit = (unit: string): string => unit.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
-/** A stored timestamp's years: JavaScript and PostgreSQL both read and write these alike. */
-export const readableInstant = (iso: string): boolean => {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return false;
-  const year = new Date(ms).getUTCFullYear();
-  return year >= 1 && year <= 9999;
-};
-
 /**
  * What a schema lets through in role filters but cannot be compared: a timestamp its
  * date-time format accepts that reads as no instant (a leap second) or that the database
@@ -55,7 +48,7 @@ export function roleFilterValueErrors(roleFilters: readonly RoleFilter[] | undef
       case 'date_after':
       case 'date_before': {
         const [member, iso] = rf.kind === 'date_after' ? ['after_iso', rf.after_iso] : ['before_iso', rf.before_iso];
-        return readableInstant(iso) ? [] : [{ pointer: pointer(member), detail: 'is not a timestamp between the years 1 and 9999' }];
+        return storableInstant(iso) ? [] : [{ pointer: pointer(member), detail: 'is not a timestamp between the years 1 and 9999' }];
       }
       case 'amount_gte':
         return Number.isFinite(rf.min_value) ? [] : [{ pointer: pointer('min_value'), detail: 'is not a finite number' }];

@@ -8,26 +8,16 @@ import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../problems.js';
+import { storableInstant } from '../instants.js';
 import { TEXT_PATTERN, UUID_PATTERN } from './schema-kit.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-/**
- * Years both JavaScript and PostgreSQL read and write alike. Ajv's date-time format takes
- * year 0, which the database refuses (decisions.md, "HTTP hardening": a date the database
- * cannot store is 400 validation-failed naming it).
- */
-export const storableInstant = (iso: string): boolean => {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return false;
-  const year = new Date(ms).getUTCFullYear();
-  return year >= 1 && year <= 9999;
-};
 
 const isoDateTime = fullFormats['date-time'] as { validate: (value: string) => boolean } | ((value: string) => boolean);
 const dateTimeShape = typeof isoDateTime === 'function' ? isoDateTime : isoDateTime.validate;
 
 function makeAjv(options: Options): Ajv {
+  // date-time: Ajv's format takes year 0, which the database refuses.
   // verbose: errors carry their schema, which is what the messages are written from.
   const ajv = new Ajv({ allErrors: true, discriminator: true, removeAdditional: false, useDefaults: true, strict: false, verbose: true, ...options });
   addFormats(ajv);
