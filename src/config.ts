@@ -19,6 +19,8 @@ export interface Config {
   readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
   readonly opsToken: string | null;
   readonly seed: 'demo' | 'none';
+  /** Events of the demo corpus: 20,000; test-only override EVMON_TEST_DEMO_EVENTS (needs EVMON_TEST_CLOCK=1). */
+  readonly demoEvents: number;
   readonly testClock: boolean;
   readonly webhookAllowPrivate: boolean;
   readonly edgeMaxPerMinute: number;
@@ -138,6 +140,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     else problems.push(`EVMON_TEST_HTTP_TIMEOUTS_MS must be three positive millisecond counts, headers below body (got "${testTimeouts}")`);
   }
 
+  // Test-only: a smaller demo corpus, so a test can watch seeding finish in seconds.
+  let demoEvents = 20_000;
+  const testDemoEvents = str('EVMON_TEST_DEMO_EVENTS');
+  if (testDemoEvents !== undefined) {
+    if (!flag('EVMON_TEST_CLOCK')) problems.push('EVMON_TEST_DEMO_EVENTS needs EVMON_TEST_CLOCK=1');
+    else if (/^\d+$/.test(testDemoEvents) && Number(testDemoEvents) >= 1 && Number(testDemoEvents) <= 20_000) demoEvents = Number(testDemoEvents);
+    else problems.push(`EVMON_TEST_DEMO_EVENTS must be a whole number from 1 to 20000 (got "${testDemoEvents}")`);
+  }
+
   const config: Config = {
     port,
     host,
@@ -148,6 +159,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     tls,
     opsToken,
     seed: seed === 'none' ? 'none' : 'demo',
+    demoEvents,
     testClock: flag('EVMON_TEST_CLOCK'),
     webhookAllowPrivate: flag('EVMON_WEBHOOK_ALLOW_PRIVATE'),
     edgeMaxPerMinute: int('EVMON_EDGE_MAX_PER_MINUTE', 300, 0, 1_000_000),

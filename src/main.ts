@@ -1,7 +1,7 @@
 // Process entry: load config, open the database, build the app, listen, drain on SIGTERM.
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { seedOnEmptyDatabase } from './modules/demo/demo-seed.js';
+import { seedDemoAccount, seedDemoCorpusInBackground, type DemoCorpusSeeding } from './modules/demo/demo-seed.js';
 import { DataDirLockedError } from './platform/db/data-dir-lock.js';
 import { createLogger } from './platform/logger.js';
 import { loadTls } from './platform/tls.js';
@@ -37,13 +37,21 @@ async function main(): Promise<void> {
     tls.generated ? 'generated a self-signed TLS certificate' : 'TLS certificate loaded',
   );
 
-  if (config.seed === 'demo') await seedOnEmptyDatabase(runtime);
+  // The demo account first (quick), so its key works as soon as the server is ready; the
+  // corpus after listening, in the background.
+  const demo = config.seed === 'demo' ? await seedDemoAccount(runtime) : null;
 
   const app = await buildApp(runtime, tls);
   await app.listen({ port: config.port, host: config.host });
   runtime.startBackground();
   const { port } = app.server.address() as { port: number };
   logger.info({ port, storage: runtime.db.kind, testClock: config.testClock, opsApi: config.opsToken !== null }, 'ready');
+  let demoCorpus: DemoCorpusSeeding | null = null;
+  if (demo) {
+    // Printed to the terminal once, on purpose: this is the only time the raw key exists.
+    process.stdout.write(demo.banner);
+    demoCorpus = seedDemoCorpusInBackground(runtime);
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -52,6 +60,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'draining');
     try {
       await app.close(); // stops accepting, lets in-flight requests finish
+      await demoCorpus?.stop(); // between two batches; what is loaded stays
       await runtime.close(); // waits for running jobs, closes the database
       logger.info('stopped');
       process.exit(0);

@@ -97,6 +97,10 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const claims = idempotencyClaims(db, clock);
   const search = searchService({ db, clock, newId, cursors, ...testPause(config, logger) });
   const sensors = sensorsService({ db, clock, newId, onRedeliver: () => webhooks.wake() });
+  if (config.webhookAllowPrivate) {
+    // The address rule is what keeps customers' webhooks off the operator's own network.
+    logger.warn('EVMON_WEBHOOK_ALLOW_PRIVATE=1 lifts the webhook address rule: deliveries may reach private, loopback and link-local addresses; never set it on a server customers reach');
+  }
   const transport = webhookTransport({ allowPrivate: config.webhookAllowPrivate, connectionsPerHost: PER_HOST_RUNNING });
   const webhooks = webhookDispatcher({ db, clock, logger, transport });
   const beats = beatsService({ db, clock, newId, jobs });

@@ -143,6 +143,8 @@ export interface SpawnedServer {
   http: HttpClient;
   ops: OpsClient;
   output: () => string;
+  /** Resolves once the output matches; throws if the process exits or the time runs out first. */
+  waitForOutput(pattern: RegExp, timeoutMs: number): Promise<void>;
   exited: Promise<number | null>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -190,6 +192,13 @@ export async function spawnServer(env: Record<string, string>, options: { expect
     http,
     ops: opsClient(http),
     output: () => out,
+    async waitForOutput(pattern: RegExp, timeoutMs: number) {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(out)) {
+        if (exitCode !== undefined || Date.now() > deadline) throw new Error(`${pattern} not in the output${exitCode !== undefined ? ` (exited ${exitCode})` : ''}:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
     exited,
     /** Stops the process (if still running) and the client; calling it again is harmless. */
     async stop(signal = 'SIGTERM') {

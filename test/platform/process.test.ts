@@ -2,6 +2,7 @@
 // durability, SIGTERM draining.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import https from 'node:https';
 import { OPS_TOKEN, ROOT, spawnServer, tempDir } from '../helpers/server.js';
@@ -51,7 +52,7 @@ describe('server process', () => {
     assert.equal(await third.stop(), 0);
   });
 
-  it('when the database is empty and EVMON_SEED=demo, then a demo key with every scope is printed once', async () => {
+  it('when the database is empty and EVMON_SEED=demo, then the server is ready and the printed key works before the corpus is seeded; SIGTERM stops seeding cleanly, and a restart prints no key and warns the corpus is partial', async () => {
     const dataDir = tempDir();
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dataDir, EVMON_SEED: 'demo' };
     const first = await spawnServer(env);
@@ -59,10 +60,39 @@ describe('server process', () => {
     assert.ok(key, first.output());
     const sensors = await first.http.get('/v1/sensors', { authorization: `Bearer ${key}` });
     assert.equal(sensors.status, 200);
+    assert.match(first.output(), /"msg":"demo corpus: seeding in the background"/);
+    // The 20,000 events take far longer than the requests above: SIGTERM arrives mid-seeding.
     assert.equal(await first.stop(), 0);
+    assert.match(first.output(), /"msg":"demo corpus: seeding stopped before it was complete"/);
     const second = await spawnServer(env);
     assert.doesNotMatch(second.output(), /Demo API key/);
+    assert.match(second.output(), /"level":40[^\n]*"msg":"demo corpus incomplete/);
     assert.equal(await second.stop(), 0);
+  });
+
+  it('when the demo corpus is seeded in the background, then progress is logged after ready, and search finds its events once it is complete', async () => {
+    const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir(), EVMON_SEED: 'demo', EVMON_TEST_DEMO_EVENTS: '2000' };
+    const server = await spawnServer(env);
+    try {
+      const key = /Demo API key[^:]*: (evk_[A-Za-z0-9_-]{43})/.exec(server.output())?.[1];
+      assert.ok(key, server.output());
+      await server.waitForOutput(/"msg":"demo corpus seeded"/, 120_000);
+      const output = server.output();
+      const ready = output.indexOf('"msg":"ready"');
+      assert.ok(ready >= 0 && ready < output.indexOf('"msg":"demo corpus: events loaded"'), 'progress is logged after ready');
+      assert.ok(output.indexOf('"msg":"demo corpus: events loaded"') < output.indexOf('"msg":"demo corpus seeded"'));
+      const found = await server.http.request('POST', '/v1/events/search', {
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': randomUUID() },
+        body: { lookback_days: 365, limit: 1 },
+      });
+      assert.equal(found.status, 200, found.text);
+      assert.equal(found.json.data.length, 1);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    const restarted = await spawnServer(env);
+    assert.doesNotMatch(restarted.output(), /demo corpus incomplete/);
+    assert.equal(await restarted.stop(), 0);
   });
 
   it('when a request is in flight at SIGTERM, then it completes before the process exits 0', async () => {

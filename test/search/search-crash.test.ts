@@ -2,16 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { testCorpus, unique } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { PG_URL, spawnServer, spawnServers, tempDir, type SpawnedServer } from '../helpers/server.js';
-
-/** Waits until the server's output says it reached the pause point. */
-async function reachedPause(server: SpawnedServer, point: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!server.output().includes(`"point":"${point}"`)) {
-    if (Date.now() > deadline) throw new Error(`the search never reached ${point}:\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { PG_URL, spawnServer, spawnServers, tempDir } from '../helpers/server.js';
 
 describe('billed search across a crash', () => {
   for (const point of ['before-charge', 'after-charge'] as const) {
@@ -26,7 +17,7 @@ describe('billed search across a crash', () => {
       const inFlight = first.http
         .request('POST', '/v1/events/search', { headers: { ...bearer(account.key), 'idempotency-key': idem }, body })
         .catch((error: Error) => error);
-      await reachedPause(first, point);
+      await first.waitForOutput(new RegExp(`"point":"${point}"`), 30_000);
       await first.stop('SIGKILL');
       assert.ok((await inFlight) instanceof Error, 'the client never got an answer');
 

@@ -68,6 +68,22 @@ describe('webhook addresses without EVMON_WEBHOOK_ALLOW_PRIVATE', () => {
   });
 });
 
+describe('EVMON_WEBHOOK_ALLOW_PRIVATE at start-up', () => {
+  it('when it is set, then start-up logs a warning that the address rule is lifted; when unset, no such warning', async () => {
+    const lifted = await startServer({ EVMON_WEBHOOK_ALLOW_PRIVATE: '1', EVMON_DATABASE_URL: 'memory://' });
+    const kept = await startServer({ EVMON_DATABASE_URL: 'memory://' });
+    try {
+      const warnings = (server: TestServer) => server.logs.map((line) => JSON.parse(line)).filter((entry) => entry.level === 40 && /EVMON_WEBHOOK_ALLOW_PRIVATE/.test(entry.msg));
+      assert.equal(warnings(lifted).length, 1, lifted.logs.join(''));
+      assert.match(warnings(lifted)[0].msg, /private, loopback and link-local addresses/);
+      assert.equal(warnings(kept).length, 0);
+    } finally {
+      await lifted.close();
+      await kept.close();
+    }
+  });
+});
+
 describe('webhook concurrency', () => {
   let server: TestServer;
   let corpus: TestCorpus;

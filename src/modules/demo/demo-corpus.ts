@@ -3,6 +3,7 @@
 // and a year of events with several reports each from several outlets, some merged. The
 // same seed and size give the same corpus (ids aside, which follow the clock).
 import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers/promises';
 import { en, Faker } from '@faker-js/faker';
 import currencyCodes from 'currency-codes';
 import worldCountries, { type Countries } from 'world-countries';
@@ -30,6 +31,8 @@ export interface DemoOptions {
   /** Share of events merged into another event of their type. */
   mergeShare?: number;
   progress?: (done: number, total: number) => void;
+  /** Checked between batches: once aborted, the batches written so far stay and the rest are not made. */
+  signal?: AbortSignal;
 }
 
 export interface DemoSummary {
@@ -88,15 +91,29 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
   }
   const context = { types: new Map(types.map((t) => [t.id, { template: t.template, roles: t.roles }])), entityNames, now };
 
-  const valueFor = (spec: DemoRole, role: RoleRow, day: Date, chosen: Map<string, string>): BulkRoleValue => {
-    if (spec.pool) return { roleId: role.id, entityId: chosen.get(role.id)! };
-    if (spec.expected_type === 'DATE') return { roleId: role.id, date: day.toISOString().slice(0, 10) };
+  // What an event's reports agree on: the entity of each pooled role (chosen with the event),
+  // and per other role one figure, one currency, one text. Reports quote the figure exactly or
+  // within 2 % of it, the way outlets round and update a number.
+  type Truth = { amount: number; unit: string } | { text: string };
+  const truthFor = (spec: DemoRole): Truth | null => {
     if (spec.range) {
       const [min, max] = spec.range;
-      const value = max <= 100 ? faker.number.float({ min, max, fractionDigits: 1 }) : faker.number.int({ min, max });
-      return { roleId: role.id, amount: { value, unit: spec.expected_type === 'CURRENCY' ? pick(CURRENCIES) : spec.unit ?? '' } };
+      const amount = max <= 100 ? faker.number.float({ min, max, fractionDigits: 1 }) : faker.number.int({ min, max });
+      return { amount, unit: spec.expected_type === 'CURRENCY' ? pick(CURRENCIES) : spec.unit ?? '' };
     }
-    return { roleId: role.id, text: pick(spec.texts ?? ['unknown']) };
+    return spec.pool || spec.expected_type === 'DATE' ? null : { text: pick(spec.texts ?? ['unknown']) };
+  };
+  const quoted = (spec: DemoRole, amount: number): number => {
+    if (faker.number.int({ min: 0, max: 99 }) < 60) return amount;
+    const [min, max] = spec.range!;
+    const drifted = Math.min(max, Math.max(min, amount * faker.number.float({ min: 0.98, max: 1.02 })));
+    return max <= 100 ? Math.round(drifted * 10) / 10 : Math.round(drifted);
+  };
+  const valueFor = (spec: DemoRole, role: RoleRow, day: Date, chosen: Map<string, string>, truth: Truth | null): BulkRoleValue => {
+    if (spec.pool) return { roleId: role.id, entityId: chosen.get(role.id)! };
+    if (spec.expected_type === 'DATE') return { roleId: role.id, date: day.toISOString().slice(0, 10) };
+    if (truth && 'amount' in truth) return { roleId: role.id, amount: { value: quoted(spec, truth.amount), unit: truth.unit } };
+    return { roleId: role.id, text: truth && 'text' in truth ? truth.text : 'unknown' };
   };
 
   const batchSize = options.batchSize ?? 1_000;
@@ -106,6 +123,7 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
   const lastOfType = new Map<string, string>();
   const mergePairs: [string, string][] = [];
   for (let done = 0; done < options.events; done += batchSize) {
+    options.signal?.throwIfAborted();
     const batch: BulkEvent[] = [];
     for (let i = done; i < Math.min(options.events, done + batchSize); i++) {
       const type = pick(types);
@@ -115,12 +133,16 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
         const spec = type.spec.roles.find((r) => r.code_name === role.code_name);
         return spec?.pool ? [[role.id, pick(pools[spec.pool]).id] as const] : [];
       }));
+      const truths = new Map(type.roles.map((role) => [role.id, truthFor(type.spec.roles.find((r) => r.code_name === role.code_name)!)]));
       const reportTotal = faker.helpers.weightedArrayElement([{ value: 1, weight: 3 }, { value: 2, weight: 4 }, { value: 3, weight: 4 }, { value: 4, weight: 2 }, { value: 6, weight: 1 }]);
       const outletOrder = faker.helpers.shuffle(outlets).slice(0, reportTotal);
       const reports: BulkReport[] = outletOrder.map((outlet, index) => {
         // Nothing is published or received after now: follow-ups of recent events stop there.
         const latest = now.getTime() - 60_000;
-        const published = index === 0 ? first : new Date(Math.min(latest, first.getTime() + faker.number.int({ min: 10 * 60_000, max: 3 * DAY_MS })));
+        // Follow-ups come 10 minutes to 3 days after the first report, and for a recent event
+        // spread over the time there has been since (rather than all stopping at now).
+        const window = Math.max(0, latest - first.getTime());
+        const published = index === 0 ? first : new Date(first.getTime() + faker.number.int({ min: Math.min(10 * 60_000, window), max: Math.min(3 * DAY_MS, window) }));
         const received = new Date(Math.min(now.getTime(), published.getTime() + faker.number.int({ min: 60_000, max: 30 * 60_000 })));
         const roleSpecs = type.roles.map((role) => ({ role, spec: type.spec.roles.find((r) => r.code_name === role.code_name)! }));
         // The first report carries every role; later ones a part, always with an entity.
@@ -134,7 +156,7 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
           happenedAt: happened,
           headline: faker.lorem.sentence({ min: 5, max: 10 }),
           url: `https://${outlet.domain}/${published.toISOString().slice(0, 10).replace(/-/g, '/')}/${faker.string.alphanumeric(10).toLowerCase()}`,
-          values: carried.map(({ role, spec }) => valueFor(spec, role, first, chosen)),
+          values: carried.map(({ role, spec }) => valueFor(spec, role, first, chosen, truths.get(role.id) ?? null)),
           mentions: faker.number.int({ min: 0, max: 2 }) === 0 ? [] : [pick(pools.ORGANIZATION).id, pick(pools.PERSON).id].slice(0, faker.number.int({ min: 1, max: 2 })),
         };
       });
@@ -148,6 +170,9 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
       } else lastOfType.set(type.id, event.id);
     }
     await db.transaction((tx) => bulkInsertEvents(tx, batch, context));
+    // The embedded database answers in microtasks, so without this a corpus seeded while the
+    // server listens would hold the event loop until the last batch: requests wait at most one.
+    await setImmediate();
     options.progress?.(Math.min(options.events, done + batchSize), options.events);
   }
 
@@ -156,7 +181,11 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
   await db.exec('VACUUM ANALYZE');
 
   // A few events turn out to be one story: merge them the way the operator would.
-  for (const [from, into] of mergePairs) await deps.events.mergeEvent(from, into);
+  for (const [from, into] of mergePairs) {
+    options.signal?.throwIfAborted();
+    await deps.events.mergeEvent(from, into);
+    await setImmediate();
+  }
   const merges = mergePairs.length;
 
   return { events: options.events, reports: reportCount, merges, seconds: Math.round((performance.now() - started) / 100) / 10 };

@@ -1,24 +1,38 @@
-// On an empty database with EVMON_SEED=demo: the demo corpus (about 20,000 events over the
-// past year), a demo account with every entitlement, a key with every scope and a console user
-// with a generated password, printed once.
+// On an empty database with EVMON_SEED=demo: a demo account with every entitlement, a key with
+// every scope and a console user with a generated password, made before the server listens and
+// printed once; then the demo corpus (about 20,000 events over the past year), generated in the
+// background while the server already serves, its progress in the log.
 import { randomBytes } from 'node:crypto';
 import { SCOPES } from '../../platform/scopes.js';
 import type { Runtime } from '../../runtime.js';
 import { generateDemoCorpus } from './demo-corpus.js';
 
 export const DEMO_CREDITS = 10_000;
-export const DEMO_EVENTS = 20_000;
 export const DEMO_CONSOLE_EMAIL = 'demo@example.com';
 
-export async function seedOnEmptyDatabase(runtime: Runtime, events = DEMO_EVENTS): Promise<void> {
+// The settings row that claims the seeding: 'corpus-pending' from the account's creation until
+// the corpus is complete, then 'yes'. A process stopped in between leaves 'corpus-pending'.
+const SEEDED = 'demo_seeded';
+
+export interface DemoAccountSeed {
+  /** What to print once the server listens: the raw key and password exist only here. */
+  banner: string;
+}
+
+/** The demo account, key and console user, on an empty database only; null otherwise. */
+export async function seedDemoAccount(runtime: Runtime): Promise<DemoAccountSeed | null> {
   const existing = await runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts');
-  if ((existing[0]?.n ?? 0) > 0) return;
+  if ((existing[0]?.n ?? 0) > 0) {
+    await warnIfCorpusIncomplete(runtime);
+    return null;
+  }
   // Of several processes starting together on one empty database, only the one that records
   // the seeding seeds.
   const claimed = await runtime.db.query(
-    `INSERT INTO settings (name, value) VALUES ('demo_seeded', 'yes') ON CONFLICT (name) DO NOTHING RETURNING name`,
+    `INSERT INTO settings (name, value) VALUES ($1, 'corpus-pending') ON CONFLICT (name) DO NOTHING RETURNING name`,
+    [SEEDED],
   );
-  if (claimed.length === 0) return;
+  if (claimed.length === 0) return null;
   const account = await runtime.accounts.createAccount({
     display_name: 'Demo Newsroom',
     kind: 'ORGANIZATION',
@@ -28,12 +42,64 @@ export async function seedOnEmptyDatabase(runtime: Runtime, events = DEMO_EVENTS
   const key = await runtime.accounts.createApiKey(account.id, { name: 'demo', scopes: [...SCOPES] });
   const consolePassword = randomBytes(15).toString('base64url');
   await runtime.consoleUsers.create(account.id, { email: DEMO_CONSOLE_EMAIL, password: consolePassword });
-  const corpus = await generateDemoCorpus(runtime, { events });
-  runtime.logger.info(corpus, 'demo corpus seeded');
-  // Printed to the terminal once, on purpose: this is the only time the raw key exists.
-  process.stdout.write(
-    `\nDemo corpus: ${corpus.events} events, ${corpus.reports} reports, ${corpus.merges} merges, in ${corpus.seconds} s.\n` +
-      `Demo account ${account.id} seeded with ${DEMO_CREDITS} credits.\nDemo API key (all scopes, shown once): ${key.key}\n` +
-      `Web console: ${runtime.config.publicBaseUrl}/console, email ${DEMO_CONSOLE_EMAIL}, password (shown once): ${consolePassword}\n\n`,
+  return {
+    banner:
+      `\nDemo account ${account.id} seeded with ${DEMO_CREDITS} credits.\nDemo API key (all scopes, shown once): ${key.key}\n` +
+      `Web console: ${runtime.config.publicBaseUrl}/console, email ${DEMO_CONSOLE_EMAIL}, password (shown once): ${consolePassword}\n` +
+      `Demo corpus: ${runtime.config.demoEvents} events, generated in the background now; searches see what is loaded so far, ` +
+      `and the log says "demo corpus seeded" when it is complete.\n\n`,
+  };
+}
+
+export interface DemoCorpusSeeding {
+  /** Settles when the corpus is complete, or when seeding stopped (stop, or an error, logged). */
+  readonly settled: Promise<void>;
+  /** Stops between two batches and waits: the batches written stay, the corpus stays incomplete. */
+  stop(): Promise<void>;
+}
+
+/** Generates the demo corpus in the background, logging progress about every quarter. */
+export function seedDemoCorpusInBackground(runtime: Runtime): DemoCorpusSeeding {
+  const { logger } = runtime;
+  const total = runtime.config.demoEvents;
+  const abort = new AbortController();
+  let nextQuarter = 1;
+  const settled = (async () => {
+    logger.info({ events: total }, 'demo corpus: seeding in the background');
+    try {
+      const corpus = await generateDemoCorpus(runtime, {
+        events: total,
+        // Smaller batches than a bulk load's, so a request waits for one batch at most briefly.
+        batchSize: 100,
+        signal: abort.signal,
+        progress: (done) => {
+          if (done < (total * nextQuarter) / 4 || done === total) return;
+          while (done >= (total * nextQuarter) / 4) nextQuarter++;
+          logger.info({ done, total }, 'demo corpus: events loaded');
+        },
+      });
+      await runtime.db.query(`UPDATE settings SET value = 'yes' WHERE name = $1`, [SEEDED]);
+      logger.info(corpus, 'demo corpus seeded');
+    } catch (error) {
+      if (abort.signal.aborted) logger.warn('demo corpus: seeding stopped before it was complete');
+      else logger.error({ err: error }, 'demo corpus: seeding failed');
+    }
+  })();
+  return {
+    settled,
+    async stop() {
+      abort.abort();
+      await settled;
+    },
+  };
+}
+
+async function warnIfCorpusIncomplete(runtime: Runtime): Promise<void> {
+  const rows = await runtime.db.query<{ value: string }>('SELECT value FROM settings WHERE name = $1', [SEEDED]);
+  if (rows[0]?.value !== 'corpus-pending') return;
+  const events = await runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
+  runtime.logger.warn(
+    { events: events[0]?.n ?? 0 },
+    'demo corpus incomplete: another process is seeding it, or an earlier start stopped before it was complete (start on an empty database for the whole corpus)',
   );
 }
