@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { PG_URL, ROOT, tempDir } from '../helpers/server.js';
-
-function evmon(env: Record<string, string>, ...args: string[]) {
-  const result = spawnSync(process.execPath, ['bin/evmon.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
-  return { status: result.status, json: result.status === 0 ? JSON.parse(result.stdout) : null, stderr: result.stderr };
-}
+import { evmon } from '../helpers/evmon.js';
+import { PG_URL, tempDir } from '../helpers/server.js';
 
 const token = () => Math.random().toString(36).slice(2, 10);
 

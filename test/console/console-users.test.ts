@@ -1,11 +1,11 @@
 // Console users through the operator API and evmon (operations.md): created with an scrypt
 // password hash, emails unique case-insensitively, deleted with their sessions.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { verifyPassword } from '../../src/console/passwords.js';
 import { testCorpus, unique, type TestCorpus } from '../helpers/corpus.js';
-import { PG_URL, ROOT, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { evmon } from '../helpers/evmon.js';
+import { PG_URL, startServer, tempDir, type TestServer } from '../helpers/server.js';
 
 const MISSING = '01900000-0000-7000-8000-000000000000';
 
@@ -65,8 +65,8 @@ describe('console users', () => {
 
   it('when evmon creates and deletes a console user, then it prints the user and never the password', () => {
     const dir = tempDir();
-    const env = { ...process.env, ...(PG_URL ? { EVMON_DATABASE_URL: PG_URL } : { EVMON_DATABASE_URL: '' }), EVMON_DATA_DIR: dir };
-    const run = (...args: string[]) => spawnSync(process.execPath, ['bin/evmon.js', ...args], { cwd: ROOT, env, encoding: 'utf8' });
+    const env = { EVMON_DATABASE_URL: PG_URL ?? '', EVMON_DATA_DIR: dir };
+    const run = (...args: string[]) => evmon(env, ...args);
     const account = JSON.parse(run('accounts', 'create').stdout);
     const created = run('console-users', 'create', account.id, '--email', `c${unique()}@example.com`, '--password', 'a secret of some length');
     assert.equal(created.status, 0, created.stderr);

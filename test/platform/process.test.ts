@@ -5,11 +5,11 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import https from 'node:https';
-import { OPS_TOKEN, ROOT, spawnServer, tempDir } from '../helpers/server.js';
+import { OPS_TOKEN, programArgs, ROOT, spawnServer, tempDir } from '../helpers/server.js';
 
 describe('server process', () => {
   it('when a setting is invalid, then start-up stops with a message naming it', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const result = spawnSync(process.execPath, programArgs('src/main.ts'), {
       cwd: ROOT,
       env: { ...process.env, EVMON_PORT: 'eighty', EVMON_SEED: 'sometimes', EVMON_TRUSTED_PROXIES: '10.0.0.1,banana', EVMON_DATA_DIR: tempDir() },
       encoding: 'utf8',
