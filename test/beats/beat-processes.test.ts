@@ -4,7 +4,7 @@ import pg from 'pg';
 import { BEAT_SCOPES } from '../helpers/beats.js';
 import { testCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { isolatedDatabase, PG_URL, spawnServers, type SpawnedServer } from '../helpers/server.js';
+import { isolatedDatabase, PG_URL, spawnServers, spawnTimeout, type SpawnedServer } from '../helpers/server.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
 
@@ -15,7 +15,7 @@ describe('beats across processes', { skip: PG_URL === null ? 'PostgreSQL only (E
   before(async () => {
     database = await isolatedDatabase();
     servers = await spawnServers(2, database.env);
-  });
+  }, { timeout: spawnTimeout(2) });
   after(async () => {
     await Promise.all(servers.map((server) => server.stop('SIGKILL')));
     await database.drop();

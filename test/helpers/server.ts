@@ -173,6 +173,15 @@ export function prepareDataDir(env: Record<string, string>): void {
 }
 
 /**
+ * How long one server process may take to be ready: generous, for a 2-core machine with one
+ * core taken by something else (a start takes 2 to 5 s on an idle one).
+ */
+export const SPAWN_BUDGET_MS = 60_000;
+
+/** A test's time limit: its server starts at their budget, and what else it waits for. */
+export const spawnTimeout = (starts: number, otherMs = 30_000): number => starts * SPAWN_BUDGET_MS + otherMs;
+
+/**
  * Starts the server (`src/main.ts`) and resolves once /readyz answers 200. The server listens
  * on a port of the system's choosing (EVMON_PORT=0) and names it in its "ready" log line, so
  * parallel tests never race for a port.
@@ -194,7 +203,7 @@ export async function spawnServer(env: Record<string, string>, options: { expect
   void exited.then((code) => (exitCode = code));
   const certPath = path.join(dataDir, 'tls', 'cert.pem');
   let client: HttpClient | null = null;
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + SPAWN_BUDGET_MS;
   while (Date.now() < deadline && exitCode === undefined) {
     const port = /"port":(\d+)[^\n]*"msg":"ready"/.exec(out)?.[1];
     if (port && fs.existsSync(certPath)) {

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import https from 'node:https';
-import { OPS_TOKEN, programArgs, ROOT, spawnServer, tempDir } from '../helpers/server.js';
+import { OPS_TOKEN, programArgs, ROOT, spawnServer, spawnTimeout, tempDir } from '../helpers/server.js';
 
 describe('server process', () => {
   it('when a setting is invalid, then start-up stops with a message naming it', () => {
@@ -20,7 +20,7 @@ describe('server process', () => {
     assert.match(result.stderr, /EVMON_TRUSTED_PROXIES must list IP addresses or CIDR ranges.*banana/);
   });
 
-  it('when the embedded database is on disk, then a restart keeps its data, and SIGTERM exits 0', { skip: false }, async () => {
+  it('when the embedded database is on disk, then a restart keeps its data, and SIGTERM exits 0', { timeout: spawnTimeout(2) }, async () => {
     const dataDir = tempDir();
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dataDir };
     const first = await spawnServer(env);
@@ -37,7 +37,7 @@ describe('server process', () => {
     }
   });
 
-  it('when a second process opens the same data folder, then it is refused with a clear message; after kill -9 a restart works', async () => {
+  it('when a second process opens the same data folder, then it is refused with a clear message; after kill -9 a restart works', { timeout: spawnTimeout(3) }, async () => {
     const dataDir = tempDir();
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dataDir };
     const first = await spawnServer(env);
@@ -52,7 +52,7 @@ describe('server process', () => {
     assert.equal(await third.stop(), 0);
   });
 
-  it('when the database is empty and EVMON_SEED=demo, then the server is ready and the printed key works before the corpus is seeded; SIGTERM stops seeding cleanly, and a restart prints no key and warns the corpus is partial', async () => {
+  it('when the database is empty and EVMON_SEED=demo, then the server is ready and the printed key works before the corpus is seeded; SIGTERM stops seeding cleanly, and a restart prints no key and warns the corpus is partial', { timeout: spawnTimeout(2) }, async () => {
     const dataDir = tempDir();
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dataDir, EVMON_SEED: 'demo' };
     const first = await spawnServer(env);
@@ -70,7 +70,7 @@ describe('server process', () => {
     assert.equal(await second.stop(), 0);
   });
 
-  it('when the demo corpus is seeded in the background, then progress is logged after ready, and search finds its events once it is complete', async () => {
+  it('when the demo corpus is seeded in the background, then progress is logged after ready, and search finds its events once it is complete', { timeout: spawnTimeout(2, 150_000) }, async () => {
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir(), EVMON_SEED: 'demo', EVMON_TEST_DEMO_EVENTS: '2000' };
     const server = await spawnServer(env);
     try {
@@ -95,7 +95,7 @@ describe('server process', () => {
     assert.equal(await restarted.stop(), 0);
   });
 
-  it('when a request is in flight at SIGTERM, then it completes before the process exits 0', async () => {
+  it('when a request is in flight at SIGTERM, then it completes before the process exits 0', { timeout: spawnTimeout(1) }, async () => {
     const server = await spawnServer({ EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir() });
     const body = JSON.stringify({ display_name: 'Arrived during shutdown' });
     const url = new URL(server.http.baseUrl);

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { testCorpus, unique } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { PG_URL, spawnServer, spawnServers, tempDir } from '../helpers/server.js';
+import { PG_URL, spawnServer, spawnServers, spawnTimeout, tempDir } from '../helpers/server.js';
 
 describe('billed search across a crash', () => {
   for (const point of ['before-charge', 'after-charge'] as const) {
-    it(`when the process is killed ${point.replace('-', ' ')}, then the balance is charged at most once and the same key gets 409`, async () => {
+    it(`when the process is killed ${point.replace('-', ' ')}, then the balance is charged at most once and the same key gets 409`, { timeout: spawnTimeout(2) }, async () => {
       // On disk (or PostgreSQL), so the restarted process sees what the killed one wrote.
       const env = { EVMON_DATABASE_URL: PG_URL ?? '', EVMON_DATA_DIR: tempDir() };
       const first = await spawnServer({ ...env, EVMON_TEST_SEARCH_PAUSE: point });
@@ -39,7 +39,7 @@ describe('billed search across a crash', () => {
 });
 
 describe('billed search on two processes', { skip: PG_URL === null ? 'needs PostgreSQL (EVMON_TEST_DATABASE_URL)' : false }, () => {
-  it('when one key is sent to two processes at once, then the search runs and charges once', async () => {
+  it('when one key is sent to two processes at once, then the search runs and charges once', { timeout: spawnTimeout(2) }, async () => {
     const servers = await spawnServers(2, { EVMON_DATABASE_URL: PG_URL ?? '' });
     try {
       const account = await testCorpus(servers[0]!).account(50);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { testCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { isolatedDatabase, PG_URL, spawnServer, spawnServers, tempDir, type SpawnedServer } from '../helpers/server.js';
+import { isolatedDatabase, PG_URL, spawnServer, spawnServers, spawnTimeout, tempDir, type SpawnedServer } from '../helpers/server.js';
 import { startReceiver, verifyWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
@@ -39,7 +39,7 @@ describe('deliveries across restarts and processes', () => {
     await database.drop();
   });
 
-  it('when the server is killed with deliveries pending, then after a restart they are delivered under the same webhook-id', async () => {
+  it('when the server is killed with deliveries pending, then after a restart they are delivered under the same webhook-id', { timeout: spawnTimeout(2, 60_000) }, async () => {
     // On the embedded database, a data folder that outlives the process (not memory://).
     const env = { EVMON_DATABASE_URL: '', ...database.env, EVMON_DATA_DIR: tempDir(), EVMON_WEBHOOK_ALLOW_PRIVATE: '1' };
     const first = await spawnServer(env);
@@ -82,7 +82,7 @@ describe('deliveries across restarts and processes', () => {
     await second.stop();
   });
 
-  it('when two server processes share PostgreSQL, then each delivery attempt is made once', { skip: PG_URL === null ? 'PostgreSQL only (EVMON_TEST_DATABASE_URL)' : false }, async () => {
+  it('when two server processes share PostgreSQL, then each delivery attempt is made once', { skip: PG_URL === null ? 'PostgreSQL only (EVMON_TEST_DATABASE_URL)' : false, timeout: spawnTimeout(2, 60_000) }, async () => {
     receiver.received.length = 0;
     receiver.reply = () => ({ status: 500, delayMs: 20 });
     const pair = await spawnServers(2, { ...database.env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });

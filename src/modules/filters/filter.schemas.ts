@@ -9,18 +9,19 @@ const Amount = Type.Number({ description: 'Compared with the role value; `unit`,
 const Unit = Type.Optional(Text({ maxLength: 50 }));
 
 // A discriminated union: Ajv checks only the branch `kind` names, so errors point at what
-// is wrong in that branch rather than listing every branch's failures.
+// is wrong in that branch rather than listing every branch's failures. Each branch has an $id,
+// so the OpenAPI document names it as a component the discriminator can select.
 const roleFilterBranches = [
-  StrictObject({ kind: Type.Literal('amount_gte'), role_code_name: RoleCodeName, min_value: Amount, unit: Unit }),
-  StrictObject({ kind: Type.Literal('amount_lte'), role_code_name: RoleCodeName, max_value: Amount, unit: Unit }),
-  StrictObject({ kind: Type.Literal('date_after'), role_code_name: RoleCodeName, after_iso: IsoTimestamp }),
-  StrictObject({ kind: Type.Literal('date_before'), role_code_name: RoleCodeName, before_iso: IsoTimestamp }),
+  StrictObject({ kind: Type.Literal('amount_gte'), role_code_name: RoleCodeName, min_value: Amount, unit: Unit }, { $id: 'RoleFilterAmountGte' }),
+  StrictObject({ kind: Type.Literal('amount_lte'), role_code_name: RoleCodeName, max_value: Amount, unit: Unit }, { $id: 'RoleFilterAmountLte' }),
+  StrictObject({ kind: Type.Literal('date_after'), role_code_name: RoleCodeName, after_iso: IsoTimestamp }, { $id: 'RoleFilterDateAfter' }),
+  StrictObject({ kind: Type.Literal('date_before'), role_code_name: RoleCodeName, before_iso: IsoTimestamp }, { $id: 'RoleFilterDateBefore' }),
   StrictObject({
     kind: Type.Literal('entity_in'),
     role_code_name: RoleCodeName,
     canonical_ids: Type.Optional(Type.Array(Uuid, { maxItems: 500 })),
     entity_list_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50 })),
-  }),
+  }, { $id: 'RoleFilterEntityIn' }),
 ];
 type RoleFilterBranch = Static<(typeof roleFilterBranches)[number]>;
 export const RoleFilter = Type.Unsafe<RoleFilterBranch>({

@@ -19,9 +19,9 @@ export function opsRoutes(app: TypedApp, deps: { clock: Clock; jobs: JobQueue; d
   const { clock, jobs } = deps;
   const view = () => ({ object: 'clock' as const, now: clock.now().toISOString(), mode: clock.mode });
 
-  app.get('/clock', { config: ops, schema: { tags, response: { 200: ClockView } } }, async () => view());
+  app.get('/clock', { config: ops, schema: { operationId: 'opsGetClock', summary: 'Read the clock', tags, response: { 200: ClockView } } }, async () => view());
 
-  app.post('/clock', { config: ops, schema: { tags, body: SetClockBody, response: { 200: ClockView } } }, async (request) => {
+  app.post('/clock', { config: ops, schema: { operationId: 'opsSetClock', summary: 'Set or advance the test clock', tags, body: SetClockBody, response: { 200: ClockView } } }, async (request) => {
     if (!isManualClock(clock)) throw new ProblemError('not-found', 'The clock is settable only with EVMON_TEST_CLOCK=1.');
     const { now, advance_seconds: advance } = request.body ?? {};
     if (now !== undefined) {
@@ -40,7 +40,7 @@ export function opsRoutes(app: TypedApp, deps: { clock: Clock; jobs: JobQueue; d
 
   app.post(
     '/drain',
-    { config: ops, schema: { tags, response: { 200: Type.Object({ object: Type.Literal('drain'), jobs: Type.Record(Type.String(), Type.Integer()) }) } } },
+    { config: ops, schema: { operationId: 'opsDrain', summary: 'Run background work until none is due', tags, response: { 200: Type.Object({ object: Type.Literal('drain'), jobs: Type.Record(Type.String(), Type.Integer()) }) } } },
     async () => {
       await deps.drain();
       return { object: 'drain' as const, jobs: await jobs.counts() };

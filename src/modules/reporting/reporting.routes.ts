@@ -16,7 +16,7 @@ export function reportingRoutes(app: TypedApp, deps: { reports: ReportsService; 
 
   app.get(
     '/reporting-grants',
-    { config: read, schema: { tags, summary: "The account's reporting grants", description: 'Not paginated; newest first. Empty for an account without the entity reporting entitlement.', response: { 200: ReportingGrantList } } },
+    { config: read, schema: { operationId: 'listReportingGrants', tags, summary: "The account's reporting grants", description: 'Not paginated; newest first. Empty for an account without the entity reporting entitlement.', response: { 200: ReportingGrantList } } },
     async (request) => grants.list(principalOf(request).accountId),
   );
 
@@ -26,6 +26,7 @@ export function reportingRoutes(app: TypedApp, deps: { reports: ReportsService; 
       // A filing key needs both scopes (Authentication, 3).
       config: { scope: ['REPORTS_WRITE', 'REPORTS_READ'] as const, idempotency: REPORT_IDEMPOTENCY },
       schema: {
+        operationId: 'fileReport',
         tags,
         summary: 'File a report',
         description:
@@ -46,13 +47,13 @@ export function reportingRoutes(app: TypedApp, deps: { reports: ReportsService; 
 
   app.get(
     '/reports',
-    { config: read, schema: { tags, summary: "The account's structured reports, newest first", querystring: ReportListQuery, response: { 200: ReportList } } },
+    { config: read, schema: { operationId: 'listReports', tags, summary: "The account's structured reports, newest first", querystring: ReportListQuery, response: { 200: ReportList } } },
     async (request) => reports.list(principalOf(request).accountId, request.query.limit, request.query.starting_after),
   );
 
   app.get(
     '/reports/:id',
-    { config: read, schema: { tags, summary: 'One report (404 for a missing id, another account\'s report or a non-structured report)', params: IdParams, response: { 200: Report } } },
+    { config: read, schema: { operationId: 'getReport', tags, summary: 'One report (404 for a missing id, another account\'s report or a non-structured report)', params: IdParams, response: { 200: Report } } },
     async (request) => reports.get(principalOf(request).accountId, request.params.id),
   );
 }
@@ -60,10 +61,10 @@ export function reportingRoutes(app: TypedApp, deps: { reports: ReportsService; 
 export function reportingOpsRoutes(app: TypedApp, grants: GrantsService): void {
   const ops = { access: 'ops' as const };
   const opsTags = ['Operator: corpus'];
-  app.post('/reporting-grants', { config: ops, schema: { tags: opsTags, body: CreateGrantBody, response: { 201: OpsReportingGrant } } }, async (request, reply) =>
+  app.post('/reporting-grants', { config: ops, schema: { operationId: 'opsCreateReportingGrant', summary: 'Create a reporting grant', tags: opsTags, body: CreateGrantBody, response: { 201: OpsReportingGrant } } }, async (request, reply) =>
     reply.code(201).send(await grants.create(request.body)),
   );
-  app.post('/reporting-grants/:id/revoke', { config: ops, schema: { tags: opsTags, params: IdParams, response: { 200: OpsReportingGrant } } }, async (request) =>
+  app.post('/reporting-grants/:id/revoke', { config: ops, schema: { operationId: 'opsRevokeReportingGrant', summary: 'Revoke a reporting grant', tags: opsTags, params: IdParams, response: { 200: OpsReportingGrant } } }, async (request) =>
     grants.revoke(request.params.id),
   );
 }

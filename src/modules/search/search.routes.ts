@@ -14,6 +14,7 @@ export function searchRoutes(app: TypedApp, search: SearchService): void {
     {
       config: { scope: 'EVENTS_READ', idempotency: billedWhen(isBilled) },
       schema: {
+        operationId: 'searchEvents',
         tags: ['Event search'],
         summary: 'Search events (billed per execution)',
         description:

@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { PROJECT_ROOT } from '../paths.js';
 import { PROBLEM_SLUGS, PROBLEMS, type ProblemSlug } from '../problems.js';
+import { operationIdsWithServiceProblems, operationProblems, problemResponseComponents, problemResponseRefs } from './openapi-problems.js';
 import { ProblemSchema } from './schema-kit.js';
 
 const escapeHtml = (text: string) =>
@@ -38,9 +39,29 @@ export async function installDocs(app: FastifyInstance, options: { publicBaseUrl
         },
       },
     },
+    // Component schemas named after their $id (Sensor, Beat, Problem…), not def-0, def-1….
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => {
+        if (typeof json.$id !== 'string') return `def-${i}`;
+        if (!json.title) json.title = json.$id;
+        return json.$id;
+      },
+    },
     transform: ({ schema, url, route }) => {
       const config = (route.config ?? {}) as { access?: string; scope?: string | readonly string[] };
       const transformed = { ...(schema ?? {}) } as Record<string, unknown>;
+      if (transformed.hide) return { schema: transformed as never, url };
+      // Client generators name their methods after it: every visible operation declares one.
+      if (typeof transformed.operationId !== 'string') throw new Error(`${route.method} ${url} declares no operationId`);
+      transformed['x-problem-types'] = operationProblems({
+        operationId: transformed.operationId,
+        method: [route.method].flat()[0]!,
+        access: config.access,
+        scoped: [config.scope ?? []].flat().length > 0,
+        hasParams: transformed.params !== undefined,
+        hasInput: ['params', 'querystring', 'body'].some((part) => transformed[part] !== undefined),
+        hasBody: transformed.body !== undefined,
+      });
       if (config.access === 'key') {
         const scopes = [config.scope ?? []].flat();
         transformed.security = [{ apiKey: [] }];
@@ -51,6 +72,30 @@ export async function installDocs(app: FastifyInstance, options: { publicBaseUrl
       if (config.access === 'ops') transformed.security = [{ opsToken: [] }];
       return { schema: transformed as never, url };
     },
+    // Each operation's problem types become references to shared responses, one per status.
+    transformObject: (documentObject) => {
+      const document = (documentObject as { openapiObject: Record<string, any> }).openapiObject;
+      const operationIds = new Set<string>();
+      const used = new Set<string>();
+      for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
+        for (const operation of Object.values<any>(item)) {
+          if (operationIds.has(operation.operationId)) throw new Error(`operationId ${operation.operationId} is used twice`);
+          operationIds.add(operation.operationId);
+          const refs = problemResponseRefs(operation['x-problem-types'] ?? []);
+          for (const ref of Object.values(refs)) used.add(ref.$ref.split('/').pop()!);
+          operation.responses = { ...operation.responses, ...refs };
+        }
+      }
+      const responses = Object.entries(problemResponseComponents(options.docsUrl, '#/components/schemas/Problem')).filter(([name]) => used.has(name));
+      document.components = { ...document.components, responses: Object.fromEntries(responses) };
+      const unknown = operationIdsWithServiceProblems().filter((id) => !operationIds.has(id));
+      if (unknown.length > 0) throw new Error(`problem lists name no operation: ${unknown.join(', ')}`);
+      return document;
+    },
+  });
+  // Built once at start-up, so a route without an operationId stops the server, not a reader.
+  app.addHook('onReady', async () => {
+    app.swagger();
   });
 
   app.get('/v1/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());

@@ -1,0 +1,77 @@
+// The OpenAPI document as clients use it: Redocly's recommended rules (redocly.yaml) find
+// nothing, every operation has a stable operationId, and each lists its problem responses.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { ROOT, startServer, tempDir, type TestServer } from '../helpers/server.js';
+
+const REDOCLY = path.join(path.dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
+
+// Client generators name methods after these: renaming one breaks every generated client.
+const OPERATION_IDS = [
+  'createBeat', 'createSensor', 'deleteBeat', 'deleteSensor', 'disableBeat', 'disableSensor', 'enableBeat', 'enableSensor', 'fileReport',
+  'getAccount', 'getBeat', 'getReport', 'getSensor', 'listBeats', 'listCreditTransactions', 'listEventTypes', 'listReportingGrants',
+  'listReports', 'listSensorDeliveries', 'listSensors', 'opsAdjustCredits', 'opsCreateAccount', 'opsCreateApiKey', 'opsCreateConsoleUser',
+  'opsCreateEntity', 'opsCreateEntityList', 'opsCreateEventType', 'opsCreateOutlet', 'opsCreateReportingGrant', 'opsDeleteConsoleUser',
+  'opsDeleteEntity', 'opsDeleteEvent', 'opsDrain', 'opsGetAccount', 'opsGetClock', 'opsGetEvent', 'opsGetEventType', 'opsIngestArticle',
+  'opsListApiKeys', 'opsListPlans', 'opsMergeEntity', 'opsMergeEvent', 'opsPutPlan', 'opsRevokeApiKey', 'opsRevokeReportingGrant',
+  'opsSetClock', 'opsUpdateAccount', 'opsUpdateEventType', 'readBeatEntries', 'redeliverSensorDelivery', 'replaceBeat', 'resumeBeat',
+  'rotateSensorSecret', 'searchEntities', 'searchEvents', 'setBeatSpendCap', 'updateSensor',
+];
+
+describe('the OpenAPI document', () => {
+  let server: TestServer;
+  let doc: any;
+  const operations = () => Object.values<Record<string, any>>(doc.paths).flatMap((item) => Object.values<any>(item));
+  before(async () => {
+    // A deployment's own address: Redocly warns of a localhost server URL, rightly.
+    server = await startServer({ EVMON_PUBLIC_BASE_URL: 'https://api.event-monitoring.test' });
+    doc = (await server.http.get('/v1/openapi.json')).json;
+  });
+  after(() => server.close());
+
+  it('when Redocly lints it with the recommended rules, then it finds no error and no warning', async () => {
+    const file = path.join(tempDir(), 'openapi.json');
+    fs.writeFileSync(file, JSON.stringify(doc));
+    const lint = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', file, '--format=json', `--config=${path.join(ROOT, 'redocly.yaml')}`], {
+      cwd: ROOT,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((error: { stdout?: string; stderr?: string }) => error);
+    const report = JSON.parse(lint.stdout ?? '{}');
+    const problems = (report.problems ?? []).map((p: any) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
+    assert.deepEqual(problems, [], lint.stderr);
+    assert.deepEqual({ errors: report.totals?.errors, warnings: report.totals?.warnings }, { errors: 0, warnings: 0 });
+  });
+
+  it('when its operations are listed, then each has its stable operationId, once', () => {
+    const ids = operations().map((operation) => operation.operationId);
+    assert.deepEqual([...ids].sort(), OPERATION_IDS);
+  });
+
+  it('when an operation is read, then it lists its problem types and a shared problem response for each of their statuses', () => {
+    for (const operation of operations()) {
+      const types: string[] = operation['x-problem-types'];
+      assert.ok(types.includes('internal-error'), operation.operationId);
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        if (Number(status) < 400) continue;
+        assert.match(response.$ref, /^#\/components\/responses\/\w+$/, `${operation.operationId} ${status}`);
+        const shared = doc.components.responses[response.$ref.split('/').pop()];
+        assert.ok(shared.content['application/problem+json'], `${operation.operationId} ${status}`);
+      }
+    }
+    const search = doc.paths['/v1/events/search'].post;
+    for (const slug of ['validation-failed', 'invalid-api-key', 'missing-scope', 'insufficient-credits', 'idempotency-key-conflict', 'rate-limited']) {
+      assert.ok(search['x-problem-types'].includes(slug), slug);
+    }
+    assert.deepEqual(Object.keys(search.responses).sort(), ['200', '400', '401', '402', '403', '408', '409', '410', '413', '415', '422', '429', '431', '500', '502', '503']);
+    assert.match(doc.components.responses.PaymentRequired.description, /insufficient-credits/);
+    const sensor = doc.paths['/v1/sensors/{id}'].get;
+    assert.ok(sensor['x-problem-types'].includes('not-found'));
+    assert.ok(!sensor['x-problem-types'].includes('payload-too-large'), 'a GET has no body to be too large');
+  });
+});
