@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { operationIdsWithServiceProblems } from '../../src/platform/http/openapi-problems.js';
 import { ROOT, startServer, tempDir, type TestServer } from '../helpers/server.js';
 
 const REDOCLY = path.join(path.dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
@@ -51,6 +52,8 @@ describe('the OpenAPI document', () => {
   it('when its operations are listed, then each has its stable operationId, once', () => {
     const ids = operations().map((operation) => operation.operationId);
     assert.deepEqual([...ids].sort(), OPERATION_IDS);
+    // The per-operation problem lists name operations that exist (a typo would drop a list).
+    for (const id of operationIdsWithServiceProblems()) assert.ok(OPERATION_IDS.includes(id), id);
   });
 
   it('when an operation is read, then it lists its problem types and a shared problem response for each of their statuses', () => {

@@ -60,7 +60,7 @@ export function operationProblems(operation: DeclaredOperation): ProblemSlug[] {
   return (Object.keys(PROBLEMS) as ProblemSlug[]).filter((slug) => slugs.has(slug));
 }
 
-/** The operationIds SERVICE_PROBLEMS names, to check against the operations that exist. */
+/** The operationIds SERVICE_PROBLEMS names, for a test to check against the operations that exist. */
 export const operationIdsWithServiceProblems = (): string[] => Object.keys(SERVICE_PROBLEMS);
 
 const STATUS_NAMES: Record<number, string> = {
