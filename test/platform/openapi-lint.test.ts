@@ -71,10 +71,13 @@ describe('the OpenAPI document', () => {
     for (const slug of ['validation-failed', 'invalid-api-key', 'missing-scope', 'insufficient-credits', 'idempotency-key-conflict', 'rate-limited']) {
       assert.ok(search['x-problem-types'].includes(slug), slug);
     }
-    assert.deepEqual(Object.keys(search.responses).sort(), ['200', '400', '401', '402', '403', '408', '409', '410', '413', '415', '422', '429', '431', '500', '502', '503']);
+    assert.deepEqual(Object.keys(search.responses).sort(), ['200', '400', '401', '402', '403', '404', '408', '409', '410', '413', '415', '422', '429', '431', '500', '502', '503']);
     assert.match(doc.components.responses.PaymentRequired.description, /insufficient-credits/);
     const sensor = doc.paths['/v1/sensors/{id}'].get;
     assert.ok(sensor['x-problem-types'].includes('not-found'));
     assert.ok(!sensor['x-problem-types'].includes('payload-too-large'), 'a GET has no body to be too large');
+    const debit = doc.paths['/ops/v1/accounts/{id}/credits'].post;
+    assert.ok(debit['x-problem-types'].includes('insufficient-credits'), 'a debit below zero is 402');
+    assert.ok(!debit['x-problem-types'].includes('rate-limited'), 'operator calls have no key budget; the edge ban is a bare 429');
   });
 });

@@ -7,7 +7,8 @@ import { PROBLEMS, type ProblemSlug } from '../problems.js';
 
 /** Problems beyond those the declaration implies, from the services behind each operation. */
 const SERVICE_PROBLEMS: Record<string, readonly ProblemSlug[]> = {
-  searchEvents: ['insufficient-credits', 'search-execution-expired', 'upstream-error'],
+  // A cursor naming no execution is 404.
+  searchEvents: ['not-found', 'insufficient-credits', 'search-execution-expired', 'upstream-error'],
   createSensor: ['entity-list-inaccessible'],
   updateSensor: ['entity-list-inaccessible'],
   enableSensor: ['state-conflict'],
@@ -25,6 +26,9 @@ const SERVICE_PROBLEMS: Record<string, readonly ProblemSlug[]> = {
   readBeatEntries: ['not-entitled'],
   fileReport: ['not-entitled', 'report-already-submitted'],
   opsCreateApiKey: ['quota-exceeded'],
+  opsAdjustCredits: ['insufficient-credits'],
+  opsSetClock: ['not-found'],
+  opsCreateEventType: ['state-conflict'],
   opsMergeEvent: ['state-conflict'],
   opsDeleteEvent: ['state-conflict'],
   opsMergeEntity: ['state-conflict'],
@@ -32,9 +36,10 @@ const SERVICE_PROBLEMS: Record<string, readonly ProblemSlug[]> = {
   opsCreateConsoleUser: ['state-conflict'],
 };
 
-// What any request can meet before or around its route: the HTTP parser (400, 408, 431), the
-// edge policy (429), and the server or its database failing (500, 503).
-const EVERY_OPERATION: readonly ProblemSlug[] = ['bad-request', 'request-timeout', 'request-header-fields-too-large', 'rate-limited', 'internal-error', 'write-unavailable'];
+// What any request can meet before or around its route: the HTTP parser (400, 408, 431), and
+// the server or its database failing (500, 503). The edge policy's ban is a bare 429, not a
+// problem; the problem 429 is an API key's budget.
+const EVERY_OPERATION: readonly ProblemSlug[] = ['bad-request', 'request-timeout', 'request-header-fields-too-large', 'internal-error', 'write-unavailable'];
 
 export interface DeclaredOperation {
   operationId: string;
@@ -50,6 +55,7 @@ export interface DeclaredOperation {
 export function operationProblems(operation: DeclaredOperation): ProblemSlug[] {
   const slugs = new Set<ProblemSlug>(EVERY_OPERATION);
   if (operation.access === 'key' || operation.access === 'ops') slugs.add('invalid-api-key');
+  if (operation.access === 'key') slugs.add('rate-limited');
   if (operation.scoped) slugs.add('missing-scope');
   if (operation.hasInput) slugs.add('validation-failed');
   if (operation.hasParams) slugs.add('not-found');
