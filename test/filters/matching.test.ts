@@ -265,9 +265,11 @@ describe('role filters on one role', () => {
         const eachAlone = roleFilters.every((rf) => event.reports.some((r) => r.values.some((v) => v.role === rf.role_code_name && valueSatisfies(rf, v))));
         if (eachAlone && !expected) rangesSplitAcrossReports++;
       }),
-      { numRuns: 2000 },
+      // About 3 % of drawn cases split a range across reports: 4,000 runs draw some 130 of them (116 to 141 seen),
+      // so the floor of 50 below checks the draw covers the case without failing by chance.
+      { numRuns: 4000 },
     );
-    assert.ok(matched >= 100, `only ${matched} of 2000 drawn cases matched`);
+    assert.ok(matched >= 100, `only ${matched} of 4000 drawn cases matched`);
     assert.ok(rangesSplitAcrossReports >= 50, `only ${rangesSplitAcrossReports} cases split a range across reports`);
   });
 
