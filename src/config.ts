@@ -141,13 +141,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
 
   // Test-only: a smaller demo corpus, so a test can watch seeding finish in seconds.
-  let demoEvents = 20_000;
-  const testDemoEvents = str('EVMON_TEST_DEMO_EVENTS');
-  if (testDemoEvents !== undefined) {
-    if (!flag('EVMON_TEST_CLOCK')) problems.push('EVMON_TEST_DEMO_EVENTS needs EVMON_TEST_CLOCK=1');
-    else if (/^\d+$/.test(testDemoEvents) && Number(testDemoEvents) >= 1 && Number(testDemoEvents) <= 20_000) demoEvents = Number(testDemoEvents);
-    else problems.push(`EVMON_TEST_DEMO_EVENTS must be a whole number from 1 to 20000 (got "${testDemoEvents}")`);
-  }
+  const demoEvents = int('EVMON_TEST_DEMO_EVENTS', 20_000, 1, 20_000);
+  if (str('EVMON_TEST_DEMO_EVENTS') !== undefined && !flag('EVMON_TEST_CLOCK')) problems.push('EVMON_TEST_DEMO_EVENTS needs EVMON_TEST_CLOCK=1');
 
   const config: Config = {
     port,

@@ -10,7 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { AccountsService } from '../modules/accounts/accounts.service.js';
 import type { KeyAuthenticator } from '../modules/accounts/key-authenticator.js';
 import { SignInRequired } from '../platform/http/guard.js';
-import { clientGone, formatBytes, isUnavailable } from '../platform/http/error-handler.js';
+import { clientLeft, formatBytes, isUnavailable } from '../platform/http/error-handler.js';
 import { toFieldErrors } from '../platform/http/validation.js';
 import { PROJECT_ROOT } from '../platform/paths.js';
 import { PROBLEMS, ProblemError } from '../platform/problems.js';
@@ -97,9 +97,8 @@ function consoleError(error: FastifyError, request: FastifyRequest, reply: Fasti
   const show = (status: number, title: string, message: string, details: string[] = []) =>
     sendHtml(reply, status, messagePage({ title, viewer, message, details, back: viewer ? '/console' : '/console/sign-in' }));
 
-  if (clientGone(request)) {
-    // As on the API: a form cut off mid-body is the browser leaving, not the database failing.
-    request.log.info({ code: error.code }, 'client closed the connection before its request was complete');
+  // As on the API: a form cut off mid-body is the browser leaving, not the database failing.
+  if (clientLeft(request, error)) {
     return show(400, 'Bad request', 'The browser closed the connection before the form was complete.');
   }
   if (error instanceof ProblemError) {

@@ -63,7 +63,7 @@ export function seedDemoCorpusInBackground(runtime: Runtime): DemoCorpusSeeding 
   const { logger } = runtime;
   const total = runtime.config.demoEvents;
   const abort = new AbortController();
-  let nextQuarter = 1;
+  let quartersLogged = 0;
   const settled = (async () => {
     logger.info({ events: total }, 'demo corpus: seeding in the background');
     try {
@@ -73,8 +73,9 @@ export function seedDemoCorpusInBackground(runtime: Runtime): DemoCorpusSeeding 
         batchSize: 100,
         signal: abort.signal,
         progress: (done) => {
-          if (done < (total * nextQuarter) / 4 || done === total) return;
-          while (done >= (total * nextQuarter) / 4) nextQuarter++;
+          const quarters = Math.floor((done * 4) / total);
+          if (quarters <= quartersLogged || done === total) return; // the end is "demo corpus seeded"
+          quartersLogged = quarters;
           logger.info({ done, total }, 'demo corpus: events loaded');
         },
       });

@@ -76,18 +76,18 @@ export async function installDocs(app: FastifyInstance, options: { publicBaseUrl
     transformObject: (documentObject) => {
       const document = (documentObject as { openapiObject: Record<string, any> }).openapiObject;
       const operationIds = new Set<string>();
-      const used = new Set<string>();
+      const statuses = new Set<number>();
       for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
         for (const operation of Object.values<any>(item)) {
           if (operationIds.has(operation.operationId)) throw new Error(`operationId ${operation.operationId} is used twice`);
           operationIds.add(operation.operationId);
           const refs = problemResponseRefs(operation['x-problem-types'] ?? []);
-          for (const ref of Object.values(refs)) used.add(ref.$ref.split('/').pop()!);
+          for (const status of Object.keys(refs)) statuses.add(Number(status));
           operation.responses = { ...operation.responses, ...refs };
         }
       }
-      const responses = Object.entries(problemResponseComponents(options.docsUrl, '#/components/schemas/Problem')).filter(([name]) => used.has(name));
-      document.components = { ...document.components, responses: Object.fromEntries(responses) };
+      // Only the statuses some operation answers: an unused component is noise to a reader.
+      document.components = { ...document.components, responses: problemResponseComponents(options.docsUrl, '#/components/schemas/Problem', statuses) };
       return document;
     },
   });

@@ -86,7 +86,15 @@ export function frameworkErrorHandler(docsUrl: string) {
 }
 
 /** The client went away before its request was complete (it disconnected, or timed out). */
-export const clientGone = (request: FastifyRequest): boolean => request.raw.aborted || request.raw.socket?.destroyed === true;
+/**
+ * True, and logged at info, when the client left before its request was complete: nothing can
+ * reach it, and it is not a fault of ours (a database error would be, and is told apart here).
+ */
+export function clientLeft(request: FastifyRequest, error: FastifyError): boolean {
+  if (!request.raw.aborted && request.raw.socket?.destroyed !== true) return false;
+  request.log.info({ code: error.code }, 'client closed the connection before its request was complete');
+  return true;
+}
 
 const PARSER_PROBLEMS: Record<string, { slug: ProblemSlug; detail: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { slug: 'request-timeout', detail: REQUEST_TIMEOUT_DETAIL },
@@ -120,9 +128,7 @@ export function clientErrorHandler(docsUrl: string) {
 
 export function installErrorHandling(app: FastifyInstance, docsUrl: string, notFoundGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (clientGone(request)) {
-      // Nothing can reach the client; not a fault of ours (a database error would be, and is told apart here).
-      request.log.info({ code: error.code }, 'client closed the connection before its request was complete');
+    if (clientLeft(request, error)) {
       return sendProblem(request, reply, docsUrl, 'bad-request', 'The client closed the connection before the request was complete.');
     }
     if (error instanceof ProblemError) {

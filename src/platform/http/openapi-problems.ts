@@ -96,10 +96,13 @@ const responseName = (status: number): string => {
   return name;
 };
 
-/** components.responses: one problem response per status the problem table uses. */
-export function problemResponseComponents(docsUrl: string, problemSchemaRef: string): Record<string, unknown> {
+/** components.responses: one problem response for each of `statuses`, naming every type of that status. */
+export function problemResponseComponents(docsUrl: string, problemSchemaRef: string, statuses: ReadonlySet<number>): Record<string, unknown> {
   const byStatus = new Map<number, ProblemSlug[]>();
-  for (const slug of Object.keys(PROBLEMS) as ProblemSlug[]) byStatus.set(PROBLEMS[slug].status, [...(byStatus.get(PROBLEMS[slug].status) ?? []), slug]);
+  for (const slug of Object.keys(PROBLEMS) as ProblemSlug[]) {
+    const { status } = PROBLEMS[slug];
+    if (statuses.has(status)) byStatus.set(status, [...(byStatus.get(status) ?? []), slug]);
+  }
   return Object.fromEntries(
     [...byStatus].sort(([a], [b]) => a - b).map(([status, slugs]) => [
       responseName(status),
