@@ -29,7 +29,10 @@ import { createRuntime } from '../src/runtime.js';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000);
 const READS = Number(process.env.BENCH_READS ?? 2_000);
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
-const SIZES = (process.env.BENCH_BEATS ?? '10000,100000').split(',').map(Number).filter((n) => n > 0);
+const SIZES = (process.env.BENCH_BEATS ?? '10000,100000')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const TYPES = 50;
 const CLAUSES = 5;
 
@@ -46,9 +49,17 @@ const percentile = (values: number[], p: number) => [...values].sort((a, b) => a
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 await runtime.accounts.putPlan('bench', {
-  beats_max: 1_000_000, clauses_max: 10_000_000, default_spend_cap_credits: 1_000_000_000, retention_days: 3650, backfill_days: 0,
-  search_credit_cost: 1, beat_entry_credit_cost: 1, rest_requests_per_minute: 60, mcp_requests_per_minute: 60,
-  search_execution_retention_seconds: 86400, search_max_results: 1000,
+  beats_max: 1_000_000,
+  clauses_max: 10_000_000,
+  default_spend_cap_credits: 1_000_000_000,
+  retention_days: 3650,
+  backfill_days: 0,
+  search_credit_cost: 1,
+  beat_entry_credit_cost: 1,
+  rest_requests_per_minute: 60,
+  mcp_requests_per_minute: 60,
+  search_execution_retention_seconds: 86400,
+  search_max_results: 1000,
 });
 const account = await runtime.accounts.createAccount({ display_name: 'Bench', plan: 'bench', credit_balance: 1_000_000_000, entitlements: { beats: true } });
 const outlet = await runtime.reference.createOutlet({ name: 'Bench Wire' });
@@ -58,7 +69,10 @@ for (let i = 0; i < TYPES; i++) {
     code_name: `bench_type_${i}_${Date.now()}`,
     name: `Type ${i}`,
     description: '',
-    roles: [{ code_name: 'party', name: 'Party', expected_type: 'NAMED_ENTITY' }, { code_name: 'other', name: 'Other', expected_type: 'NAMED_ENTITY' }],
+    roles: [
+      { code_name: 'party', name: 'Party', expected_type: 'NAMED_ENTITY' },
+      { code_name: 'other', name: 'Other', expected_type: 'NAMED_ENTITY' },
+    ],
     sentence_template: '{party} and {other}',
   });
   types.push(type.id);
@@ -69,7 +83,10 @@ async function entities(count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let done = 0; done < count; done += 50_000) {
     const batch = Array.from({ length: Math.min(50_000, count - done) }, () => randomUUID());
-    await db.query(`INSERT INTO entities (id, name, type, canonical_id, created_at) SELECT id, 'Company ' || id, 'ORGANIZATION', id, $2 FROM unnest($1::uuid[]) AS t(id)`, [batch, now]);
+    await db.query(
+      `INSERT INTO entities (id, name, type, canonical_id, created_at) SELECT id, 'Company ' || id, 'ORGANIZATION', id, $2 FROM unnest($1::uuid[]) AS t(id)`,
+      [batch, now],
+    );
     ids.push(...batch);
   }
   return ids;
@@ -83,13 +100,23 @@ async function seedBeats(count: number, pool: string[]): Promise<void> {
     const clauses: string[] = [];
     for (let b = done; b < Math.min(count, done + 5_000); b++) {
       ids.push(randomUUID());
-      clauses.push(JSON.stringify(Array.from({ length: CLAUSES }, (_, c) => ({
-        id: randomUUID(),
-        event_type_id: c === 0 ? types[rnd(TYPES)] : null,
-        involved_entity_ids: [pool[b * CLAUSES + c]],
-        involved_entity_list_ids: [], required_source_news_outlet_ids: [], report_source_kind: 'ANY', represented_entity_ids: [],
-        represented_entity_list_ids: [], min_reports: 1, scope: 'MENTIONED', role_filters: [],
-      }))));
+      clauses.push(
+        JSON.stringify(
+          Array.from({ length: CLAUSES }, (_, c) => ({
+            id: randomUUID(),
+            event_type_id: c === 0 ? types[rnd(TYPES)] : null,
+            involved_entity_ids: [pool[b * CLAUSES + c]],
+            involved_entity_list_ids: [],
+            required_source_news_outlet_ids: [],
+            report_source_kind: 'ANY',
+            represented_entity_ids: [],
+            represented_entity_list_ids: [],
+            min_reports: 1,
+            scope: 'MENTIONED',
+            role_filters: [],
+          })),
+        ),
+      );
     }
     await db.query(
       `INSERT INTO beats (id, account_id, name, description, clauses, enabled, paused, spend_cap_credits, counters_month, created_at, updated_at)
@@ -106,12 +133,17 @@ async function ingest(count: number, pool: string[]): Promise<void> {
     await runtime.events.ingestArticle({
       outlet_id: outlet.id,
       event_type_id: types[rnd(TYPES)]!,
-      roles: [{ role: 'party', entity_id: pool[rnd(pool.length)]! }, { role: 'other', entity_id: pool[rnd(pool.length)]! }],
+      roles: [
+        { role: 'party', entity_id: pool[rnd(pool.length)]! },
+        { role: 'other', entity_id: pool[rnd(pool.length)]! },
+      ],
     });
   }
 }
 
-const entryCount = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM beat_entries be JOIN beats b ON b.id = be.beat_id WHERE b.account_id = $1', [account.id]))[0]!.n;
+const entryCount = async () =>
+  (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM beat_entries be JOIN beats b ON b.id = be.beat_id WHERE b.account_id = $1', [account.id]))[0]!
+    .n;
 
 console.log(`storage: ${db.kind}; ${EVENTS} events per size; ${os.cpus().length} cores`);
 console.log('\n1. Recording');
@@ -136,7 +168,9 @@ for (const size of SIZES) {
   await runtime.jobs.drain();
   const seconds = (performance.now() - start) / 1000;
   perEvent.push((seconds * 1000) / EVENTS);
-  console.log(`| ${size.toLocaleString('en')} | ${(size * CLAUSES).toLocaleString('en')} | ${(buildMs / 1000).toFixed(1)} s | ${Math.round(heap)} MiB | ${Math.round(EVENTS / seconds)} | ${ms(perEvent.at(-1)!)} | ${(await entryCount()) - before} |`);
+  console.log(
+    `| ${size.toLocaleString('en')} | ${(size * CLAUSES).toLocaleString('en')} | ${(buildMs / 1000).toFixed(1)} s | ${Math.round(heap)} MiB | ${Math.round(EVENTS / seconds)} | ${ms(perEvent.at(-1)!)} | ${(await entryCount()) - before} |`,
+  );
 }
 if (perEvent.length === 2) console.log(`ratio of time per event: ${(perEvent[1]! / perEvent[0]!).toFixed(2)} (goal <= 1.5)`);
 if (SIZES.length > 0) {
@@ -165,7 +199,9 @@ for (let done = 0; done < ENTRIES; done += 100_000) {
 // As autovacuum would have left them: the measurement is of a settled table, not of one
 // being vacuumed meanwhile.
 for (const table of ['beat_entries', 'events', 'beats', 'jobs']) await db.query(`VACUUM ANALYZE ${table}`);
-const seqs = await db.query<{ min: number; max: number }>('SELECT min(seq)::bigint AS min, max(seq)::bigint AS max FROM beat_entries WHERE beat_id = $1', [beat.id]);
+const seqs = await db.query<{ min: number; max: number }>('SELECT min(seq)::bigint AS min, max(seq)::bigint AS max FROM beat_entries WHERE beat_id = $1', [
+  beat.id,
+]);
 const { min, max } = seqs[0]!;
 const signer = cursorSigner(runtime.secret);
 const bare = (after: number) =>

@@ -99,7 +99,7 @@ const hot = Array.from({ length: 2_000 }, (_, i) => `hot${i}`);
 const cold = Array.from({ length: 200_000 }, (_, i) => `cold${i}`);
 const types = Array.from({ length: 50 }, (_, i) => `t${i}`);
 let seed = 1;
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)]!;
 const compiled = (eventTypeId: string | null, entities: string[] | null): CompiledFilter => ({
   eventTypeId,

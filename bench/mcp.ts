@@ -41,9 +41,17 @@ const base = `https://127.0.0.1:${(app.server.address() as { port: number }).por
 const agent = new Agent({ connect: { ca: tls.cert, servername: 'localhost' }, connections: 1 });
 
 await runtime.accounts.putPlan('bench_mcp', {
-  beats_max: 10, clauses_max: 100, default_spend_cap_credits: 1000, retention_days: 90, backfill_days: 7,
-  search_credit_cost: 1, beat_entry_credit_cost: 1, rest_requests_per_minute: 1_000_000, mcp_requests_per_minute: 1_000_000,
-  search_execution_retention_seconds: 86400, search_max_results: 1000,
+  beats_max: 10,
+  clauses_max: 100,
+  default_spend_cap_credits: 1000,
+  retention_days: 90,
+  backfill_days: 7,
+  search_credit_cost: 1,
+  beat_entry_credit_cost: 1,
+  rest_requests_per_minute: 1_000_000,
+  mcp_requests_per_minute: 1_000_000,
+  search_execution_retention_seconds: 86400,
+  search_max_results: 1000,
 });
 const account = await runtime.accounts.createAccount({ plan: 'bench_mcp', credit_balance: 10_000_000 });
 const key = (await runtime.accounts.createApiKey(account.id, { name: 'bench', scopes: ['EVENTS_READ'] })).key!;
@@ -73,7 +81,11 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 let rpcId = 0;
 const rest = (filter: Record<string, unknown>) => post('/v1/events/search', filter);
 const mcp = (filter: Record<string, unknown>) =>
-  post('/mcp', { jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name: 'search_events', arguments: filter } }, { accept: 'application/json, text/event-stream' });
+  post(
+    '/mcp',
+    { jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name: 'search_events', arguments: filter } },
+    { accept: 'application/json, text/event-stream' },
+  );
 
 for (const filter of filters) {
   await rest(filter);
@@ -93,7 +105,11 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
-const row = (p: number) => ({ rest_ms: +percentile(times.rest, p).toFixed(2), mcp_ms: +percentile(times.mcp, p).toFixed(2), ratio: +(percentile(times.mcp, p) / percentile(times.rest, p)).toFixed(2) });
+const row = (p: number) => ({
+  rest_ms: +percentile(times.rest, p).toFixed(2),
+  mcp_ms: +percentile(times.mcp, p).toFixed(2),
+  ratio: +(percentile(times.mcp, p) / percentile(times.rest, p)).toFixed(2),
+});
 console.log(JSON.stringify({ database: config.database.kind, events: eventCount, requests_each: times.rest.length, p50: row(50), p99: row(99) }, null, 2));
 await app.close();
 await runtime.close();

@@ -51,13 +51,25 @@ const rnd = (n: number) => Math.floor(Math.random() * n);
 
 // Accounts on a plan whose REST budget never stops the run.
 await runtime.accounts.putPlan('bench_reporting', {
-  beats_max: 10, clauses_max: 100, default_spend_cap_credits: 1000, retention_days: 90, backfill_days: 7,
-  search_credit_cost: 1, beat_entry_credit_cost: 1, rest_requests_per_minute: 1_000_000, mcp_requests_per_minute: 60,
-  search_execution_retention_seconds: 86400, search_max_results: 1000,
+  beats_max: 10,
+  clauses_max: 100,
+  default_spend_cap_credits: 1000,
+  retention_days: 90,
+  backfill_days: 7,
+  search_credit_cost: 1,
+  beat_entry_credit_cost: 1,
+  rest_requests_per_minute: 1_000_000,
+  mcp_requests_per_minute: 60,
+  search_execution_retention_seconds: 86400,
+  search_max_results: 1000,
 });
 const keys: string[] = [];
 for (let i = 0; i < ACCOUNTS; i++) {
-  const account = await runtime.accounts.createAccount({ display_name: `Reporter ${i}`, plan: 'bench_reporting', entitlements: { structured_reporting: true } });
+  const account = await runtime.accounts.createAccount({
+    display_name: `Reporter ${i}`,
+    plan: 'bench_reporting',
+    entitlements: { structured_reporting: true },
+  });
   keys.push((await runtime.accounts.createApiKey(account.id, { name: 'bench', scopes: ['REPORTS_READ', 'REPORTS_WRITE'] })).key!);
 }
 const type = await dealEventType(runtime);
@@ -89,19 +101,23 @@ async function file(): Promise<string> {
 // 1. Throughput.
 let sent = 0;
 const started = performance.now();
-await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-  while (sent < REPORTS) {
-    sent++;
-    await file();
-  }
-}));
+await Promise.all(
+  Array.from({ length: CONCURRENCY }, async () => {
+    while (sent < REPORTS) {
+      sent++;
+      await file();
+    }
+  }),
+);
 const filingSeconds = (performance.now() - started) / 1000;
 console.error(`filed ${REPORTS} in ${filingSeconds.toFixed(1)} s: ${Math.round(REPORTS / filingSeconds)} reports/s`);
 if (process.env.BENCH_HOLD_PROCESSING) {
   const drainStart = performance.now();
   runtime.startBackground();
   await runtime.drain();
-  console.error(`processed in ${((performance.now() - drainStart) / 1000).toFixed(1)} s: ${Math.round(REPORTS / ((performance.now() - drainStart) / 1000))} reports/s`);
+  console.error(
+    `processed in ${((performance.now() - drainStart) / 1000).toFixed(1)} s: ${Math.round(REPORTS / ((performance.now() - drainStart) / 1000))} reports/s`,
+  );
   process.exit(0);
 }
 await runtime.drain();
@@ -139,17 +155,28 @@ watching = false;
 await watcher;
 
 const events = (await db.query<{ n: number }>('SELECT count(DISTINCT incident_id)::int AS n FROM structured_reports'))[0]!.n;
-console.log(JSON.stringify({
-  database: config.database.kind,
-  cpus: os.cpus().length,
-  filing: { reports: REPORTS, concurrency: CONCURRENCY, reports_per_second: Math.round(REPORTS / filingSeconds), all_processed_per_second: Math.round(REPORTS / processedSeconds) },
-  steady: {
-    rate: RATE,
-    reports: latencies.length,
-    to_incident_ms: { p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), max: Math.round(Math.max(...latencies)) },
-  },
-  events,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      database: config.database.kind,
+      cpus: os.cpus().length,
+      filing: {
+        reports: REPORTS,
+        concurrency: CONCURRENCY,
+        reports_per_second: Math.round(REPORTS / filingSeconds),
+        all_processed_per_second: Math.round(REPORTS / processedSeconds),
+      },
+      steady: {
+        rate: RATE,
+        reports: latencies.length,
+        to_incident_ms: { p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), max: Math.round(Math.max(...latencies)) },
+      },
+      events,
+    },
+    null,
+    2,
+  ),
+);
 await app.close();
 await runtime.close();
 await agent.close();

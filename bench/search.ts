@@ -72,7 +72,11 @@ const [rare] = await db.query<{ entity_id: string }>(
   'SELECT entity_id FROM event_entities GROUP BY entity_id HAVING count(*) BETWEEN 3 AND 10 ORDER BY entity_id LIMIT 1',
 );
 const outlets = await db.query<{ id: string }>('SELECT id FROM news_outlets ORDER BY id LIMIT 3');
-const list = await runtime.reference.createEntityList({ name: 'bench list', owner_account_id: null, entity_ids: popular.slice(20, 40).map((p) => p.entity_id) });
+const list = await runtime.reference.createEntityList({
+  name: 'bench list',
+  owner_account_id: null,
+  entity_ids: popular.slice(20, 40).map((p) => p.entity_id),
+});
 
 const mix: { name: string; body: Record<string, unknown> }[] = [
   { name: 'type, 30 days', body: { lookback_days: 30, event_type_id: typeId('earthquake') } },
@@ -80,8 +84,14 @@ const mix: { name: string; body: Record<string, unknown> }[] = [
   { name: 'popular entity, 90 days', body: { lookback_days: 90, involved_entity_ids: [popular[0]!.entity_id] } },
   { name: 'rare entity, 365 days', body: { lookback_days: 365, involved_entity_ids: [rare!.entity_id] } },
   { name: 'entity list (20), 30 days', body: { lookback_days: 30, involved_entity_list_ids: [list.id] } },
-  { name: 'type + outlets + min_reports 2, 30 days', body: { lookback_days: 30, event_type_id: typeId('acquisition'), required_source_news_outlet_ids: outlets.map((o) => o.id), min_reports: 2 } },
-  { name: 'type + amount role filter, 90 days', body: { lookback_days: 90, event_type_id: typeId('funding_round'), role_filters: [{ kind: 'amount_gte', role_code_name: 'amount', min_value: 1e9 }] } },
+  {
+    name: 'type + outlets + min_reports 2, 30 days',
+    body: { lookback_days: 30, event_type_id: typeId('acquisition'), required_source_news_outlet_ids: outlets.map((o) => o.id), min_reports: 2 },
+  },
+  {
+    name: 'type + amount role filter, 90 days',
+    body: { lookback_days: 90, event_type_id: typeId('funding_round'), role_filters: [{ kind: 'amount_gte', role_code_name: 'amount', min_value: 1e9 }] },
+  },
 ];
 
 async function search(body: unknown): Promise<any> {
@@ -145,10 +155,14 @@ for (const [name, sample] of samples) {
   all.http.push(...sample.http);
   all.sql.push(...sample.sql);
   const ratio = percentile(sample.http, 99) / percentile(sample.sql, 99);
-  console.log(`| ${name} | ${sample.total.toLocaleString('en')} | ${fmt(percentile(sample.http, 50))} | ${fmt(percentile(sample.http, 99))} | ${fmt(percentile(sample.sql, 50))} | ${fmt(percentile(sample.sql, 99))} | ${ratio.toFixed(2)} |`);
+  console.log(
+    `| ${name} | ${sample.total.toLocaleString('en')} | ${fmt(percentile(sample.http, 50))} | ${fmt(percentile(sample.http, 99))} | ${fmt(percentile(sample.sql, 50))} | ${fmt(percentile(sample.sql, 99))} | ${ratio.toFixed(2)} |`,
+  );
 }
 const ratio = percentile(all.http, 99) / percentile(all.sql, 99);
-console.log(`| **whole mix** | | ${fmt(percentile(all.http, 50))} | **${fmt(percentile(all.http, 99))}** | ${fmt(percentile(all.sql, 50))} | ${fmt(percentile(all.sql, 99))} | **${ratio.toFixed(2)}** |`);
+console.log(
+  `| **whole mix** | | ${fmt(percentile(all.http, 50))} | **${fmt(percentile(all.http, 99))}** | ${fmt(percentile(all.sql, 50))} | ${fmt(percentile(all.sql, 99))} | **${ratio.toFixed(2)}** |`,
+);
 
 await agent.close();
 await app.close();

@@ -26,7 +26,11 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'evmon-bench-'));
 async function start(script: string, env: Record<string, string>, port: number, readyPath: string): Promise<ChildProcess> {
   const nodeArgs = script === 'src/main.ts' && process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const command = [...nodeArgs, '--import', 'tsx', script];
-  const child = spawn(pinned ? 'taskset' : process.execPath, pinned ? ['-c', '1', process.execPath, ...command] : command, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(pinned ? 'taskset' : process.execPath, pinned ? ['-c', '1', process.execPath, ...command] : command, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const { request, Agent } = await import('undici');
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
   for (let i = 0; i < 600; i++) {
@@ -105,7 +109,9 @@ await stop(bare);
 const storage = DATABASE_URL.startsWith('postgres') ? 'PostgreSQL' : 'PGlite';
 const ratios = rounds.map((r) => r.ours.rps / r.baseline.rps).sort((a, b) => a - b);
 const median = ratios[Math.floor(ratios.length / 2)]!;
-console.log(`storage: ${storage}; ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, HTTPS/1.1 keep-alive; ${os.cpus().length} cores${pinned ? ', load on CPU 0, servers on CPU 1' : ''}`);
+console.log(
+  `storage: ${storage}; ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, HTTPS/1.1 keep-alive; ${os.cpus().length} cores${pinned ? ', load on CPU 0, servers on CPU 1' : ''}`,
+);
 rounds.forEach((r, i) =>
   console.log(
     `round ${i + 1}: bare Fastify ${r.baseline.rps.toFixed(0).padStart(6)} req/s (p99 ${r.baseline.p99} ms)   GET /v1/sensors ${r.ours.rps.toFixed(0).padStart(6)} req/s (p99 ${r.ours.p99} ms, non-2xx ${r.ours.non2xx})   ratio ${(r.ours.rps / r.baseline.rps).toFixed(2)}`,

@@ -33,17 +33,20 @@ const pinned = spawnSync('taskset', ['-cp', '0', String(process.pid)]).status ==
 
 // The receiver: records when each delivery arrived, by event id and type.
 const arrivals: { at: number; type: string; eventId: string }[] = [];
-const receiver = https.createServer({ cert: fs.readFileSync(CERT), key: fs.readFileSync(path.join(ROOT, 'test/fixtures/webhook-receiver-key.pem')) }, (req, res) => {
-  let body = '';
-  req.setEncoding('utf8');
-  req.on('data', (chunk) => (body += chunk));
-  req.on('end', () => {
-    const at = performance.now();
-    const parsed = JSON.parse(body);
-    arrivals.push({ at, type: parsed.type, eventId: parsed.data.event?.id ?? parsed.data.event_id });
-    res.writeHead(204).end();
-  });
-});
+const receiver = https.createServer(
+  { cert: fs.readFileSync(CERT), key: fs.readFileSync(path.join(ROOT, 'test/fixtures/webhook-receiver-key.pem')) },
+  (req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const at = performance.now();
+      const parsed = JSON.parse(body);
+      arrivals.push({ at, type: parsed.type, eventId: parsed.data.event?.id ?? parsed.data.event_id });
+      res.writeHead(204).end();
+    });
+  },
+);
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const hookUrl = `https://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
 
@@ -83,7 +86,13 @@ async function call(method: string, url: string, body?: unknown, key = OPS_TOKEN
 
 for (let i = 0; ; i++) {
   if (server.exitCode !== null) throw new Error('the server exited');
-  if (await call('GET', '/readyz').then(() => true, () => false)) break;
+  if (
+    await call('GET', '/readyz').then(
+      () => true,
+      () => false,
+    )
+  )
+    break;
   if (i > 600) throw new Error('the server did not become ready');
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
@@ -91,9 +100,11 @@ for (let i = 0; ; i++) {
 /** Runs `work` over `items` with `width` at a time. */
 async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
 }
 
 const percentile = (values: number[], p: number) => {
@@ -103,13 +114,26 @@ const percentile = (values: number[], p: number) => {
 
 // Set-up: a plan without a request budget to speak of, an account, a key, the corpus.
 await call('PUT', '/ops/v1/plans/bench', {
-  beats_max: 10, clauses_max: 100, default_spend_cap_credits: 1000, retention_days: 90, backfill_days: 7, search_credit_cost: 1,
-  beat_entry_credit_cost: 1, rest_requests_per_minute: 10_000_000, mcp_requests_per_minute: 60, search_execution_retention_seconds: 86400, search_max_results: 1000,
+  beats_max: 10,
+  clauses_max: 100,
+  default_spend_cap_credits: 1000,
+  retention_days: 90,
+  backfill_days: 7,
+  search_credit_cost: 1,
+  beat_entry_credit_cost: 1,
+  rest_requests_per_minute: 10_000_000,
+  mcp_requests_per_minute: 60,
+  search_execution_retention_seconds: 86400,
+  search_max_results: 1000,
 });
 const account = await call('POST', '/ops/v1/accounts', { plan: 'bench' });
 const key = (await call('POST', `/ops/v1/accounts/${account.id}/api-keys`, { name: 'bench', scopes: ['SENSORS_READ', 'SENSORS_WRITE'] })).key as string;
-const roles = [{ code_name: 'party', name: 'Party', expected_type: 'NAMED_ENTITY' }, { code_name: 'other', name: 'Other', expected_type: 'NAMED_ENTITY' }];
-const eventType = async (code: string) => (await call('POST', '/ops/v1/event-types', { code_name: code, name: code, description: '', roles, sentence_template: '{party} and {other}' })).id as string;
+const roles = [
+  { code_name: 'party', name: 'Party', expected_type: 'NAMED_ENTITY' },
+  { code_name: 'other', name: 'Other', expected_type: 'NAMED_ENTITY' },
+];
+const eventType = async (code: string) =>
+  (await call('POST', '/ops/v1/event-types', { code_name: code, name: code, description: '', roles, sentence_template: '{party} and {other}' })).id as string;
 const burstType = await eventType('bench_burst');
 // Ingest takes a clustering lock per event type: a steady stream spreads over ten types, as a
 // real one spreads over many.
@@ -122,8 +146,12 @@ const setupStarted = performance.now();
 await inParallel([...entities.keys()], 16, async (i) => (entities[i] = (await call('POST', '/ops/v1/entities', { name: `Entity ${i}` })).id));
 const sensor = (filter: unknown) => call('POST', '/v1/sensors', { name: 'bench', filter, actions: [{ type: 'webhook', url: hookUrl }] }, key);
 const BURST_SENSORS = 400;
-await inParallel([...Array(SENSORS).keys()], 16, (i) => (i < BURST_SENSORS ? sensor({ event_type_id: burstType }) : sensor({ involved_entity_ids: [entities[i]] })));
-console.log(`set-up: ${SENSORS} sensors (${BURST_SENSORS} on one type, the rest on one entity each) in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`);
+await inParallel([...Array(SENSORS).keys()], 16, (i) =>
+  i < BURST_SENSORS ? sensor({ event_type_id: burstType }) : sensor({ involved_entity_ids: [entities[i]] }),
+);
+console.log(
+  `set-up: ${SENSORS} sensors (${BURST_SENSORS} on one type, the rest on one entity each) in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`,
+);
 
 // Each article opens an event of its own: happened_at dates a week apart are outside the
 // clustering window of each other.
@@ -133,7 +161,10 @@ const article = (typeId: string, pair: [string, string]) =>
     outlet_id: outlets[Math.floor(Math.random() * outlets.length)],
     event_type_id: typeId,
     happened_at: new Date(Date.UTC(1900, 0, 1) + articles++ * 7 * 86_400_000).toISOString().slice(0, 10),
-    roles: [{ role: 'party', entity_id: pair[0] }, { role: 'other', entity_id: pair[1] }],
+    roles: [
+      { role: 'party', entity_id: pair[0] },
+      { role: 'other', entity_id: pair[1] },
+    ],
   });
 const randomIndex = () => Math.floor(Math.random() * SENSORS);
 /** Entities from BURST_SENSORS on are watched, one sensor each. */
@@ -205,4 +236,6 @@ receiver.closeAllConnections();
 receiver.close();
 await dispatcher.close();
 fs.rmSync(dataDir, { recursive: true, force: true });
-console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, ${DATABASE_URL.startsWith('postgres') ? 'PostgreSQL' : 'PGlite'}${pinned ? ', pinned' : ''}`);
+console.log(
+  `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, ${DATABASE_URL.startsWith('postgres') ? 'PostgreSQL' : 'PGlite'}${pinned ? ', pinned' : ''}`,
+);

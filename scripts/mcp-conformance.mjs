@@ -28,7 +28,15 @@ const scenarios = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['s
 const proxy = http.createServer((request, response) => {
   const headers = { ...request.headers, host: target.host, authorization: `Bearer ${key}` };
   const upstream = https.request(
-    { hostname: target.hostname, port: target.port, path: target.pathname, method: request.method, headers, ca, ...(net.isIP(target.hostname) ? {} : { servername: target.hostname }) },
+    {
+      hostname: target.hostname,
+      port: target.port,
+      path: target.pathname,
+      method: request.method,
+      headers,
+      ca,
+      ...(net.isIP(target.hostname) ? {} : { servername: target.hostname }),
+    },
     (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);

@@ -37,20 +37,16 @@ const only = process.argv.slice(2);
 const files = only.length > 0 ? only : find('test').sort();
 // A test's time limit, unless it sets its own: tests that start server processes size theirs
 // to the starts they wait for (test/helpers/server.ts SPAWN_BUDGET_MS).
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files],
-  {
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      EVMON_LOG_LEVEL: process.env.EVMON_LOG_LEVEL ?? 'silent',
-      EVMON_TEST_SERVER_BUILD: path.resolve(BUILD),
-      EVMON_TEST_DATA_TEMPLATE: template,
-      // The webhook receiver of the tests serves this self-signed certificate; servers trust it
-      // the way an operator adds a CA, through Node's own variable (read at process start).
-      NODE_EXTRA_CA_CERTS: path.resolve('test/fixtures/webhook-receiver-cert.pem'),
-    },
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files], {
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    EVMON_LOG_LEVEL: process.env.EVMON_LOG_LEVEL ?? 'silent',
+    EVMON_TEST_SERVER_BUILD: path.resolve(BUILD),
+    EVMON_TEST_DATA_TEMPLATE: template,
+    // The webhook receiver of the tests serves this self-signed certificate; servers trust it
+    // the way an operator adds a CA, through Node's own variable (read at process start).
+    NODE_EXTRA_CA_CERTS: path.resolve('test/fixtures/webhook-receiver-cert.pem'),
   },
-);
+});
 process.exit(result.status ?? 1);

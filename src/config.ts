@@ -4,10 +4,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import type { SlowClientTimeouts } from './platform/http/slow-clients.js';
 
-export type DatabaseTarget =
-  | { kind: 'pglite'; dataDir: string }
-  | { kind: 'pglite-memory' }
-  | { kind: 'postgres'; url: string };
+export type DatabaseTarget = { kind: 'pglite'; dataDir: string } | { kind: 'pglite-memory' } | { kind: 'postgres'; url: string };
 
 export interface Config {
   readonly port: number;
@@ -115,7 +112,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const opsToken = str('EVMON_OPS_TOKEN') ?? null;
 
-  const trustedProxies = (str('EVMON_TRUSTED_PROXIES') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const trustedProxies = (str('EVMON_TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const entry of trustedProxies) {
     const [address, bits, ...rest] = entry.split('/');
     const family = isIP(address ?? '');
@@ -136,7 +136,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (testTimeouts !== undefined) {
     const [headersMs, bodyMs, keepAliveMs] = testTimeouts.split(',').map(Number);
     if (!flag('EVMON_TEST_CLOCK')) problems.push('EVMON_TEST_HTTP_TIMEOUTS_MS needs EVMON_TEST_CLOCK=1');
-    else if ([headersMs, bodyMs, keepAliveMs].every((ms) => Number.isInteger(ms) && ms! > 0) && headersMs! < bodyMs!) httpTimeouts = { headersMs: headersMs!, bodyMs: bodyMs!, keepAliveMs: keepAliveMs! };
+    else if ([headersMs, bodyMs, keepAliveMs].every((ms) => Number.isInteger(ms) && ms! > 0) && headersMs! < bodyMs!)
+      httpTimeouts = { headersMs: headersMs!, bodyMs: bodyMs!, keepAliveMs: keepAliveMs! };
     else problems.push(`EVMON_TEST_HTTP_TIMEOUTS_MS must be three positive millisecond counts, headers below body (got "${testTimeouts}")`);
   }
 

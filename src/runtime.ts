@@ -85,7 +85,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   // Alone on the embedded database, this process owns every counter: memory is exact and
   // free. Processes sharing PostgreSQL share counters there, on connections of their own that
   // do not wait for the WAL flush: a counter lost in a database crash costs nothing.
-  const counterDb = config.database.kind === 'postgres' ? await openPostgres(config.database.url, { poolSize: 2, settings: { synchronous_commit: 'off' } }) : null;
+  const counterDb =
+    config.database.kind === 'postgres' ? await openPostgres(config.database.url, { poolSize: 2, settings: { synchronous_commit: 'off' } }) : null;
   const counters = counterDb ? postgresCounterStore(counterDb) : memoryCounterStore();
   const limiter = rateLimiter(counters, clock, { maxPerMinute: config.edgeMaxPerMinute, banSeconds: config.edgeBanSeconds });
   const secret = await loadSecret(db, config.secret);
@@ -99,7 +100,9 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const sensors = sensorsService({ db, clock, newId, onRedeliver: () => webhooks.wake() });
   if (config.webhookAllowPrivate) {
     // The address rule is what keeps customers' webhooks off the operator's own network.
-    logger.warn('EVMON_WEBHOOK_ALLOW_PRIVATE=1 lifts the webhook address rule: deliveries may reach private, loopback and link-local addresses; never set it on a server customers reach');
+    logger.warn(
+      'EVMON_WEBHOOK_ALLOW_PRIVATE=1 lifts the webhook address rule: deliveries may reach private, loopback and link-local addresses; never set it on a server customers reach',
+    );
   }
   const transport = webhookTransport({ allowPrivate: config.webhookAllowPrivate, connectionsPerHost: PER_HOST_RUNNING });
   const webhooks = webhookDispatcher({ db, clock, logger, transport });

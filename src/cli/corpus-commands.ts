@@ -4,13 +4,7 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import type { TSchema } from '@sinclair/typebox';
 import { importArticles } from '../modules/corpus/article-import.js';
-import {
-  CreateEntityBody,
-  CreateEntityListBody,
-  CreateEventTypeBody,
-  CreateOutletBody,
-  UpdateEventTypeBody,
-} from '../modules/corpus/reference.schemas.js';
+import { CreateEntityBody, CreateEntityListBody, CreateEventTypeBody, CreateOutletBody, UpdateEventTypeBody } from '../modules/corpus/reference.schemas.js';
 import { CreateGrantBody } from '../modules/reporting/reporting.schemas.js';
 import { generateDemoCorpus } from '../modules/demo/demo-corpus.js';
 import type { Runtime } from '../runtime.js';
@@ -58,7 +52,13 @@ const readJson = (file: string | undefined, tools: CommandTools): unknown => {
 };
 
 /** Runs a corpus command, or answers undefined when `command` is not one. */
-export async function runCorpusCommand(command: string, v: Record<string, string | undefined>, rest: string[], runtime: () => Promise<Runtime>, tools: CommandTools): Promise<unknown> {
+export async function runCorpusCommand(
+  command: string,
+  v: Record<string, string | undefined>,
+  rest: string[],
+  runtime: () => Promise<Runtime>,
+  tools: CommandTools,
+): Promise<unknown> {
   const { validated, requireId } = tools;
   switch (command) {
     case 'outlets create':
@@ -72,7 +72,14 @@ export async function runCorpusCommand(command: string, v: Record<string, string
       return { object: 'entity', id: rest[0], deleted: true };
     case 'entity-lists create':
       return (await runtime()).reference.createEntityList(
-        validated(CreateEntityListBody, { name: v.name, owner_account_id: v.owner ?? null, entity_ids: (v.entities ?? '').split(',').map((s) => s.trim()).filter(Boolean) }),
+        validated(CreateEntityListBody, {
+          name: v.name,
+          owner_account_id: v.owner ?? null,
+          entity_ids: (v.entities ?? '')
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        }),
       );
     case 'event-types create':
       return (await runtime()).reference.createEventType(validated(CreateEventTypeBody, readJson(v.file, tools)));

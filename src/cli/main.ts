@@ -4,13 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { TSchema } from '@sinclair/typebox';
 import { ConfigError, loadConfig } from '../config.js';
-import {
-  CreateAccountBody,
-  CreateApiKeyBody,
-  CreditsBody,
-  PlanBody,
-  UpdateAccountBody,
-} from '../modules/accounts/accounts.schemas.js';
+import { CreateAccountBody, CreateApiKeyBody, CreditsBody, PlanBody, UpdateAccountBody } from '../modules/accounts/accounts.schemas.js';
 import { PLAN_FIELDS } from '../modules/accounts/accounts.store.js';
 import { CreateConsoleUserBody } from '../console/console-users.js';
 import { DataDirLockedError } from '../platform/db/data-dir-lock.js';
@@ -87,8 +81,14 @@ function accountFields(values: Record<string, string | undefined>, forCreate: bo
   if (values.plan !== undefined) body.plan = values.plan;
   if (forCreate && values.credits !== undefined) body.credit_balance = Number(values.credits);
   if (values.entitlements !== undefined) {
-    const granted = new Set(values.entitlements.split(',').map((s) => s.trim()).filter(Boolean));
-    for (const name of granted) if (!(ENTITLEMENTS as readonly string[]).includes(name)) throw new RefusedValue(`unknown entitlement ${name} (known: ${ENTITLEMENTS.join(', ')})`);
+    const granted = new Set(
+      values.entitlements
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
+    for (const name of granted)
+      if (!(ENTITLEMENTS as readonly string[]).includes(name)) throw new RefusedValue(`unknown entitlement ${name} (known: ${ENTITLEMENTS.join(', ')})`);
     body.entitlements = Object.fromEntries(ENTITLEMENTS.map((name) => [name, granted.has(name)]));
   }
   return body;
@@ -143,7 +143,10 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
       const id = requireId(rest[0], 'an account id');
       const body = validated<{ name: string; scopes: never[] }>(CreateApiKeyBody, {
         name: v.name,
-        scopes: (v.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+        scopes: (v.scopes ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
       });
       return (await runtime()).accounts.createApiKey(id, body);
     }

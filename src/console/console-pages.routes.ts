@@ -38,7 +38,11 @@ export function consolePagesRoutes(app: FastifyInstance, { self, sensors, beats,
     const { starting_after: after } = request.query as { starting_after?: string };
     const account = await self.account(accountId);
     const ledger = await self.creditTransactions(accountId, LEDGER_PAGE, after?.toLowerCase());
-    return sendHtml(reply, 200, creditsPage({ viewer: viewerOf(request, reply), account, ledger: ledger.data, nextAfter: lastId(ledger), paged: after !== undefined }));
+    return sendHtml(
+      reply,
+      200,
+      creditsPage({ viewer: viewerOf(request, reply), account, ledger: ledger.data, nextAfter: lastId(ledger), paged: after !== undefined }),
+    );
   });
 
   app.get('/sensors', { config, schema: { querystring: Paged } }, async (request, reply) => {

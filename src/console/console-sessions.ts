@@ -24,9 +24,7 @@ const SLOW_MAX_MS = 1_000;
 const TOUCH_AFTER_MS = 60_000;
 const MAX_EMAIL_LENGTH = 254;
 
-export type SignInResult =
-  | { ok: true; token: string; session: SessionPrincipal }
-  | { ok: false; reason: 'invalid' | 'locked' };
+export type SignInResult = { ok: true; token: string; session: SessionPrincipal } | { ok: false; reason: 'invalid' | 'locked' };
 
 // Unknown emails are checked against this hash, so they take as long as known ones.
 const decoy = hashPassword(randomBytes(16).toString('base64'));
@@ -97,10 +95,11 @@ export function consoleSessions({ db, clock, newId }: { db: Database; clock: Clo
       await db.transaction(async (tx) => {
         await tx.query('DELETE FROM console_sign_in_failures WHERE email_key = $1', [emailKey]);
         // The user's sessions that have expired go now, rather than waiting for a sweep.
-        await tx.query(
-          `DELETE FROM console_sessions WHERE user_id = $1 AND (last_seen_at <= $2 OR created_at <= $3)`,
-          [user.id, new Date(now.getTime() - IDLE_LIMIT_MS), new Date(now.getTime() - ABSOLUTE_LIMIT_MS)],
-        );
+        await tx.query(`DELETE FROM console_sessions WHERE user_id = $1 AND (last_seen_at <= $2 OR created_at <= $3)`, [
+          user.id,
+          new Date(now.getTime() - IDLE_LIMIT_MS),
+          new Date(now.getTime() - ABSOLUTE_LIMIT_MS),
+        ]);
         await tx.query('INSERT INTO console_sessions (id, user_id, token_hash, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $4)', [
           sessionId,
           user.id,

@@ -9,7 +9,17 @@ const tags = ['Operator: accounts'];
 export function consoleUsersOpsRoutes(app: TypedApp, users: ConsoleUsers): void {
   app.post(
     '/accounts/:id/console-users',
-    { config: ops, schema: { operationId: 'opsCreateConsoleUser', tags, summary: 'Create a console user of the account (409 when the email is taken)', params: IdParams, body: CreateConsoleUserBody, response: { 201: ConsoleUser } } },
+    {
+      config: ops,
+      schema: {
+        operationId: 'opsCreateConsoleUser',
+        tags,
+        summary: 'Create a console user of the account (409 when the email is taken)',
+        params: IdParams,
+        body: CreateConsoleUserBody,
+        response: { 201: ConsoleUser },
+      },
+    },
     async (request, reply) => reply.code(201).send(await users.create(request.params.id, request.body)),
   );
   app.delete(

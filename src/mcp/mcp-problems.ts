@@ -15,7 +15,9 @@ const VERDICTS: Partial<Record<ProblemSlug, Verdict>> = {
   'insufficient-credits': permanent('The account has no credits left for a search; tell the user. Nothing was charged. Reading beats still works.'),
   'missing-scope': permanent('This API key lacks the scope for this tool; do not retry. The user needs a key with that scope.'),
   'invalid-api-key': permanent('The API key is missing, unknown or revoked; do not retry. The user must supply a valid key.'),
-  'search-execution-expired': permanent('The cursor expired with its search; run search_events again (it is charged again) if the user still needs more results.'),
+  'search-execution-expired': permanent(
+    'The cursor expired with its search; run search_events again (it is charged again) if the user still needs more results.',
+  ),
   'not-found': permanent('Nothing with that id exists for this account; check the id (list_beats lists beats) and do not retry it.'),
   'idempotency-key-conflict': permanent('This Idempotency-Key was used for a different request; send a new key for a new request.'),
   'not-entitled': permanent('The account lacks the entitlement this tool needs; tell the user, do not retry.'),
@@ -25,7 +27,10 @@ const VERDICTS: Partial<Record<ProblemSlug, Verdict>> = {
   'rate-limited': { retryable: true, guidance: 'The per-minute MCP budget is spent; wait the seconds of Retry-After, then retry the same call.' },
   'write-unavailable': { retryable: true, guidance: 'The service cannot take writes right now and nothing was charged; retry the same call in a few seconds.' },
   'internal-error': { retryable: true, guidance: 'An unexpected fault on the service side; retry the same call once after a short pause.' },
-  'idempotency-in-flight': { retryable: true, guidance: 'A call with this Idempotency-Key is still running or ended without an answer; retry under a new Idempotency-Key.' },
+  'idempotency-in-flight': {
+    retryable: true,
+    guidance: 'A call with this Idempotency-Key is still running or ended without an answer; retry under a new Idempotency-Key.',
+  },
   'upstream-error': {
     retryable: true,
     guidance: 'It is unknown whether the call took effect. With an Idempotency-Key, retry once under the same key; without one, do not retry automatically.',

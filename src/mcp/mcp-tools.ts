@@ -61,7 +61,7 @@ export function mcpTools({ search, beats, beatEntries }: ToolServices): McpTool[
       name: 'search_events',
       scope: 'EVENTS_READ',
       description:
-        'Search the news-event corpus. Each call is a new search and is CHARGED (the plan\'s search credit cost, usually 1 credit), whatever ' +
+        "Search the news-event corpus. Each call is a new search and is CHARGED (the plan's search credit cost, usually 1 credit), whatever " +
         'it finds. Results: events newest first by first report, each with a one-line sentence, when it happened, report and outlet counts, ' +
         'and the entities involved; `total_count` is the number of matches. Filters combine with AND: `event_type_id` (one type), ' +
         '`involved_entity_ids` / `involved_entity_list_ids` (any of these entities appears), `required_source_news_outlet_ids` (reported by ' +
@@ -99,7 +99,7 @@ export function mcpTools({ search, beats, beatEntries }: ToolServices): McpTool[
       scope: 'BEATS_WRITE',
       description:
         'Create a beat: a saved watch whose matching events are recorded as entries, read later with get_beat_entries. Creating is free, but ' +
-        'every entry recorded is charged (usually 1 credit), up to the plan\'s default monthly cap. Clauses combine with OR; each clause takes ' +
+        "every entry recorded is charged (usually 1 credit), up to the plan's default monthly cap. Clauses combine with OR; each clause takes " +
         'the search filters plus `scope` and `report_source_kind`. The beat backfills the last days of matching events at once.',
       input: StrictObject(createBeatFields),
       run: (caller, args) => beats.create(caller.accountId, args as never),
@@ -108,10 +108,14 @@ export function mcpTools({ search, beats, beatEntries }: ToolServices): McpTool[
       name: 'get_beat_entries',
       scope: 'BEATS_READ',
       description:
-        'Read a beat\'s entries, free. Either a window (`last`: 24h, 7d or 30d; or `from` and `until`), newest first, with an exact ' +
+        "Read a beat's entries, free. Either a window (`last`: 24h, 7d or 30d; or `from` and `until`), newest first, with an exact " +
         '`total_count`; or a poll (`since`: "" for the oldest, then the `poll_since` of the previous answer), oldest first. More pages: ' +
         'get_beat_entries_continue with `next_cursor`.',
-      input: StrictObject({ beat_id: BeatId, ...entriesModes, limit: Type.Optional({ ...required(entriesLimit), description: 'Page size, 1 to 50, default 20.' }) }),
+      input: StrictObject({
+        beat_id: BeatId,
+        ...entriesModes,
+        limit: Type.Optional({ ...required(entriesLimit), description: 'Page size, 1 to 50, default 20.' }),
+      }),
       run: (caller, { beat_id: beatId, ...body }) => beatEntries.read(caller.accountId, beatId as string, body as never),
     },
     {
@@ -120,7 +124,10 @@ export function mcpTools({ search, beats, beatEntries }: ToolServices): McpTool[
       description: 'The next page of entries of get_beat_entries, free: pass the beat id and `next_cursor`; `limit` defaults to 20 and does not carry over.',
       input: StrictObject({ beat_id: BeatId, cursor: required(entriesCursor), limit: ContinueLimit(entriesLimit) }),
       run: (caller, args) =>
-        beatEntries.read(caller.accountId, args.beat_id as string, { cursor: args.cursor as string, limit: (args.limit as number | undefined) ?? DEFAULT_LIMIT }),
+        beatEntries.read(caller.accountId, args.beat_id as string, {
+          cursor: args.cursor as string,
+          limit: (args.limit as number | undefined) ?? DEFAULT_LIMIT,
+        }),
     },
   ];
 }

@@ -123,30 +123,45 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
   function checkMessage(request: FastifyRequest, message: Record<string, unknown>): void {
     const header = request.headers['mcp-protocol-version'];
     if (header !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(String(header))) {
-      throw refuse('validation-failed', `MCP-Protocol-Version ${String(header)} is not served; use one of ${PROTOCOL_VERSIONS.join(', ')}.`, RPC_CODES.invalidRequest);
+      throw refuse(
+        'validation-failed',
+        `MCP-Protocol-Version ${String(header)} is not served; use one of ${PROTOCOL_VERSIONS.join(', ')}.`,
+        RPC_CODES.invalidRequest,
+      );
     }
     const params = (message.params ?? {}) as Record<string, unknown>;
     if (message.method === 'initialize') {
       const asked = params.protocolVersion;
       // Revisions are dates; anything else is no revision at all.
       if (typeof asked !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(asked) || asked < OLDEST_VERSION) {
-        throw refuse('validation-failed', `Protocol version ${String(asked)} is not ${OLDEST_VERSION} or later; ask for ${PROTOCOL_VERSIONS.join(' or ')}.`, RPC_CODES.invalidParams, [
-          { pointer: '/params/protocolVersion', detail: `must be ${OLDEST_VERSION} or later` },
-        ]);
+        throw refuse(
+          'validation-failed',
+          `Protocol version ${String(asked)} is not ${OLDEST_VERSION} or later; ask for ${PROTOCOL_VERSIONS.join(' or ')}.`,
+          RPC_CODES.invalidParams,
+          [{ pointer: '/params/protocolVersion', detail: `must be ${OLDEST_VERSION} or later` }],
+        );
       }
     }
     if (message.method === 'tools/call') {
       const tool = tools.find((t) => t.name === params.name);
       if (!tool) {
-        throw refuse('validation-failed', `No tool named ${JSON.stringify(params.name)}; tools/list names the tools this key may call.`, RPC_CODES.invalidParams, [
-          { pointer: '/params/name', detail: 'is not a tool' },
-        ]);
+        throw refuse(
+          'validation-failed',
+          `No tool named ${JSON.stringify(params.name)}; tools/list names the tools this key may call.`,
+          RPC_CODES.invalidParams,
+          [{ pointer: '/params/name', detail: 'is not a tool' }],
+        );
       }
       if (!principalOf(request).scopes.has(tool.scope)) throw refuse('missing-scope', `The tool ${tool.name} needs the scope ${tool.scope}.`);
       const args = params.arguments ?? {};
       const errors = validators.get(tool.name)!(args);
       if (errors.length > 0) {
-        throw refuse('validation-failed', `The arguments of ${tool.name} are not valid: ${errors.map((e) => `${e.pointer || 'arguments'} ${e.detail}`).join('; ')}.`, RPC_CODES.invalidParams, errors);
+        throw refuse(
+          'validation-failed',
+          `The arguments of ${tool.name} are not valid: ${errors.map((e) => `${e.pointer || 'arguments'} ${e.detail}`).join('; ')}.`,
+          RPC_CODES.invalidParams,
+          errors,
+        );
       }
     }
   }
@@ -163,13 +178,22 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
       if (Array.isArray(message)) throw refuse('validation-failed', 'Batches are not accepted: send one JSON-RPC message per POST.', RPC_CODES.invalidRequest);
       // A request (string or number id) or a notification; anything else would get no answer.
       if (!isJSONRPCRequest(message) && !isJSONRPCNotification(message)) {
-        throw refuse('validation-failed', 'The body must be one JSON-RPC 2.0 request (with a string or number `id`) or notification, with a `method`.', RPC_CODES.invalidRequest);
+        throw refuse(
+          'validation-failed',
+          'The body must be one JSON-RPC 2.0 request (with a string or number `id`) or notification, with a `method`.',
+          RPC_CODES.invalidRequest,
+        );
       }
       const rpc = message as Record<string, unknown>;
       const parsed = 'id' in rpc ? REQUEST_SCHEMAS.get(rpc.method as string)?.safeParse(rpc) : undefined;
       if (parsed && !parsed.success) {
         const errors = parsed.error!.issues.map((issue) => ({ pointer: `/${issue.path.map(String).join('/')}`, detail: issue.message }));
-        throw refuse('validation-failed', `The ${String(rpc.method)} request is not valid: ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}.`, RPC_CODES.invalidParams, errors);
+        throw refuse(
+          'validation-failed',
+          `The ${String(rpc.method)} request is not valid: ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}.`,
+          RPC_CODES.invalidParams,
+          errors,
+        );
       }
       checkMessage(request, rpc);
       const principal = principalOf(request);

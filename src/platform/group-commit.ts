@@ -17,7 +17,10 @@ export function groupCommit<T, R>(run: (key: string, items: readonly T[]) => Pro
     while (queue.length > 0) {
       const batch = queue.splice(0, maxItems);
       try {
-        const result = await run(key, batch.map((waiting) => waiting.item));
+        const result = await run(
+          key,
+          batch.map((waiting) => waiting.item),
+        );
         for (const waiting of batch) waiting.resolve(result);
       } catch (error) {
         if (batch.length === 1) batch[0]!.reject(error);

@@ -69,8 +69,16 @@ export function idempotencyClaims(db: Database, clock: Clock): IdempotencyClaims
                OR (idempotency_claims.completed_at IS NULL AND NOT idempotency_claims.billed
                    AND idempotency_claims.claimed_at <= $8 AND idempotency_claims.fingerprint = EXCLUDED.fingerprint)
            RETURNING owner`,
-          [request.apiKeyId, request.key, request.fingerprint, request.billed, owner, now,
-            new Date(now.getTime() - REPLAY_WINDOW_MS), new Date(now.getTime() - STALE_CLAIM_MS)],
+          [
+            request.apiKeyId,
+            request.key,
+            request.fingerprint,
+            request.billed,
+            owner,
+            now,
+            new Date(now.getTime() - REPLAY_WINDOW_MS),
+            new Date(now.getTime() - STALE_CLAIM_MS),
+          ],
         );
         if (taken[0]?.owner === owner) return { kind: 'claimed', owner };
         const [row] = await db.query<ClaimRow>(
@@ -95,11 +103,20 @@ export function idempotencyClaims(db: Database, clock: Clock): IdempotencyClaims
     },
 
     async release(apiKeyId, key, owner) {
-      await db.query('DELETE FROM idempotency_claims WHERE api_key_id = $1 AND idempotency_key = $2 AND owner = $3 AND completed_at IS NULL', [apiKeyId, key, owner]);
+      await db.query('DELETE FROM idempotency_claims WHERE api_key_id = $1 AND idempotency_key = $2 AND owner = $3 AND completed_at IS NULL', [
+        apiKeyId,
+        key,
+        owner,
+      ]);
     },
 
     async hold(apiKeyId, key, owner) {
-      await db.query('UPDATE idempotency_claims SET claimed_at = $4 WHERE api_key_id = $1 AND idempotency_key = $2 AND owner = $3 AND completed_at IS NULL', [apiKeyId, key, owner, clock.now()]);
+      await db.query('UPDATE idempotency_claims SET claimed_at = $4 WHERE api_key_id = $1 AND idempotency_key = $2 AND owner = $3 AND completed_at IS NULL', [
+        apiKeyId,
+        key,
+        owner,
+        clock.now(),
+      ]);
     },
 
     async sweep() {

@@ -128,16 +128,12 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
   async function settle(job: ClaimedJob, error: unknown): Promise<void> {
     if (error === null) return markDone('done', job);
     const now = clock.now();
-    const owned = 'id = $1 AND locked_by = $2 AND attempts = $3 AND status = \'running\'';
+    const owned = "id = $1 AND locked_by = $2 AND attempts = $3 AND status = 'running'";
     const owner = [job.id, workerId, job.attempts];
     const message = error instanceof Error ? error.message : String(error);
     if (job.attempts >= job.max_attempts) {
       logger.error({ jobId: job.id, kind: job.kind, attempts: job.attempts, err: error }, 'job failed for good');
-      await db.query(`UPDATE jobs SET status = 'failed', finished_at = $4, locked_until = NULL, last_error = $5 WHERE ${owned}`, [
-        ...owner,
-        now,
-        message,
-      ]);
+      await db.query(`UPDATE jobs SET status = 'failed', finished_at = $4, locked_until = NULL, last_error = $5 WHERE ${owned}`, [...owner, now, message]);
       return;
     }
     const retryLater = error instanceof RetryLaterError;

@@ -50,26 +50,26 @@ export const PROBLEMS = {
   'not-entitled': {
     status: 403,
     title: 'Not entitled',
-    description:
-      "The key has the scope but the account lacks the entitlement. `code` tells which. Retrying does not help until the entitlement changes.",
+    description: 'The key has the scope but the account lacks the entitlement. `code` tells which. Retrying does not help until the entitlement changes.',
     retryable: false,
   },
   'quota-exceeded': {
     status: 403,
     title: 'Quota exceeded',
-    description: "A plan quota is reached (active API keys, beats, clauses).",
+    description: 'A plan quota is reached (active API keys, beats, clauses).',
     retryable: false,
   },
   'not-found': {
     status: 404,
     title: 'Not found',
-    description: "The resource or route does not exist, or belongs to another account.",
+    description: 'The resource or route does not exist, or belongs to another account.',
     retryable: false,
   },
   'origin-not-allowed': {
     status: 403,
     title: 'Origin not allowed',
-    description: "The request's `Origin` is not the service's own (a defence against DNS rebinding). Call the MCP endpoint without an `Origin`, or from the service's origin.",
+    description:
+      "The request's `Origin` is not the service's own (a defence against DNS rebinding). Call the MCP endpoint without an `Origin`, or from the service's origin.",
     retryable: false,
   },
   'method-not-allowed': {
@@ -101,7 +101,7 @@ export const PROBLEMS = {
     status: 408,
     title: 'Request timeout',
     description:
-      "The request did not arrive in time: its headers must arrive within 15 seconds and its whole body within 30 seconds of its start. The connection is closed; send the request again.",
+      'The request did not arrive in time: its headers must arrive within 15 seconds and its whole body within 30 seconds of its start. The connection is closed; send the request again.',
     retryable: true,
   },
   'search-execution-expired': {
@@ -113,7 +113,8 @@ export const PROBLEMS = {
   'not-acceptable': {
     status: 406,
     title: 'Not acceptable',
-    description: 'The `Accept` header does not list a media type this endpoint answers in. The MCP endpoint needs both `application/json` and `text/event-stream`.',
+    description:
+      'The `Accept` header does not list a media type this endpoint answers in. The MCP endpoint needs both `application/json` and `text/event-stream`.',
     retryable: false,
   },
   'payload-too-large': {
@@ -143,8 +144,7 @@ export const PROBLEMS = {
   'rate-limited': {
     status: 429,
     title: 'Rate limited',
-    description:
-      "The API key's request budget for this minute is spent. `Retry-After` and the `RateLimit-*` headers say when it resets.",
+    description: "The API key's request budget for this minute is spent. `Retry-After` and the `RateLimit-*` headers say when it resets.",
     retryable: true,
   },
   'request-header-fields-too-large': {
@@ -162,8 +162,7 @@ export const PROBLEMS = {
   'upstream-error': {
     status: 502,
     title: 'Upstream error',
-    description:
-      'The operation could not be completed. For billed search it is ambiguous whether a charge happened; retry at most once.',
+    description: 'The operation could not be completed. For billed search it is ambiguous whether a charge happened; retry at most once.',
     retryable: true,
   },
   'write-unavailable': {

@@ -5,9 +5,7 @@ import type { Database } from './db/database.js';
 
 export async function loadSecret(db: Database, configured: string | null): Promise<string> {
   if (configured !== null) return configured;
-  await db.query(`INSERT INTO settings (name, value) VALUES ('signing_secret', $1) ON CONFLICT (name) DO NOTHING`, [
-    randomBytes(32).toString('base64url'),
-  ]);
+  await db.query(`INSERT INTO settings (name, value) VALUES ('signing_secret', $1) ON CONFLICT (name) DO NOTHING`, [randomBytes(32).toString('base64url')]);
   const rows = await db.query<{ value: string }>(`SELECT value FROM settings WHERE name = 'signing_secret'`);
   return rows[0]!.value;
 }

@@ -38,7 +38,14 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
         { name: 'basicConstraints', cA: false },
         { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
         { name: 'extKeyUsage', serverAuth: true },
-        { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'localhost' },
+            { type: 7, ip: '127.0.0.1' },
+            { type: 7, ip: '::1' },
+          ],
+        },
       ],
     });
     fs.writeFileSync(path.join(staging, 'key.pem'), pems.private, { mode: 0o600 });

@@ -25,7 +25,7 @@ describe('account self-service', () => {
 
   const get = (key: string, path: string) => server.http.get(`/v1${path}`, bearer(key));
 
-  it('when any valid key reads its account, then balance, entitlements, plan and this month\'s usage answer, whatever its scopes', async () => {
+  it("when any valid key reads its account, then balance, entitlements, plan and this month's usage answer, whatever its scopes", async () => {
     const { id, key } = await corpus.account(7, ['SENSORS_READ'], 'standard', { beats: true });
     const answer = await get(key, '/account');
     assert.equal(answer.status, 200, answer.text);
@@ -59,13 +59,16 @@ describe('account self-service', () => {
     const all = await get(key, '/account/credit-transactions');
     assert.equal(all.status, 200, all.text);
     const rows = all.json.data as any[];
-    assert.deepEqual(rows.map((r) => [r.kind, r.amount, r.balance_after]), [
-      ['BEAT_ENTRY', -1, 11],
-      ['SEARCH', -1, 12],
-      ['ADJUSTMENT', -2, 13],
-      ['GRANT', 5, 15],
-      ['GRANT', 10, 10],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.kind, r.amount, r.balance_after]),
+      [
+        ['BEAT_ENTRY', -1, 11],
+        ['SEARCH', -1, 12],
+        ['ADJUSTMENT', -2, 13],
+        ['GRANT', 5, 15],
+        ['GRANT', 10, 10],
+      ],
+    );
     assert.equal(rows[0].beat_id, beat.id);
     assert.equal(rows[0].execution_id, null);
     assert.equal(rows[1].execution_id, search.json.execution_id);
@@ -78,10 +81,16 @@ describe('account self-service', () => {
     }
 
     const first = await get(key, '/account/credit-transactions?limit=2');
-    assert.deepEqual(first.json.data.map((r: any) => r.id), rows.slice(0, 2).map((r) => r.id));
+    assert.deepEqual(
+      first.json.data.map((r: any) => r.id),
+      rows.slice(0, 2).map((r) => r.id),
+    );
     assert.equal(first.json.next_cursor, rows[1].id);
     const rest = await get(key, `/account/credit-transactions?limit=10&starting_after=${first.json.next_cursor}`);
-    assert.deepEqual(rest.json.data.map((r: any) => r.id), rows.slice(2).map((r) => r.id));
+    assert.deepEqual(
+      rest.json.data.map((r: any) => r.id),
+      rows.slice(2).map((r) => r.id),
+    );
     assert.equal(rest.json.has_more, false);
     const { key: otherKey } = await corpus.account(0, ['SENSORS_READ']);
     assert.equal((await get(otherKey, `/account/credit-transactions?starting_after=${rows[0].id}`)).status, 400);
@@ -121,22 +130,30 @@ describe('account self-service', () => {
       let balance = 0;
       for (const [amount, reason] of rows) {
         balance += amount;
-        await opened.db.query('INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at) VALUES ($1, $2, $3, $4, now())', [account, amount, balance, reason]);
+        await opened.db.query('INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at) VALUES ($1, $2, $3, $4, now())', [
+          account,
+          amount,
+          balance,
+          reason,
+        ]);
       }
       await opened.db.exec(migrations[index]!.sql);
       const migrated = await opened.db.query<{ kind: string; execution_id: string | null; beat_id: string | null; public_id: string }>(
         'SELECT kind, execution_id, beat_id, public_id FROM credit_ledger ORDER BY id',
       );
-      assert.deepEqual(migrated.map((r) => [r.kind, r.execution_id, r.beat_id]), [
-        ['GRANT', null, null],
-        ['SEARCH', execution, null],
-        ['BEAT_ENTRY', null, beat],
-        ['ADJUSTMENT', null, null],
-        ['GRANT', null, null],
-        ['GRANT', null, null],
-        ['ADJUSTMENT', null, null],
-        ['ADJUSTMENT', null, null],
-      ]);
+      assert.deepEqual(
+        migrated.map((r) => [r.kind, r.execution_id, r.beat_id]),
+        [
+          ['GRANT', null, null],
+          ['SEARCH', execution, null],
+          ['BEAT_ENTRY', null, beat],
+          ['ADJUSTMENT', null, null],
+          ['GRANT', null, null],
+          ['GRANT', null, null],
+          ['ADJUSTMENT', null, null],
+          ['ADJUSTMENT', null, null],
+        ],
+      );
       assert.equal(new Set(migrated.map((r) => r.public_id)).size, rows.length);
     } finally {
       await opened.close();

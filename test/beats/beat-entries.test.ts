@@ -36,7 +36,10 @@ describe('beat entries reads', () => {
     const { key, beat, events } = await beatWith([null, null, null, null, null]);
     const all = await beats.pollAll(key, beat.id);
     assert.equal(all.length, 5);
-    assert.ok(all.every((e) => e.added_at === NOW), 'one instant');
+    assert.ok(
+      all.every((e) => e.added_at === NOW),
+      'one instant',
+    );
     assert.deepEqual(new Set(all.map((e) => e.event.id)), new Set(events));
 
     const byPollSince: string[] = [];
@@ -50,7 +53,10 @@ describe('beat entries reads', () => {
       if (page.data.length === 0) assert.equal(page.poll_since, since, 'nothing new: poll_since comes back unchanged');
       since = page.poll_since;
     }
-    assert.deepEqual(byPollSince, all.map((e) => e.id));
+    assert.deepEqual(
+      byPollSince,
+      all.map((e) => e.id),
+    );
 
     const byCursor: string[] = [];
     let page = await beats.entries(key, beat.id, { since: '', limit: 1 });
@@ -62,7 +68,10 @@ describe('beat entries reads', () => {
       byCursor.push(...page.data.map((e: any) => e.id));
     }
     assert.equal(page.has_more, false);
-    assert.deepEqual(byCursor, all.map((e) => e.id));
+    assert.deepEqual(
+      byCursor,
+      all.map((e) => e.id),
+    );
 
     const upper = await beats.entries(key, beat.id.toUpperCase(), { since: '', limit: 1 });
     assert.equal((await beats.entries(key, beat.id, { cursor: upper.next_cursor })).data.length, 1, 'tokens bind the beat, not the spelling of its id');
@@ -70,7 +79,11 @@ describe('beat entries reads', () => {
     const later = await article((await beats.beat(key, beat.id)).clauses[0].event_type_id);
     await beats.drain();
     const fresh = await beats.entries(key, beat.id, { since });
-    assert.deepEqual(fresh.data.map((e: any) => e.event.id), [later], 'the saved poll_since picks up what came since');
+    assert.deepEqual(
+      fresh.data.map((e: any) => e.event.id),
+      [later],
+      'the saved poll_since picks up what came since',
+    );
   });
 
   it('when a window is read, then from is inclusive, until exclusive, on occurred_at by default, newest first, with an exact total_count, paged by cursor', async () => {
@@ -79,15 +92,25 @@ describe('beat entries reads', () => {
     const page1 = await beats.entries(key, beat.id, { from: '2026-11-02T00:00:00Z', until: '2026-11-05T00:00:00+00:00', limit: 2 });
     assert.equal(page1.total_count, 3);
     assert.equal(page1.poll_since, null);
-    assert.deepEqual(page1.data.map((e: any) => e.occurred_at), ['2026-11-04T00:00:00.000Z', '2026-11-03T00:00:00.000Z']);
+    assert.deepEqual(
+      page1.data.map((e: any) => e.occurred_at),
+      ['2026-11-04T00:00:00.000Z', '2026-11-03T00:00:00.000Z'],
+    );
     assert.equal(page1.has_more, true);
     const page2 = await beats.entries(key, beat.id, { cursor: page1.next_cursor });
-    assert.deepEqual(page2.data.map((e: any) => e.occurred_at), ['2026-11-02T00:00:00.000Z']);
+    assert.deepEqual(
+      page2.data.map((e: any) => e.occurred_at),
+      ['2026-11-02T00:00:00.000Z'],
+    );
     assert.equal(page2.has_more, false);
     assert.equal(page2.next_cursor, null);
     assert.equal(page2.total_count, 3);
     const offset = await beats.entries(key, beat.id, { from: '2026-11-04T01:00:00+02:00', until: '2026-11-04T23:00:00-01:00' });
-    assert.deepEqual(offset.data.map((e: any) => e.occurred_at), ['2026-11-04T00:00:00.000Z'], 'offsets are honoured');
+    assert.deepEqual(
+      offset.data.map((e: any) => e.occurred_at),
+      ['2026-11-04T00:00:00.000Z'],
+      'offsets are honoured',
+    );
     assert.deepEqual(offset.beat, { id: beat.id, status: 'ACTIVE', gaps: [] });
   });
 
@@ -98,7 +121,11 @@ describe('beat entries reads', () => {
     const recent = await article(type.id, '2020-01-02');
     await beats.drain();
     const day = await beats.entries(key, beat.id, { last: '24h', axis: 'added_at' });
-    assert.deepEqual(day.data.map((e: any) => e.event.id), [recent], 'recorded now: inside a window ending now');
+    assert.deepEqual(
+      day.data.map((e: any) => e.event.id),
+      [recent],
+      'recorded now: inside a window ending now',
+    );
     assert.equal(day.total_count, 1);
     const month = await beats.entries(key, beat.id, { last: '30d', axis: 'added_at' });
     assert.equal(month.total_count, 2);
@@ -112,7 +139,11 @@ describe('beat entries reads', () => {
     const kept = await article(type.id);
     await beats.drain();
     const polled = await beats.pollAll(key, beat.id);
-    assert.deepEqual(polled.map((e) => e.event.id), [kept], 'poll mode: added_at within the 90 retained days');
+    assert.deepEqual(
+      polled.map((e) => e.event.id),
+      [kept],
+      'poll mode: added_at within the 90 retained days',
+    );
     const window = await beats.entries(key, beat.id, { from: '2026-01-01T00:00:00Z', until: '2026-12-01T00:00:00Z', axis: 'added_at' });
     assert.equal(window.total_count, 1);
   });
@@ -170,7 +201,14 @@ describe('beat entries reads', () => {
     const type = await corpus.eventType();
     const events: string[] = [];
     for (let i = 0; i < 230; i++) {
-      events.push(await corpus.article({ outlet_id: outlet, event_type_id: type.id, published_at: new Date(Date.parse('2026-11-15T00:00:00Z') + (i % 7) * 3_600_000 + i).toISOString(), roles: [{ role: 'party', entity_id: await corpus.entity() }] }));
+      events.push(
+        await corpus.article({
+          outlet_id: outlet,
+          event_type_id: type.id,
+          published_at: new Date(Date.parse('2026-11-15T00:00:00Z') + (i % 7) * 3_600_000 + i).toISOString(),
+          roles: [{ role: 'party', entity_id: await corpus.entity() }],
+        }),
+      );
     }
     await beats.drain();
     await beats.setClock('2026-11-16T00:00:00.000Z');

@@ -12,10 +12,13 @@ describe('beats across processes', { skip: PG_URL === null ? 'PostgreSQL only (E
   let database: Awaited<ReturnType<typeof isolatedDatabase>>;
   let servers: SpawnedServer[] = [];
 
-  before(async () => {
-    database = await isolatedDatabase();
-    servers = await spawnServers(2, database.env);
-  }, { timeout: spawnTimeout(2) });
+  before(
+    async () => {
+      database = await isolatedDatabase();
+      servers = await spawnServers(2, database.env);
+    },
+    { timeout: spawnTimeout(2) },
+  );
   after(async () => {
     await Promise.all(servers.map((server) => server.stop('SIGKILL')));
     await database.drop();
@@ -28,7 +31,8 @@ describe('beats across processes', { skip: PG_URL === null ? 'PostgreSQL only (E
     const corpus = testCorpus(a);
     const type = await corpus.eventType();
     const outlet = await corpus.outlet();
-    const ingest = async (on: SpawnedServer) => testCorpus(on).article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+    const ingest = async (on: SpawnedServer) =>
+      testCorpus(on).article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
     // Events a new beat's backfill will find, recorded while live matching runs too.
     const earlier = [];
     for (let i = 0; i < 40; i++) earlier.push(await ingest(i % 2 === 0 ? a : b));

@@ -6,8 +6,22 @@ import { SAVED_FILTER_DEFAULTS, STANDARD_PLAN_FIELDS } from '../helpers/fixtures
 import type { TestServer } from '../helpers/server.js';
 
 const BEAT_FIELDS = [
-  'backfill_days', 'clauses', 'created_at', 'description', 'enabled', 'entries_this_month', 'gaps', 'id', 'last_entry_at', 'name', 'object',
-  'retention_days', 'spend_cap_credits', 'spent_this_month', 'status', 'updated_at',
+  'backfill_days',
+  'clauses',
+  'created_at',
+  'description',
+  'enabled',
+  'entries_this_month',
+  'gaps',
+  'id',
+  'last_entry_at',
+  'name',
+  'object',
+  'retention_days',
+  'spend_cap_credits',
+  'spent_this_month',
+  'status',
+  'updated_at',
 ];
 const CLAUSE_DEFAULTS = { ...SAVED_FILTER_DEFAULTS, scope: 'MENTIONED', role_filters: [] };
 const MISSING = '01900000-0000-7000-8000-000000000000';
@@ -26,13 +40,16 @@ describe('beats API', () => {
 
   const pointers = (response: { json: any }) => (response.json.errors as { pointer: string }[]).map((e) => e.pointer);
 
-  it('when a beat is created, then it answers 201 with every field, clause ids and defaults, the plan\'s values, and reads back the same', async () => {
+  it("when a beat is created, then it answers 201 with every field, clause ids and defaults, the plan's values, and reads back the same", async () => {
     const { key } = await beats.account();
     const entity = await corpus.entity();
     const created = await beats.call('POST', '/beats', key, {
       name: 'Deals',
       description: 'who buys whom',
-      clauses: [{ event_type_id: typeId, min_reports: 2 }, { involved_entity_ids: [entity], scope: 'PARTICIPANT' }],
+      clauses: [
+        { event_type_id: typeId, min_reports: 2 },
+        { involved_entity_ids: [entity], scope: 'PARTICIPANT' },
+      ],
     });
     assert.equal(created.status, 201, created.text);
     const beat = created.json;
@@ -61,7 +78,10 @@ describe('beats API', () => {
 
   it('when a beat has role filters and a spend cap, then they read back as sent', async () => {
     const { key } = await beats.account();
-    const rf = [{ kind: 'amount_gte', role_code_name: 'price', min_value: 5, unit: 'USD' }, { kind: 'date_after', role_code_name: 'closing', after_iso: '2026-01-01T00:00:00Z' }];
+    const rf = [
+      { kind: 'amount_gte', role_code_name: 'price', min_value: 5, unit: 'USD' },
+      { kind: 'date_after', role_code_name: 'closing', after_iso: '2026-01-01T00:00:00Z' },
+    ];
     const beat = await beats.create(key, [{ event_type_id: typeId, role_filters: rf }], { spend_cap_credits: 7 });
     assert.equal(beat.spend_cap_credits, 7);
     assert.deepEqual(beat.clauses[0].role_filters, rf);
@@ -87,7 +107,10 @@ describe('beats API', () => {
       [{ name: 'x', clauses: [{ id: MISSING, event_type_id: typeId }] }, '/clauses/0/id'],
       [{ name: 'x', clauses: [{ min_reports: 2 }] }, '/clauses/0'],
       [{ name: 'x', clauses: [{ event_type_id: MISSING }] }, '/clauses/0/event_type_id'],
-      [{ name: 'x', clauses: [{ event_type_id: typeId, role_filters: [{ kind: 'amount_gte', role_code_name: 'weight', min_value: 1 }] }] }, '/clauses/0/role_filters/0/role_code_name'],
+      [
+        { name: 'x', clauses: [{ event_type_id: typeId, role_filters: [{ kind: 'amount_gte', role_code_name: 'weight', min_value: 1 }] }] },
+        '/clauses/0/role_filters/0/role_code_name',
+      ],
       [{ name: 'x', clauses: [{ event_type_id: typeId, report_source_kind: 'REPRESENTED_ONLY' }] }, '/clauses/0/report_source_kind'],
       [{ name: 'x', clauses: [{ event_type_id: typeId, represented_entity_ids: [entity] }] }, '/clauses/0/report_source_kind'],
       [{ name: 'x', clauses: [{ event_type_id: typeId }], spend_cap_credits: -1 }, '/spend_cap_credits'],
@@ -112,8 +135,14 @@ describe('beats API', () => {
       ['{"kind":"date_after","role_code_name":"closing","after_iso":"2016-12-31T23:59:60Z"}', '/clauses/0/role_filters/0/after_iso'],
     ];
     for (const [clause, pointer] of cases) {
-      for (const [method, path] of [['POST', '/v1/beats'], ['PUT', `/v1/beats/${beat.id}`]] as const) {
-        const response = await server.http.request(method, path, { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, rawBody: raw(clause) });
+      for (const [method, path] of [
+        ['POST', '/v1/beats'],
+        ['PUT', `/v1/beats/${beat.id}`],
+      ] as const) {
+        const response = await server.http.request(method, path, {
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          rawBody: raw(clause),
+        });
         beats.problem(response, 400, 'validation-failed');
         assert.deepEqual(pointers(response), [pointer], `${method} ${clause}`);
       }
@@ -132,12 +161,19 @@ describe('beats API', () => {
     const shared = (await corpus.ops('POST', '/entity-lists', { name: 'public', owner_account_id: null, entity_ids: [entity] })).json.id;
     beats.problem(await beats.call('POST', '/beats', key, { name: 'x', clauses: [{ involved_entity_list_ids: [foreign] }] }), 422, 'entity-list-inaccessible');
     beats.problem(
-      await beats.call('POST', '/beats', key, { name: 'x', clauses: [{ event_type_id: typeId, role_filters: [{ kind: 'entity_in', role_code_name: 'party', entity_list_ids: [foreign] }] }] }),
+      await beats.call('POST', '/beats', key, {
+        name: 'x',
+        clauses: [{ event_type_id: typeId, role_filters: [{ kind: 'entity_in', role_code_name: 'party', entity_list_ids: [foreign] }] }],
+      }),
       422,
       'entity-list-inaccessible',
     );
     const beat = await beats.create(key, [{ involved_entity_list_ids: [shared] }]);
-    beats.problem(await beats.call('PUT', `/beats/${beat.id}`, key, { name: 'x', clauses: [{ involved_entity_list_ids: [foreign] }] }), 422, 'entity-list-inaccessible');
+    beats.problem(
+      await beats.call('PUT', `/beats/${beat.id}`, key, { name: 'x', clauses: [{ involved_entity_list_ids: [foreign] }] }),
+      422,
+      'entity-list-inaccessible',
+    );
   });
 
   it('when the account has no beats entitlement, then every beat endpoint is 403 not-entitled with code FORBIDDEN', async () => {
@@ -175,16 +211,23 @@ describe('beats API', () => {
     assert.equal((await beats.call('POST', `/beats/${beat.id}/entries`, readOnly.json.key, { since: '' })).status, 200);
   });
 
-  it('when the plan\'s beat or clause quota would be passed, then create and replace are 403 quota-exceeded', async () => {
+  it("when the plan's beat or clause quota would be passed, then create and replace are 403 quota-exceeded", async () => {
     const plan = `tight_${Math.random().toString(36).slice(2, 8)}`;
     await corpus.ops('PUT', `/plans/${plan}`, { ...STANDARD_PLAN_FIELDS, beats_max: 2, clauses_max: 3 });
     const { key } = await beats.account(100, plan);
     const first = await beats.create(key, [{ event_type_id: typeId }]);
-    beats.problem(await beats.call('POST', '/beats', key, { name: 'x', clauses: [{ event_type_id: typeId }, { event_type_id: typeId }, { event_type_id: typeId }] }), 403, 'quota-exceeded');
+    beats.problem(
+      await beats.call('POST', '/beats', key, { name: 'x', clauses: [{ event_type_id: typeId }, { event_type_id: typeId }, { event_type_id: typeId }] }),
+      403,
+      'quota-exceeded',
+    );
     await beats.create(key, [{ event_type_id: typeId }, { event_type_id: typeId }]);
     beats.problem(await beats.call('POST', '/beats', key, { name: 'x', clauses: [{ event_type_id: typeId }] }), 403, 'quota-exceeded');
     beats.problem(
-      await beats.call('PUT', `/beats/${first.id}`, key, { name: 'x', clauses: [{ id: first.clauses[0].id, event_type_id: typeId }, { event_type_id: typeId }] }),
+      await beats.call('PUT', `/beats/${first.id}`, key, {
+        name: 'x',
+        clauses: [{ id: first.clauses[0].id, event_type_id: typeId }, { event_type_id: typeId }],
+      }),
       403,
       'quota-exceeded',
     );
@@ -194,7 +237,7 @@ describe('beats API', () => {
     await beats.create(key, [{ event_type_id: typeId }]);
   });
 
-  it('when another account\'s beat is named, then every endpoint answers 404 not-found exactly as for a missing one', async () => {
+  it("when another account's beat is named, then every endpoint answers 404 not-found exactly as for a missing one", async () => {
     const owner = await beats.account();
     const beat = await beats.create(owner.key, [{ event_type_id: typeId }]);
     const { key } = await beats.account();
@@ -224,11 +267,17 @@ describe('beats API', () => {
   it('when a beat is replaced, then echoed clause ids are kept, new clauses get ids, dropped ones go, omitted fields reset, and nothing else moves', async () => {
     const { key } = await beats.account();
     const entity = await corpus.entity();
-    const beat = await beats.create(key, [{ event_type_id: typeId, min_reports: 3 }, { involved_entity_ids: [entity] }], { description: 'd', spend_cap_credits: 9 });
+    const beat = await beats.create(key, [{ event_type_id: typeId, min_reports: 3 }, { involved_entity_ids: [entity] }], {
+      description: 'd',
+      spend_cap_credits: 9,
+    });
     await beats.call('POST', `/beats/${beat.id}/disable`, key);
     const replaced = await beats.call('PUT', `/beats/${beat.id}`, key, {
       name: 'Renamed',
-      clauses: [{ event_type_id: null, involved_entity_ids: [entity], scope: 'PARTICIPANT' }, { id: beat.clauses[0].id, event_type_id: typeId }],
+      clauses: [
+        { event_type_id: null, involved_entity_ids: [entity], scope: 'PARTICIPANT' },
+        { id: beat.clauses[0].id, event_type_id: typeId },
+      ],
     });
     assert.equal(replaced.status, 200, replaced.text);
     const after = replaced.json;
@@ -256,7 +305,10 @@ describe('beats API', () => {
     beats.problem(cap, 400, 'validation-failed');
     assert.deepEqual(pointers(cap), ['/spend_cap_credits']);
     beats.problem(await beats.call('PUT', `/beats/${beat.id}`, key, same), 409, 'state-conflict');
-    const withAmount = { ...same, clauses: [{ id: beat.clauses[0].id, event_type_id: typeId, role_filters: [{ kind: 'amount_gte', role_code_name: 'price', min_value: 0 }] }] };
+    const withAmount = {
+      ...same,
+      clauses: [{ id: beat.clauses[0].id, event_type_id: typeId, role_filters: [{ kind: 'amount_gte', role_code_name: 'price', min_value: 0 }] }],
+    };
     assert.equal((await beats.call('PUT', `/beats/${beat.id}`, key, withAmount)).status, 200);
     const negativeZero = await server.http.request('PUT', `/v1/beats/${beat.id}`, {
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -264,8 +316,19 @@ describe('beats API', () => {
     });
     beats.problem(negativeZero, 409, 'state-conflict');
     await beats.call('PUT', `/beats/${beat.id}`, key, same);
-    beats.problem(await beats.call('PUT', `/beats/${beat.id}`, key, { ...same, clauses: [{ id: beat.clauses[0].id, event_type_id: typeId, scope: 'MENTIONED', min_reports: 1 }] }), 409, 'state-conflict');
-    assert.equal((await beats.call('PUT', `/beats/${beat.id}`, key, { ...same, clauses: [{ event_type_id: typeId }] })).status, 200, 'a new clause id is a change');
+    beats.problem(
+      await beats.call('PUT', `/beats/${beat.id}`, key, {
+        ...same,
+        clauses: [{ id: beat.clauses[0].id, event_type_id: typeId, scope: 'MENTIONED', min_reports: 1 }],
+      }),
+      409,
+      'state-conflict',
+    );
+    assert.equal(
+      (await beats.call('PUT', `/beats/${beat.id}`, key, { ...same, clauses: [{ event_type_id: typeId }] })).status,
+      200,
+      'a new clause id is a change',
+    );
   });
 
   it('when the state actions are called, then they follow the state table cell by cell, 409 state-conflict where it says', async () => {
@@ -316,7 +379,10 @@ describe('beats API', () => {
     assert.equal((await beats.beat(key, id)).enabled, false, 'the replay did not run again');
 
     const read = await beats.call('POST', `/beats/${id}/entries`, key, { since: '' }, { 'idempotency-key': 'read-1' });
-    assert.equal((await beats.call('POST', `/beats/${id}/entries`, key, { since: '' }, { 'idempotency-key': 'read-1' })).headers['idempotency-replayed'], 'true');
+    assert.equal(
+      (await beats.call('POST', `/beats/${id}/entries`, key, { since: '' }, { 'idempotency-key': 'read-1' })).headers['idempotency-replayed'],
+      'true',
+    );
     assert.equal(read.status, 200);
 
     const bad = { 'idempotency-key': 'not a valid key!' };

@@ -31,14 +31,29 @@ describe('beat recording', () => {
     const beat = await beats.create(account.key, [{ event_type_id: type.id }]);
     await beats.drain();
     const party = await corpus.entity();
-    const eventId = await corpus.article({ outlet_id: outlet, event_type_id: type.id, happened_at: '2026-11-18', roles: [{ role: 'party', entity_id: party }] });
+    const eventId = await corpus.article({
+      outlet_id: outlet,
+      event_type_id: type.id,
+      happened_at: '2026-11-18',
+      roles: [{ role: 'party', entity_id: party }],
+    });
     await beats.drain();
     await corpus.article({ outlet_id: otherOutlet, event_type_id: type.id, incident_id: eventId, roles: [{ role: 'party', entity_id: party }] });
     await beats.drain();
     const entries = await beats.pollAll(account.key, beat.id);
     assert.equal(entries.length, 1);
     const [entry] = entries;
-    assert.deepEqual(Object.keys(entry).sort(), ['added_at', 'backfilled', 'carried_from_event_id', 'event', 'id', 'matched_clause_id', 'object', 'occurred_at', 'superseded_by_event_id']);
+    assert.deepEqual(Object.keys(entry).sort(), [
+      'added_at',
+      'backfilled',
+      'carried_from_event_id',
+      'event',
+      'id',
+      'matched_clause_id',
+      'object',
+      'occurred_at',
+      'superseded_by_event_id',
+    ]);
     assert.equal(entry.object, 'beat_entry');
     assert.equal(entry.matched_clause_id, beat.clauses[0].id);
     assert.equal(entry.occurred_at, '2026-11-18T00:00:00.000Z', 'happened_at read as a date');
@@ -88,12 +103,24 @@ describe('beat recording', () => {
     ]);
     await beats.drain();
     // Mentioned only: no PARTICIPANT match; one outlet; no price.
-    const plain = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: party }], mentioned_entity_ids: [mentioned] });
+    const plain = await corpus.article({
+      outlet_id: outlet,
+      event_type_id: type.id,
+      roles: [{ role: 'party', entity_id: party }],
+      mentioned_entity_ids: [mentioned],
+    });
     await beats.drain();
     assert.equal((await beats.pollAll(account.key, beat.id)).length, 0);
     // A second outlet, the required one: min_reports 2 holds now.
     await corpus.article({ outlet_id: otherOutlet, event_type_id: type.id, incident_id: plain, roles: [{ role: 'party', entity_id: party }] });
-    const priced = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }, { role: 'price', amount: { value: 150, unit: 'USD' } }] });
+    const priced = await corpus.article({
+      outlet_id: outlet,
+      event_type_id: type.id,
+      roles: [
+        { role: 'party', entity_id: await corpus.entity() },
+        { role: 'price', amount: { value: 150, unit: 'USD' } },
+      ],
+    });
     const participant = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: mentioned }] });
     await beats.drain();
     const entries = await beats.pollAll(account.key, beat.id);
@@ -195,7 +222,10 @@ describe('beat recording', () => {
     const next = await article(type.id);
     await beats.drain();
     const entries = await beats.pollAll(account.key, beat.id);
-    assert.deepEqual(entries.map((e) => e.event.id), [next]);
+    assert.deepEqual(
+      entries.map((e) => e.event.id),
+      [next],
+    );
     assert.deepEqual((await beats.beat(account.key, beat.id)).gaps, []);
   });
 
@@ -227,7 +257,10 @@ describe('beat recording', () => {
     assert.equal((await beats.beat(account.key, created.json.id)).id, created.json.id, 'readable at once');
     await beats.drain();
     const entries = await beats.pollAll(account.key, created.json.id);
-    assert.deepEqual(entries.map((e) => e.event.id), [older, newer]);
+    assert.deepEqual(
+      entries.map((e) => e.event.id),
+      [older, newer],
+    );
     assert.ok(entries.every((e) => e.backfilled));
     assert.equal(entries[0].occurred_at, '2026-11-15T00:00:00.000Z', 'happened_at that reads as no date: the first report date');
     assert.ok(!entries.some((e) => e.event.id === tooOld));
@@ -270,7 +303,7 @@ describe('beat recording', () => {
     assert.equal((await beats.pollAll(account.key, beat.id)).length, 0);
   });
 
-  it('when event A is merged into B, then A\'s entries name B, beats without B get a free carried entry, and B is not charged again', async () => {
+  it("when event A is merged into B, then A's entries name B, beats without B get a free carried entry, and B is not charged again", async () => {
     await beats.setClock(NOW);
     const account = await beats.account(10);
     const type = await corpus.eventType();
@@ -339,7 +372,7 @@ describe('beat recording', () => {
     assert.equal(entries[0].event, null);
   });
 
-  it('when a beat\'s clauses are replaced, then recording follows the new clauses and old entries keep their clause id', async () => {
+  it("when a beat's clauses are replaced, then recording follows the new clauses and old entries keep their clause id", async () => {
     await beats.setClock(NOW);
     const account = await beats.account(10);
     const type = await corpus.eventType();
@@ -353,6 +386,9 @@ describe('beat recording', () => {
     await article(other.id);
     await beats.drain();
     const entries = await beats.pollAll(account.key, beat.id);
-    assert.deepEqual(entries.map((e) => e.matched_clause_id), [beat.clauses[0].id, replaced.json.clauses[0].id]);
+    assert.deepEqual(
+      entries.map((e) => e.matched_clause_id),
+      [beat.clauses[0].id, replaced.json.clauses[0].id],
+    );
   });
 });

@@ -18,13 +18,28 @@ describe('evmon corpus commands', () => {
     const b = evmon(env, 'entities', 'create', '--name', `Maker Inc ${token()}`, '--type', 'ORGANIZATION').json;
     assert.equal(evmon(env, 'entities', 'merge', a.id, '--into', b.id).json.id, b.id);
     const typeFile = path.join(dir, 'type.json');
-    fs.writeFileSync(typeFile, JSON.stringify({ code_name: `launch_${token()}`, name: 'Launch', description: '', roles: [{ code_name: 'maker', name: 'Maker', expected_type: 'NAMED_ENTITY' }], sentence_template: '{maker} launched a product' }));
+    fs.writeFileSync(
+      typeFile,
+      JSON.stringify({
+        code_name: `launch_${token()}`,
+        name: 'Launch',
+        description: '',
+        roles: [{ code_name: 'maker', name: 'Maker', expected_type: 'NAMED_ENTITY' }],
+        sentence_template: '{maker} launched a product',
+      }),
+    );
     const type = evmon(env, 'event-types', 'create', '--file', typeFile);
     assert.equal(type.status, 0, type.stderr);
     const list = evmon(env, 'entity-lists', 'create', '--name', 'Makers', '--entities', `${a.id},${b.id}`);
     assert.equal(list.status, 0, list.stderr);
 
-    const article = (day: string, entity: string) => ({ outlet_id: outlet.json.id, event_type_id: type.json.id, published_at: `2026-11-${day}T08:00:00.000Z`, received_at: `2026-11-${day}T08:05:00.000Z`, roles: [{ role: 'maker', entity_id: entity }] });
+    const article = (day: string, entity: string) => ({
+      outlet_id: outlet.json.id,
+      event_type_id: type.json.id,
+      published_at: `2026-11-${day}T08:00:00.000Z`,
+      received_at: `2026-11-${day}T08:05:00.000Z`,
+      roles: [{ role: 'maker', entity_id: entity }],
+    });
     const file = path.join(dir, 'articles.ndjson');
     fs.writeFileSync(
       file,
@@ -51,18 +66,47 @@ describe('evmon corpus commands', () => {
     const account = evmon(env, 'accounts', 'create', '--display-name', 'Newsroom', '--entitlements', 'entity_reporting').json;
     const entity = evmon(env, 'entities', 'create', '--name', `Maker ${token()}`).json;
     const typeFile = path.join(dir, 'grant-type.json');
-    fs.writeFileSync(typeFile, JSON.stringify({ code_name: `recall_${token()}`, name: 'Recall', description: '', roles: [{ code_name: 'maker', name: 'Maker', expected_type: 'NAMED_ENTITY' }], sentence_template: '{maker} recalled a product' }));
+    fs.writeFileSync(
+      typeFile,
+      JSON.stringify({
+        code_name: `recall_${token()}`,
+        name: 'Recall',
+        description: '',
+        roles: [{ code_name: 'maker', name: 'Maker', expected_type: 'NAMED_ENTITY' }],
+        sentence_template: '{maker} recalled a product',
+      }),
+    );
     const type = evmon(env, 'event-types', 'create', '--file', typeFile).json;
     const grantFile = path.join(dir, 'grant.json');
-    fs.writeFileSync(grantFile, JSON.stringify({ account_id: account.id, label: 'Maker press office', event_type_id: type.id, expires_at: '2099-01-01T00:00:00Z', pins: [{ role: 'maker', allowed_entity_ids: [entity.id] }] }));
+    fs.writeFileSync(
+      grantFile,
+      JSON.stringify({
+        account_id: account.id,
+        label: 'Maker press office',
+        event_type_id: type.id,
+        expires_at: '2099-01-01T00:00:00Z',
+        pins: [{ role: 'maker', allowed_entity_ids: [entity.id] }],
+      }),
+    );
     const grant = evmon(env, 'grants', 'create', '--file', grantFile);
     assert.equal(grant.status, 0, grant.stderr);
     assert.equal(grant.json.object, 'reporting_grant');
-    assert.deepEqual(grant.json.pins, [{ role_definition_id: type.roles[0].id, role: 'maker', allowed_entities: [{ object: 'entity', id: entity.id, name: entity.name, type: null }] }]);
+    assert.deepEqual(grant.json.pins, [
+      { role_definition_id: type.roles[0].id, role: 'maker', allowed_entities: [{ object: 'entity', id: entity.id, name: entity.name, type: null }] },
+    ]);
     const revoked = evmon(env, 'grants', 'revoke', grant.json.id);
     assert.equal(revoked.status, 0, revoked.stderr);
     assert.equal(revoked.json.status, 'REVOKED');
-    fs.writeFileSync(grantFile, JSON.stringify({ account_id: account.id, label: 'x', event_type_id: type.id, expires_at: '2099-01-01T00:00:00Z', pins: [{ role: 'nobody', allowed_entity_ids: [entity.id] }] }));
+    fs.writeFileSync(
+      grantFile,
+      JSON.stringify({
+        account_id: account.id,
+        label: 'x',
+        event_type_id: type.id,
+        expires_at: '2099-01-01T00:00:00Z',
+        pins: [{ role: 'nobody', allowed_entity_ids: [entity.id] }],
+      }),
+    );
     const refused = evmon(env, 'grants', 'create', '--file', grantFile);
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /\/pins\/0\/role/);

@@ -6,7 +6,9 @@ import { bearer, PG_URL, spawnServer, spawnTimeout, tempDir } from '../helpers/s
 describe('evmon command line', () => {
   const env = PG_URL ? { EVMON_DATABASE_URL: PG_URL, EVMON_DATA_DIR: tempDir() } : { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir() };
 
-  it('when an account and a key are made with evmon, then the server accepts the key; once revoked, it refuses it', { timeout: spawnTimeout(1, 60_000) }, async () => {
+  it('when an account and a key are made with evmon, then the server accepts the key; once revoked, it refuses it', {
+    timeout: spawnTimeout(1, 60_000),
+  }, async () => {
     const account = evmon(env, 'accounts', 'create', '--display-name', 'Wire Desk', '--kind', 'ORGANIZATION', '--credits', '25', '--entitlements', 'beats');
     assert.equal(account.status, 0, account.stderr);
     assert.equal(account.json.display_name, 'Wire Desk');

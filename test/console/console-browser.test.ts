@@ -45,7 +45,8 @@ describe('console in a browser', { skip: !available && 'no Chromium' }, () => {
   };
   // One key for the API calls of the later tests (the limit test leaves room for exactly one).
   let workerKey: Promise<string> | null = null;
-  const worker = () => (workerKey ??= server.ops.createKey(owner.account.id, ['EVENTS_READ', 'SENSORS_READ', 'SENSORS_WRITE', 'BEATS_READ', 'BEATS_WRITE'], 'worker'));
+  const worker = () =>
+    (workerKey ??= server.ops.createKey(owner.account.id, ['EVENTS_READ', 'SENSORS_READ', 'SENSORS_WRITE', 'BEATS_READ', 'BEATS_WRITE'], 'worker'));
   const rowOf = (name: string) => page.locator('[data-testid="api-key-row"]', { hasText: name });
 
   before(async () => {
@@ -156,7 +157,10 @@ describe('console in a browser', { skip: !available && 'no Chromium' }, () => {
 
   it('when a search is charged, then the credits page shows the new balance and the charge', async () => {
     const key = await worker();
-    const search = await server.http.request('POST', '/v1/events/search', { headers: { ...bearer(key), 'idempotency-key': unique() }, body: { lookback_days: 30 } });
+    const search = await server.http.request('POST', '/v1/events/search', {
+      headers: { ...bearer(key), 'idempotency-key': unique() },
+      body: { lookback_days: 30 },
+    });
     assert.equal(search.status, 200, search.text);
     const account = (await server.http.get('/v1/account', bearer(key))).json;
     assert.ok(account.credit_balance < 100);

@@ -59,7 +59,7 @@ describe('console pages', () => {
     assert.ok(!server.logs.join('').includes(CONSOLE_PASSWORD), 'the password is never logged');
   });
 
-  it('when the account has no reporting entitlement, then REPORTS_WRITE is disabled and refused with the API\'s rule', async () => {
+  it("when the account has no reporting entitlement, then REPORTS_WRITE is disabled and refused with the API's rule", async () => {
     const { account, browser } = await signedIn();
     const page = await browser.get('/console/settings/api-keys');
     assert.match(page.text, /<input id="scope-REPORTS_WRITE" type="checkbox" name="scopes" value="REPORTS_WRITE" disabled/);
@@ -102,7 +102,7 @@ describe('console pages', () => {
     assert.match(eleventh.text, /An account holds at most 10 active API keys; revoke one first./);
   });
 
-  it('when another account\'s key, sensor, delivery or beat is named, then not found, and nothing of it changes', async () => {
+  it("when another account's key, sensor, delivery or beat is named, then not found, and nothing of it changes", async () => {
     const other = await server.ops.createAccount({ entitlements: { beats: true } });
     const otherKey = await server.ops.createKey(other.id, ['EVENTS_READ', 'SENSORS_WRITE', 'BEATS_WRITE']);
     const [otherKeyRow] = (await server.ops.get(`/accounts/${other.id}/api-keys`)).data;
@@ -126,7 +126,7 @@ describe('console pages', () => {
     assert.equal(rows(list.text, 'sensor-row'), 0);
   });
 
-  it('when the credits page is read, then the balance, this month\'s usage and the ledger, paged', async () => {
+  it("when the credits page is read, then the balance, this month's usage and the ledger, paged", async () => {
     const { account, browser } = await signedIn();
     for (let i = 1; i <= 30; i++) await server.ops.post(`/accounts/${account.id}/credits`, { amount: i, reason: `grant ${i}` });
     const first = await browser.get('/console/credits');

@@ -48,16 +48,20 @@ describe('console users', () => {
     const notEmail = await corpus.ops('POST', `/accounts/${accountId}/console-users`, { email: 'nobody', password: 'long enough password' });
     assert.equal(notEmail.status, 400);
     assert.equal(notEmail.json.errors[0].pointer, '/email');
-    assert.equal((await corpus.ops('POST', `/accounts/${MISSING}/console-users`, { email: `a${unique()}@example.com`, password: 'long enough password' })).status, 404);
+    assert.equal(
+      (await corpus.ops('POST', `/accounts/${MISSING}/console-users`, { email: `a${unique()}@example.com`, password: 'long enough password' })).status,
+      404,
+    );
   });
 
   it('when a console user is deleted, then 204 and their sessions end; a second delete is 404', async () => {
     const { id: accountId } = await corpus.account();
     const created = await corpus.ops('POST', `/accounts/${accountId}/console-users`, { email: `b${unique()}@example.com`, password: 'long enough password' });
-    await server.runtime.db.query(
-      `INSERT INTO console_sessions (id, user_id, token_hash, created_at, last_seen_at) VALUES ($1, $2, $3, now(), now())`,
-      [MISSING.replace(/0$/, '9'), created.json.id, Buffer.from(unique())],
-    );
+    await server.runtime.db.query(`INSERT INTO console_sessions (id, user_id, token_hash, created_at, last_seen_at) VALUES ($1, $2, $3, now(), now())`, [
+      MISSING.replace(/0$/, '9'),
+      created.json.id,
+      Buffer.from(unique()),
+    ]);
     assert.equal((await corpus.ops('DELETE', `/console-users/${created.json.id}`)).status, 204);
     assert.equal((await server.runtime.db.query('SELECT 1 FROM console_sessions WHERE user_id = $1', [created.json.id])).length, 0);
     assert.equal((await corpus.ops('DELETE', `/console-users/${created.json.id}`)).status, 404);

@@ -37,7 +37,11 @@ describe('event state', () => {
     minutesAgo: fc.integer({ min: 10, max: 5_000 }),
     publishedLate: fc.boolean(),
     happenedAt: fc.constantFrom(null, '2026-11-18', '2026-11-19T06:00:00Z', 'last week'),
-    values: fc.uniqueArray(fc.record({ role: fc.constantFrom(...(Object.keys(ROLES) as (keyof typeof ROLES)[])), pick: fc.nat(3) }), { selector: (v) => v.role, minLength: 1, maxLength: 5 }),
+    values: fc.uniqueArray(fc.record({ role: fc.constantFrom(...(Object.keys(ROLES) as (keyof typeof ROLES)[])), pick: fc.nat(3) }), {
+      selector: (v) => v.role,
+      minLength: 1,
+      maxLength: 5,
+    }),
     mentions: fc.uniqueArray(fc.nat(3), { maxLength: 2 }),
   });
 
@@ -101,17 +105,25 @@ describe('event state', () => {
               url: null,
               values: r.values.map((value) => {
                 const { role: _, ...field } = roleEntry(value) as Record<string, unknown>;
-                return { roleId: roleId(value.role), entityId: field.entity_id as string | undefined, date: field.date as string | undefined, amount: field.amount as { value: number; unit: string } | undefined, text: field.text as string | undefined };
+                return {
+                  roleId: roleId(value.role),
+                  entityId: field.entity_id as string | undefined,
+                  date: field.date as string | undefined,
+                  amount: field.amount as { value: number; unit: string } | undefined,
+                  text: field.text as string | undefined,
+                };
               }),
               mentions: r.mentions.map((m) => entities[m]!.id),
             };
           }),
         };
-        await db.transaction((tx) => bulkInsertEvents(tx, [event], {
-          types: new Map([[type.id, { template: '{party} met {other}', roles }]]),
-          entityNames: new Map(entities.map((e) => [e.id, e.name])),
-          now: new Date(NOW),
-        }));
+        await db.transaction((tx) =>
+          bulkInsertEvents(tx, [event], {
+            types: new Map([[type.id, { template: '{party} met {other}', roles }]]),
+            entityNames: new Map(entities.map((e) => [e.id, e.name])),
+            now: new Date(NOW),
+          }),
+        );
 
         const read = async (id: string) => {
           const answer = await corpus.ops('GET', `/events/${id}`);

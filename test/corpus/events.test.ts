@@ -14,7 +14,9 @@ describe('event pipeline', () => {
   let outletB: string;
   // What the corpus handed to its subscribers: the payloads of the sensors' hand-off jobs.
   const published = async (): Promise<EventChange[]> =>
-    (await server.runtime.db.query<{ payload: EventChange }>(`SELECT payload FROM jobs WHERE kind = 'corpus.event-changed:sensors' ORDER BY id`)).map((row) => row.payload);
+    (await server.runtime.db.query<{ payload: EventChange }>(`SELECT payload FROM jobs WHERE kind = 'corpus.event-changed:sensors' ORDER BY id`)).map(
+      (row) => row.payload,
+    );
   const ops = (method: string, path: string, body?: unknown) =>
     server.http.request(method, `/ops/v1${path}`, { headers: bearer(OPS_TOKEN), ...(body === undefined ? {} : { body }) });
   const entity = async (name: string, type: string | null = 'ORGANIZATION') => (await ops('POST', '/entities', { name, type })).json.id as string;
@@ -37,7 +39,15 @@ describe('event pipeline', () => {
         sentence_template: '{acquirer} acquired {target} for {price}',
       })
     ).json;
-    otherType = (await ops('POST', '/event-types', { code_name: `merger_${token()}`, name: 'Merger', description: '', roles: [{ code_name: 'party', name: 'Party', expected_type: 'NAMED_ENTITY' }], sentence_template: '{party} merged' })).json;
+    otherType = (
+      await ops('POST', '/event-types', {
+        code_name: `merger_${token()}`,
+        name: 'Merger',
+        description: '',
+        roles: [{ code_name: 'party', name: 'Party', expected_type: 'NAMED_ENTITY' }],
+        sentence_template: '{party} merged',
+      })
+    ).json;
     outletA = (await ops('POST', '/outlets', { name: 'Outlet A' })).json.id;
     outletB = (await ops('POST', '/outlets', { name: 'Outlet B' })).json.id;
   });
@@ -67,7 +77,11 @@ describe('event pipeline', () => {
     assert.equal(state.first_report_date, '2026-11-20T08:00:00.000Z');
     assert.equal(state.matched_report_count, 1);
     assert.equal(state.distinct_outlet_count, 1);
-    assert.deepEqual(state.involved_entities.map((e: { id: string }) => e.id), [buyer, seller, mentioned], 'participants in role order, then mentions, no duplicates');
+    assert.deepEqual(
+      state.involved_entities.map((e: { id: string }) => e.id),
+      [buyer, seller, mentioned],
+      'participants in role order, then mentions, no duplicates',
+    );
     assert.equal(state.merged_into_event_id, null);
     assert.equal(state.deleted, false);
   });
@@ -77,10 +91,18 @@ describe('event pipeline', () => {
     const missing = await ingest({ received_at: '2026-11-20T10:00:00.000Z', roles: [{ role: 'acquirer', entity_id: who }] });
     assert.equal(missing.report_date, '2026-11-20T10:00:00.000Z');
     const who2 = await entity(`Who ${token()}`);
-    const future = await ingest({ published_at: '2026-11-21T10:00:01.000Z', received_at: '2026-11-20T10:00:00.000Z', roles: [{ role: 'acquirer', entity_id: who2 }] });
+    const future = await ingest({
+      published_at: '2026-11-21T10:00:01.000Z',
+      received_at: '2026-11-20T10:00:00.000Z',
+      roles: [{ role: 'acquirer', entity_id: who2 }],
+    });
     assert.equal(future.report_date, '2026-11-20T10:00:00.000Z');
     const who3 = await entity(`Who ${token()}`);
-    const withinDay = await ingest({ published_at: '2026-11-21T09:00:00.000Z', received_at: '2026-11-20T10:00:00.000Z', roles: [{ role: 'acquirer', entity_id: who3 }] });
+    const withinDay = await ingest({
+      published_at: '2026-11-21T09:00:00.000Z',
+      received_at: '2026-11-20T10:00:00.000Z',
+      roles: [{ role: 'acquirer', entity_id: who3 }],
+    });
     assert.equal(withinDay.report_date, '2026-11-21T09:00:00.000Z');
     const defaulted = await ingest({ roles: [{ role: 'acquirer', entity_id: await entity(`Who ${token()}`) }] });
     assert.equal(defaulted.report_date, '2026-11-20T12:00:00.000Z', 'received_at defaults to the clock');
@@ -89,15 +111,29 @@ describe('event pipeline', () => {
   it('when reports share a participant within 3 days, then they cluster; otherwise they open new events', async () => {
     const buyer = await entity(`Clusterer ${token()}`);
     const first = await ingest({ published_at: '2026-11-10T08:00:00.000Z', happened_at: '2026-11-10', roles: [{ role: 'acquirer', entity_id: buyer }] });
-    const near = await ingest({ outlet_id: outletB, published_at: '2026-11-12T08:00:00.000Z', happened_at: '2026-11-12', roles: [{ role: 'target', entity_id: buyer }] });
+    const near = await ingest({
+      outlet_id: outletB,
+      published_at: '2026-11-12T08:00:00.000Z',
+      happened_at: '2026-11-12',
+      roles: [{ role: 'target', entity_id: buyer }],
+    });
     assert.equal(near.incident_id, first.incident_id);
     const far = await ingest({ published_at: '2026-11-15T08:00:00.000Z', happened_at: '2026-11-14', roles: [{ role: 'acquirer', entity_id: buyer }] });
     assert.notEqual(far.incident_id, first.incident_id);
     const stranger = await ingest({ published_at: '2026-11-10T09:00:00.000Z', roles: [{ role: 'acquirer', entity_id: await entity(`Stranger ${token()}`) }] });
     assert.notEqual(stranger.incident_id, first.incident_id);
-    const otherKind = await ops('POST', '/articles', { outlet_id: outletA, event_type_id: otherType.id, published_at: '2026-11-10T10:00:00.000Z', roles: [{ role: 'party', entity_id: buyer }] });
+    const otherKind = await ops('POST', '/articles', {
+      outlet_id: outletA,
+      event_type_id: otherType.id,
+      published_at: '2026-11-10T10:00:00.000Z',
+      roles: [{ role: 'party', entity_id: buyer }],
+    });
     assert.notEqual(otherKind.json.incident_id, first.incident_id);
-    const mentionOnly = await ingest({ published_at: '2026-11-10T11:00:00.000Z', roles: [{ role: 'price', amount: { value: 5, unit: 'EUR' } }], mentioned_entity_ids: [buyer] });
+    const mentionOnly = await ingest({
+      published_at: '2026-11-10T11:00:00.000Z',
+      roles: [{ role: 'price', amount: { value: 5, unit: 'EUR' } }],
+      mentioned_entity_ids: [buyer],
+    });
     assert.notEqual(mentionOnly.incident_id, first.incident_id, 'a mention is not a participant');
 
     const state = await event(first.incident_id);
@@ -107,14 +143,25 @@ describe('event pipeline', () => {
     assert.equal(state.last_report_date, '2026-11-12T08:00:00.000Z');
     assert.equal(state.sentence, null, 'no target or price yet: not renderable');
 
-    const joined = await ingest({ incident_id: far.incident_id, published_at: '2026-12-30T00:00:00.000Z', received_at: '2026-12-30T00:00:00.000Z', roles: [{ role: 'acquirer', entity_id: buyer }] });
+    const joined = await ingest({
+      incident_id: far.incident_id,
+      published_at: '2026-12-30T00:00:00.000Z',
+      received_at: '2026-12-30T00:00:00.000Z',
+      roles: [{ role: 'acquirer', entity_id: buyer }],
+    });
     assert.equal(joined.incident_id, far.incident_id, 'incident_id joins whatever the dates');
   });
 
   it('when reports are received after the instant read, then counts leave them out until the clock passes them', async () => {
     const who = await entity(`Later ${token()}`);
     const report = await ingest({ roles: [{ role: 'acquirer', entity_id: who }] });
-    await ingest({ outlet_id: outletB, incident_id: report.incident_id, received_at: '2026-11-20T13:00:00.000Z', published_at: '2026-11-20T13:00:00.000Z', roles: [{ role: 'acquirer', entity_id: who }] });
+    await ingest({
+      outlet_id: outletB,
+      incident_id: report.incident_id,
+      received_at: '2026-11-20T13:00:00.000Z',
+      published_at: '2026-11-20T13:00:00.000Z',
+      roles: [{ role: 'acquirer', entity_id: who }],
+    });
     const now = await event(report.incident_id);
     assert.equal(now.matched_report_count, 1);
     assert.equal(now.distinct_outlet_count, 1);
@@ -130,11 +177,20 @@ describe('event pipeline', () => {
     const a = await entity(`Alpha ${token()}`);
     const b = await entity(`Beta ${token()}`);
     const c = await entity(`Gamma ${token()}`);
-    const report = await ingest({ roles: [{ role: 'acquirer', entity_id: a }, { role: 'target', entity_id: b }], mentioned_entity_ids: [c] });
+    const report = await ingest({
+      roles: [
+        { role: 'acquirer', entity_id: a },
+        { role: 'target', entity_id: b },
+      ],
+      mentioned_entity_ids: [c],
+    });
     await ops('POST', `/entities/${a}/merge`, { into_entity_id: b });
     await ops('DELETE', `/entities/${c}`);
     const state = await event(report.incident_id);
-    assert.deepEqual(state.involved_entities.map((e: { id: string }) => e.id), [b]);
+    assert.deepEqual(
+      state.involved_entities.map((e: { id: string }) => e.id),
+      [b],
+    );
     const later = await ingest({ roles: [{ role: 'acquirer', entity_id: a }] });
     assert.equal(later.incident_id, report.incident_id, 'a merged-away entity clusters as its survivor');
   });
@@ -145,7 +201,13 @@ describe('event pipeline', () => {
     const a = await entity(oldName);
     const b = await entity(newName);
     const target = await entity(`Target ${token()}`);
-    const report = await ingest({ roles: [{ role: 'acquirer', entity_id: a }, { role: 'target', entity_id: target }, { role: 'price', amount: { value: 3, unit: 'EUR' } }] });
+    const report = await ingest({
+      roles: [
+        { role: 'acquirer', entity_id: a },
+        { role: 'target', entity_id: target },
+        { role: 'price', amount: { value: 3, unit: 'EUR' } },
+      ],
+    });
     assert.match((await event(report.incident_id)).sentence, new RegExp(`^${oldName}`));
     await ops('POST', `/entities/${a}/merge`, { into_entity_id: b });
     await server.http.request('POST', '/ops/v1/drain', { headers: bearer(OPS_TOKEN) });
@@ -172,7 +234,15 @@ describe('event pipeline', () => {
       [{ event_type_id: '00000000-0000-4000-8000-000000000000' }, 'TEMPLATE_NOT_FOUND'],
       [{ roles: [] }, 'NO_ROLES'],
       [{ roles: [{ role: 'buyer', entity_id: who }] }, 'UNKNOWN_ROLE_CODE_NAME'],
-      [{ roles: [{ role: 'acquirer', entity_id: who }, { role: 'acquirer', entity_id: who }] }, 'ROLE_NOT_MULTI_VALUED'],
+      [
+        {
+          roles: [
+            { role: 'acquirer', entity_id: who },
+            { role: 'acquirer', entity_id: who },
+          ],
+        },
+        'ROLE_NOT_MULTI_VALUED',
+      ],
       [{ roles: [{ role: 'sector', text: 'tech' }] }, 'UNSUPPORTED_ROLE_TYPE'],
       [{ roles: [{ role: 'price', text: 'a lot' }] }, 'ROLE_VALUE_TYPE_MISMATCH'],
       [{ roles: [{ role: 'price', amount: { value: 1, unit: 'DOLLARS' } }] }, 'ROLE_VALUE_TYPE_MISMATCH'],
@@ -184,7 +254,13 @@ describe('event pipeline', () => {
       [{ roles: Array.from({ length: 51 }, () => ({ role: 'acquirer', entity_id: who })) }, 'TOO_MANY_ROLES'],
     ];
     for (const [body, code] of cases) {
-      const response = await ops('POST', '/articles', { outlet_id: outletA, event_type_id: acquisition.id, incident_id: base.incident_id, roles: [{ role: 'acquirer', entity_id: who }], ...body });
+      const response = await ops('POST', '/articles', {
+        outlet_id: outletA,
+        event_type_id: acquisition.id,
+        incident_id: base.incident_id,
+        roles: [{ role: 'acquirer', entity_id: who }],
+        ...body,
+      });
       assert.equal(response.status, 400, `${code}: ${response.text}`);
       assert.equal(response.json.code, code, JSON.stringify(response.json));
     }
@@ -195,12 +271,24 @@ describe('event pipeline', () => {
       [{ roles: [{ role: 'closing', date: '20260101' }] }, '/roles/0/date'],
       [{ roles: [{ role: 'price', amount: { value: '1', unit: 'USD' } }] }, '/roles/0/amount/value'],
     ] as [Record<string, unknown>, string][]) {
-      const response = await ops('POST', '/articles', { outlet_id: outletA, event_type_id: acquisition.id, incident_id: base.incident_id, roles: [{ role: 'acquirer', entity_id: who }], ...body });
+      const response = await ops('POST', '/articles', {
+        outlet_id: outletA,
+        event_type_id: acquisition.id,
+        incident_id: base.incident_id,
+        roles: [{ role: 'acquirer', entity_id: who }],
+        ...body,
+      });
       assert.equal(response.status, 400, pointer);
       assert.equal(response.json.errors[0].pointer, pointer);
     }
     assert.equal((await event(base.incident_id)).matched_report_count, 1, 'no refused report was written');
-    const readable = await ingest({ incident_id: base.incident_id, roles: [{ role: 'duration', text: '2 hours 30 minutes' }, { role: 'closing', date: '2028-02-29' }] });
+    const readable = await ingest({
+      incident_id: base.incident_id,
+      roles: [
+        { role: 'duration', text: '2 hours 30 minutes' },
+        { role: 'closing', date: '2028-02-29' },
+      ],
+    });
     assert.equal(readable.incident_id, base.incident_id);
   });
 
@@ -221,13 +309,23 @@ describe('event pipeline', () => {
     assert.equal(viaMerged.incident_id, b.incident_id, 'a report for a merged-away event joins the survivor');
 
     assert.equal((await ops('DELETE', `/events/${b.incident_id}`)).status, 204);
-    const viaDeletedSurvivor = await ops('POST', '/articles', { outlet_id: outletA, event_type_id: acquisition.id, incident_id: a.incident_id, roles: [{ role: 'acquirer', entity_id: who }] });
+    const viaDeletedSurvivor = await ops('POST', '/articles', {
+      outlet_id: outletA,
+      event_type_id: acquisition.id,
+      incident_id: a.incident_id,
+      roles: [{ role: 'acquirer', entity_id: who }],
+    });
     assert.equal(viaDeletedSurvivor.status, 400, 'an event merged into a since-deleted one takes no reports');
     const c = await ingest({ roles: [{ role: 'acquirer', entity_id: await entity(`Loner ${token()}`) }] });
     assert.equal((await ops('POST', `/events/${c.incident_id}/merge`, { into_event_id: a.incident_id })).status, 400, 'no merging into a deleted survivor');
     assert.equal((await event(b.incident_id)).deleted, true);
     assert.equal((await ops('DELETE', `/events/${b.incident_id}`)).status, 404);
-    const toDeleted = await ops('POST', '/articles', { outlet_id: outletA, event_type_id: acquisition.id, incident_id: b.incident_id, roles: [{ role: 'acquirer', entity_id: who }] });
+    const toDeleted = await ops('POST', '/articles', {
+      outlet_id: outletA,
+      event_type_id: acquisition.id,
+      incident_id: b.incident_id,
+      roles: [{ role: 'acquirer', entity_id: who }],
+    });
     assert.equal(toDeleted.status, 400);
 
     await server.http.request('POST', '/ops/v1/drain', { headers: bearer(OPS_TOKEN) });

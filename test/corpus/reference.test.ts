@@ -36,7 +36,10 @@ describe('corpus reference data', () => {
     assert.equal(survivor.status, 200);
     assert.equal(survivor.json.id, c.id);
     const found = await server.http.get(`/v1/entities/search?query=${tag}`, bearer(readKey));
-    assert.deepEqual(found.json.data.map((e: { id: string }) => e.id), [c.id]);
+    assert.deepEqual(
+      found.json.data.map((e: { id: string }) => e.id),
+      [c.id],
+    );
 
     const again = await opsCall('POST', `/entities/${a.id}/merge`, { into_entity_id: c.id });
     assert.equal(again.status, 409);
@@ -62,7 +65,10 @@ describe('corpus reference data', () => {
     const all = await server.http.get(`/v1/entities/search?query=${tag}&limit=100`, bearer(readKey));
     assert.equal(all.status, 200);
     const ordered = all.json.data.map((e: { name: string }) => e.name);
-    assert.deepEqual(ordered.slice(0, 3).map((n: string) => n.toLowerCase().startsWith(tag)), [true, true, true]);
+    assert.deepEqual(
+      ordered.slice(0, 3).map((n: string) => n.toLowerCase().startsWith(tag)),
+      [true, true, true],
+    );
     assert.deepEqual(ordered.slice(3), [`y ${tag}`, `x ${tag} long name`]);
     assert.ok(ordered[0].length <= ordered[1].length && ordered[1].length <= ordered[2].length);
 
@@ -130,11 +136,20 @@ describe('corpus reference data', () => {
     assert.deepEqual(Object.keys(listed).sort(), ['code_name', 'description', 'id', 'name', 'object', 'roles']);
     await opsCall('PATCH', `/event-types/${created.json.id}`, { accepting_reports: false });
     const after = await server.http.get('/v1/event-types', bearer(readKey));
-    assert.equal(after.json.data.find((t: { id: string }) => t.id === created.json.id), undefined);
+    assert.equal(
+      after.json.data.find((t: { id: string }) => t.id === created.json.id),
+      undefined,
+    );
   });
 
   it('when an event type is malformed, then 400 naming the field', async () => {
-    const base = { code_name: `t_${token()}`, name: 'T', description: '', roles: [{ code_name: 'who', name: 'Who', expected_type: 'NAMED_ENTITY' }], sentence_template: '{who} did it' };
+    const base = {
+      code_name: `t_${token()}`,
+      name: 'T',
+      description: '',
+      roles: [{ code_name: 'who', name: 'Who', expected_type: 'NAMED_ENTITY' }],
+      sentence_template: '{who} did it',
+    };
     const cases: [unknown, string][] = [
       [{ ...base, sentence_template: '{whom} did it' }, '/sentence_template'],
       [{ ...base, sentence_template: '{who did it' }, '/sentence_template'],

@@ -12,10 +12,12 @@ async function corpusOf(seed: number) {
     const summary = await generateDemoCorpus(server.runtime, { events: 400, seed, batchSize: 150, mergeShare: 0.05 });
     const sentences = (await server.runtime.db.query<{ sentence: string }>('SELECT sentence FROM events ORDER BY sentence')).map((r) => r.sentence);
     const entities = (await server.runtime.db.query<{ name: string }>('SELECT name FROM entities ORDER BY name')).map((r) => r.name);
-    const counts = (await server.runtime.db.query<{ live: number; merged: number; reports: number }>(
-      `SELECT count(*) FILTER (WHERE merged_into_event_id IS NULL)::int AS live, count(*) FILTER (WHERE merged_into_event_id IS NOT NULL)::int AS merged,
+    const counts = (
+      await server.runtime.db.query<{ live: number; merged: number; reports: number }>(
+        `SELECT count(*) FILTER (WHERE merged_into_event_id IS NULL)::int AS live, count(*) FILTER (WHERE merged_into_event_id IS NOT NULL)::int AS merged,
               (SELECT count(*)::int FROM reports) AS reports FROM events`,
-    ))[0]!;
+      )
+    )[0]!;
     // Per live event that no other was merged into (a merge joins two stories) and role: how far
     // its reports' figures spread, and how many currencies or texts they use.
     const agreement = await server.runtime.db.query<{ spread: number; units: number; texts: number }>(
@@ -25,9 +27,11 @@ async function corpusOf(seed: number) {
         WHERE e.merged_into_event_id IS NULL AND NOT EXISTS (SELECT 1 FROM events m WHERE m.merged_into_event_id = e.id)
         GROUP BY r.event_id, rr.role_id HAVING count(*) > 1`,
     );
-    const lastReportDates = (await server.runtime.db.query<{ shared: number }>(
-      `SELECT count(*)::int AS shared FROM events WHERE merged_into_event_id IS NULL GROUP BY last_report_date ORDER BY shared DESC LIMIT 1`,
-    ))[0]!.shared;
+    const lastReportDates = (
+      await server.runtime.db.query<{ shared: number }>(
+        `SELECT count(*)::int AS shared FROM events WHERE merged_into_event_id IS NULL GROUP BY last_report_date ORDER BY shared DESC LIMIT 1`,
+      )
+    )[0]!.shared;
     return { summary, sentences, entities, counts, agreement, lastReportDates };
   } finally {
     await server.close();
@@ -47,7 +51,10 @@ describe('demo corpus', () => {
     assert.ok(first.summary.reports >= 800, 'several reports per event on average');
     assert.equal(first.counts.merged, first.summary.merges);
     assert.ok(first.summary.merges > 0, 'some events are merged');
-    assert.ok(first.sentences.every((s) => s !== null && !s.includes('{')), 'every sentence renders');
+    assert.ok(
+      first.sentences.every((s) => s !== null && !s.includes('{')),
+      'every sentence renders',
+    );
     assert.ok(first.entities.includes('Germany'), 'countries come from world-countries');
   });
 
@@ -55,10 +62,22 @@ describe('demo corpus', () => {
     const { agreement, lastReportDates, summary } = await corpusOf(7);
     const amounts = agreement.filter((row) => row.units > 0);
     assert.ok(amounts.length > 50, `enough events quote a figure more than once (${amounts.length})`);
-    assert.ok(amounts.every((row) => row.spread <= 1.05), `largest spread ${Math.max(...amounts.map((r) => r.spread))}`);
-    assert.ok(amounts.some((row) => row.spread > 1), 'reports do not all copy one figure');
-    assert.ok(amounts.every((row) => row.units === 1), 'one unit or currency per event and role');
-    assert.ok(agreement.filter((row) => row.texts > 0).every((row) => row.texts === 1), 'one text per event and role');
+    assert.ok(
+      amounts.every((row) => row.spread <= 1.05),
+      `largest spread ${Math.max(...amounts.map((r) => r.spread))}`,
+    );
+    assert.ok(
+      amounts.some((row) => row.spread > 1),
+      'reports do not all copy one figure',
+    );
+    assert.ok(
+      amounts.every((row) => row.units === 1),
+      'one unit or currency per event and role',
+    );
+    assert.ok(
+      agreement.filter((row) => row.texts > 0).every((row) => row.texts === 1),
+      'one text per event and role',
+    );
     assert.ok(lastReportDates <= 2, `at most two of ${summary.events} events share a last_report_date (${lastReportDates})`);
   });
 

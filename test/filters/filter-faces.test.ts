@@ -59,7 +59,9 @@ describe('filter faces', () => {
     const filers = [];
     for (const pins of [[entities[0]!, entities[1]!], [entities[2]!, entities[4]!], null]) {
       const filer = await reporting.account();
-      const grant = pins ? (await reporting.grant({ account_id: filer.id, event_type_id: typeId, pins: [{ role: 'other', allowed_entity_ids: pins }] })).id : null;
+      const grant = pins
+        ? (await reporting.grant({ account_id: filer.id, event_type_id: typeId, pins: [{ role: 'other', allowed_entity_ids: pins }] })).id
+        : null;
       filers.push({ ...filer, grant, pins });
     }
     for (let i = 0; i < 24; i++) {
@@ -68,7 +70,12 @@ describe('filter faces', () => {
       if (filer.pins) roles.push({ role: 'other', entity_id: filer.pins[next(2)] });
       if (next(2)) roles.push({ role: 'weight', amount: { value: next(1000), unit: ['kg', 'lb'][next(2)] } });
       if (next(2)) roles.push({ role: 'closing', date: `2026-11-${String(1 + next(28)).padStart(2, '0')}` });
-      const filed = await reporting.file(filer.key, { event_type_id: typeId, happened_at: iso(2 + next(40)), roles, ...(filer.grant ? { grant_id: filer.grant } : {}) });
+      const filed = await reporting.file(filer.key, {
+        event_type_id: typeId,
+        happened_at: iso(2 + next(40)),
+        roles,
+        ...(filer.grant ? { grant_id: filer.grant } : {}),
+      });
       assert.equal(filed.status, 201, filed.text);
       await server.ops.post('/drain');
       events.add((await reporting.call('GET', `/reports/${filed.json.id}`, filer.key)).json.incident_id);
@@ -86,13 +93,33 @@ describe('filter faces', () => {
   it('when random filters are applied, then the SQL face and the matching face find the same events', async () => {
     // Built here: the ids exist only once the corpus is made.
     const someOf = <T>(values: T[]) => fc.subarray(values, { maxLength: Math.min(3, values.length) });
-    const roleFilter: fc.Arbitrary<RoleFilter> = fc.oneof(
-      fc.record({ kind: fc.constant('amount_gte' as const), role_code_name: fc.constant('weight'), min_value: fc.integer({ min: 0, max: 1000 }), unit: fc.option(fc.constantFrom('kg', 'LB', 'g', 'ékg', 'Ékg'), { nil: undefined }) }),
-      fc.record({ kind: fc.constant('amount_lte' as const), role_code_name: fc.constant('weight'), max_value: fc.integer({ min: 0, max: 1000 }) }),
-      fc.record({ kind: fc.constant('date_after' as const), role_code_name: fc.constant('closing'), after_iso: fc.integer({ min: 1, max: 28 }).map((d) => `2026-11-${String(d).padStart(2, '0')}T00:00:00Z`) }),
-      fc.record({ kind: fc.constant('date_before' as const), role_code_name: fc.constant('closing'), before_iso: fc.integer({ min: 1, max: 28 }).map((d) => `2026-11-${String(d).padStart(2, '0')}T06:00:00Z`) }),
-      fc.record({ kind: fc.constant('entity_in' as const), role_code_name: fc.constantFrom('party', 'other'), canonical_ids: fc.constant(null).chain(() => someOf(entities)), entity_list_ids: fc.constant(null).chain(() => someOf(lists)) }),
-    ).map((rf) => Object.fromEntries(Object.entries(rf).filter(([, v]) => v !== undefined)) as RoleFilter);
+    const roleFilter: fc.Arbitrary<RoleFilter> = fc
+      .oneof(
+        fc.record({
+          kind: fc.constant('amount_gte' as const),
+          role_code_name: fc.constant('weight'),
+          min_value: fc.integer({ min: 0, max: 1000 }),
+          unit: fc.option(fc.constantFrom('kg', 'LB', 'g', 'ékg', 'Ékg'), { nil: undefined }),
+        }),
+        fc.record({ kind: fc.constant('amount_lte' as const), role_code_name: fc.constant('weight'), max_value: fc.integer({ min: 0, max: 1000 }) }),
+        fc.record({
+          kind: fc.constant('date_after' as const),
+          role_code_name: fc.constant('closing'),
+          after_iso: fc.integer({ min: 1, max: 28 }).map((d) => `2026-11-${String(d).padStart(2, '0')}T00:00:00Z`),
+        }),
+        fc.record({
+          kind: fc.constant('date_before' as const),
+          role_code_name: fc.constant('closing'),
+          before_iso: fc.integer({ min: 1, max: 28 }).map((d) => `2026-11-${String(d).padStart(2, '0')}T06:00:00Z`),
+        }),
+        fc.record({
+          kind: fc.constant('entity_in' as const),
+          role_code_name: fc.constantFrom('party', 'other'),
+          canonical_ids: fc.constant(null).chain(() => someOf(entities)),
+          entity_list_ids: fc.constant(null).chain(() => someOf(lists)),
+        }),
+      )
+      .map((rf) => Object.fromEntries(Object.entries(rf).filter(([, v]) => v !== undefined)) as RoleFilter);
 
     const filter: fc.Arbitrary<EventFilter> = fc
       .record({
@@ -112,7 +139,9 @@ describe('filter faces', () => {
     const db = server.runtime.db;
     // Cut-offs at a quarter, half, four fifths and all of the corpus's reports, in receive order
     // (the structured reports arrive last).
-    const seqs = (await db.query<{ s: number }>('SELECT received_seq AS s FROM reports WHERE event_type_id = $1 ORDER BY received_seq', [typeId])).map((r) => r.s);
+    const seqs = (await db.query<{ s: number }>('SELECT received_seq AS s FROM reports WHERE event_type_id = $1 ORDER BY received_seq', [typeId])).map(
+      (r) => r.s,
+    );
     const cutOffs = [seqs[Math.floor(seqs.length / 4)]!, seqs[Math.floor(seqs.length / 2)]!, seqs[Math.floor((seqs.length * 4) / 5)]!, seqs.at(-1)!];
     /** Both faces on one filter, cut-off and window: they must agree; answers what they found. */
     async function bothFaces(eventFilter: EventFilter, cutOff: number, windowHours: number | null): Promise<string[]> {
@@ -146,9 +175,17 @@ describe('filter faces', () => {
     // Represented entities, drawn less often by chance: each grant's pinned entities (and a
     // list holding one), alone and with a second filing account required.
     let representedFound = 0;
-    for (const represented of [{ represented_entity_ids: [entities[0]!] }, { represented_entity_ids: [entities[2]!, entities[1]!] }, { represented_entity_list_ids: [lists[0]!] }]) {
+    for (const represented of [
+      { represented_entity_ids: [entities[0]!] },
+      { represented_entity_ids: [entities[2]!, entities[1]!] },
+      { represented_entity_list_ids: [lists[0]!] },
+    ]) {
       for (const minReports of [1, 2]) {
-        const found = await bothFaces(normalizeFilter({ event_type_id: typeId, report_source_kind: 'REPRESENTED_ONLY', min_reports: minReports, ...represented }), seqs.at(-1)!, null);
+        const found = await bothFaces(
+          normalizeFilter({ event_type_id: typeId, report_source_kind: 'REPRESENTED_ONLY', min_reports: minReports, ...represented }),
+          seqs.at(-1)!,
+          null,
+        );
         if (found.length > 0) representedFound++;
       }
     }

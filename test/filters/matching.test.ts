@@ -5,7 +5,14 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { databaseEntityResolver } from '../../src/modules/filters/entity-resolver.js';
 import { loadEventFacts, type EventFacts, type RoleValueFacts } from '../../src/modules/filters/event-facts.js';
-import { compileFilter, normalizeFilter, type CompiledFilter, type EntityResolver, type EventFilter, type RoleFilter } from '../../src/modules/filters/filter.js';
+import {
+  compileFilter,
+  normalizeFilter,
+  type CompiledFilter,
+  type EntityResolver,
+  type EventFilter,
+  type RoleFilter,
+} from '../../src/modules/filters/filter.js';
 import { FilterIndex, matchesFilter } from '../../src/modules/filters/matching.js';
 import { roleList } from '../helpers/fixtures.js';
 import { bearer, OPS_TOKEN, startServer, type TestServer } from '../helpers/server.js';
@@ -137,30 +144,44 @@ describe('filter index', () => {
 
   const filterArb: fc.Arbitrary<CompiledFilter> = fc.record({
     eventTypeId: fc.option(fc.constantFrom(...types), { nil: null }),
-    entities: fc.option(subset(entities).filter((a) => a.length > 0).map((a) => new Set(a)), { nil: null }),
+    entities: fc.option(
+      subset(entities)
+        .filter((a) => a.length > 0)
+        .map((a) => new Set(a)),
+      { nil: null },
+    ),
     scope: fc.constantFrom('MENTIONED' as const, 'PARTICIPANT' as const),
-    outlets: fc.option(subset(outlets).filter((a) => a.length > 0).map((a) => new Set(a)), { nil: null }),
+    outlets: fc.option(
+      subset(outlets)
+        .filter((a) => a.length > 0)
+        .map((a) => new Set(a)),
+      { nil: null },
+    ),
     sourceKind: fc.constantFrom('ANY' as const, 'ARTICLES_ONLY' as const, 'USER_REPORTS_ONLY' as const),
     represented: fc.constant(null),
     minReports: fc.integer({ min: 1, max: 3 }),
     roleFilters: fc.constant([]),
   });
-  const eventArb: fc.Arbitrary<EventFacts> = fc.record({
-    eventId: fc.constant('ev'),
-    eventTypeId: fc.constantFrom(...types),
-    live: fc.boolean(),
-    involved: subset(entities).map((a) => new Set(a)),
-    participants: fc.constant(new Set<string>()),
-    reports: fc.array(
-      fc.record({
-        sourceKind: fc.constantFrom('ARTICLE' as const, 'STRUCTURED' as const),
-        outletId: fc.constantFrom(...outlets),
-        represented: fc.constant(new Set<string>()),
-        values: fc.constant([]),
-      }).map((r) => ({ ...r, sourceId: r.outletId, outletId: r.sourceKind === 'ARTICLE' ? r.outletId : null })),
-      { maxLength: 4 },
-    ),
-  }).map((event) => ({ ...event, participants: new Set([...event.involved].filter((_, i) => i % 2 === 0)) }));
+  const eventArb: fc.Arbitrary<EventFacts> = fc
+    .record({
+      eventId: fc.constant('ev'),
+      eventTypeId: fc.constantFrom(...types),
+      live: fc.boolean(),
+      involved: subset(entities).map((a) => new Set(a)),
+      participants: fc.constant(new Set<string>()),
+      reports: fc.array(
+        fc
+          .record({
+            sourceKind: fc.constantFrom('ARTICLE' as const, 'STRUCTURED' as const),
+            outletId: fc.constantFrom(...outlets),
+            represented: fc.constant(new Set<string>()),
+            values: fc.constant([]),
+          })
+          .map((r) => ({ ...r, sourceId: r.outletId, outletId: r.sourceKind === 'ARTICLE' ? r.outletId : null })),
+        { maxLength: 4 },
+      ),
+    })
+    .map((event) => ({ ...event, participants: new Set([...event.involved].filter((_, i) => i % 2 === 0)) }));
 
   it('when any filters and any event are drawn, then the index answers what checking every filter answers', () => {
     fc.assert(
@@ -176,23 +197,29 @@ describe('filter index', () => {
 
   it('when filters are replaced and deleted after being set, then the index answers for those that remain', () => {
     fc.assert(
-      fc.property(fc.array(filterArb, { minLength: 1, maxLength: 40 }), fc.array(fc.nat(), { maxLength: 30 }), filterArb, eventArb, (filters, drops, replacement, event) => {
-        const index = new FilterIndex();
-        const live = new Map(filters.map((filter, i) => [`f${i}`, filter]));
-        live.forEach((filter, id) => index.set(id, filter));
-        for (const drop of drops) {
-          const id = `f${drop % filters.length}`;
-          if (drop % 3 === 0) {
-            index.set(id, replacement);
-            live.set(id, replacement);
-          } else {
-            index.delete(id);
-            live.delete(id);
+      fc.property(
+        fc.array(filterArb, { minLength: 1, maxLength: 40 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        filterArb,
+        eventArb,
+        (filters, drops, replacement, event) => {
+          const index = new FilterIndex();
+          const live = new Map(filters.map((filter, i) => [`f${i}`, filter]));
+          live.forEach((filter, id) => index.set(id, filter));
+          for (const drop of drops) {
+            const id = `f${drop % filters.length}`;
+            if (drop % 3 === 0) {
+              index.set(id, replacement);
+              live.set(id, replacement);
+            } else {
+              index.delete(id);
+              live.delete(id);
+            }
           }
-        }
-        const expected = [...live].flatMap(([id, filter]) => (matchesFilter(filter, event) ? [id] : []));
-        assert.deepEqual(index.match(event).sort(), expected.sort());
-      }),
+          const expected = [...live].flatMap(([id, filter]) => (matchesFilter(filter, event) ? [id] : []));
+          assert.deepEqual(index.match(event).sort(), expected.sort());
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -218,7 +245,9 @@ describe('role filters on one role', () => {
   };
   const oracle = (roleFilters: RoleFilter[], event: EventFacts): boolean =>
     [...new Set(roleFilters.map((rf) => rf.role_code_name))].every((role) =>
-      event.reports.some((report) => report.values.some((value) => value.role === role && roleFilters.filter((rf) => rf.role_code_name === role).every((rf) => valueSatisfies(rf, value)))),
+      event.reports.some((report) =>
+        report.values.some((value) => value.role === role && roleFilters.filter((rf) => rf.role_code_name === role).every((rf) => valueSatisfies(rf, value))),
+      ),
     );
   const identity: EntityResolver = {
     canonical: async (ids) => new Map(ids.map((id) => [id, id])),
@@ -229,28 +258,60 @@ describe('role filters on one role', () => {
   const day = (d: number) => Date.parse(`2026-11-${String(d).padStart(2, '0')}T00:00:00Z`);
   // Mostly amounts, so that ranges over one role meet reports that disagree.
   const valueArb: fc.Arbitrary<RoleValueFacts> = fc.oneof(
-    { weight: 3, arbitrary: fc.record({ role: fc.constant('magnitude'), entityId: fc.constant(null), dateMs: fc.constant(null), amount: fc.record({ value: fc.integer({ min: 0, max: 100 }).map((v) => v / 10), unit: fc.constantFrom('Mw', 'mw', 'ML') }) }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        role: fc.constant('magnitude'),
+        entityId: fc.constant(null),
+        dateMs: fc.constant(null),
+        amount: fc.record({ value: fc.integer({ min: 0, max: 100 }).map((v) => v / 10), unit: fc.constantFrom('Mw', 'mw', 'ML') }),
+      }),
+    },
     fc.record({ role: fc.constant('closing'), entityId: fc.constant(null), dateMs: fc.integer({ min: 1, max: 28 }).map(day), amount: fc.constant(null) }),
     fc.record({ role: fc.constant('party'), entityId: fc.constantFrom(...entities), dateMs: fc.constant(null), amount: fc.constant(null) }),
   );
-  const eventArb: fc.Arbitrary<EventFacts> = fc
-    .array(fc.array(valueArb, { maxLength: 3 }), { minLength: 1, maxLength: 5 })
-    .map((reports) => ({
-      eventId: 'ev',
-      eventTypeId: 't',
-      live: true,
-      involved: new Set<string>(),
-      participants: new Set<string>(),
-      reports: reports.map((values, i) => ({ sourceKind: 'ARTICLE' as const, sourceId: `o${i}`, outletId: `o${i}`, represented: new Set<string>(), values })),
-    }));
+  const eventArb: fc.Arbitrary<EventFacts> = fc.array(fc.array(valueArb, { maxLength: 3 }), { minLength: 1, maxLength: 5 }).map((reports) => ({
+    eventId: 'ev',
+    eventTypeId: 't',
+    live: true,
+    involved: new Set<string>(),
+    participants: new Set<string>(),
+    reports: reports.map((values, i) => ({ sourceKind: 'ARTICLE' as const, sourceId: `o${i}`, outletId: `o${i}`, represented: new Set<string>(), values })),
+  }));
   const bound = fc.integer({ min: 0, max: 100 }).map((v) => v / 10);
-  const roleFilterArb: fc.Arbitrary<RoleFilter> = fc.oneof(
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant('amount_gte' as const), role_code_name: fc.constant('magnitude'), min_value: bound, unit: fc.option(fc.constantFrom('MW', 'ml'), { nil: undefined }) }) },
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant('amount_lte' as const), role_code_name: fc.constant('magnitude'), max_value: bound, unit: fc.option(fc.constantFrom('mw', 'ML'), { nil: undefined }) }) },
-    fc.record({ kind: fc.constant('date_after' as const), role_code_name: fc.constant('closing'), after_iso: fc.integer({ min: 1, max: 28 }).map((d) => new Date(day(d)).toISOString()) }),
-    fc.record({ kind: fc.constant('date_before' as const), role_code_name: fc.constant('closing'), before_iso: fc.integer({ min: 1, max: 28 }).map((d) => new Date(day(d) + 3_600_000).toISOString()) }),
-    fc.record({ kind: fc.constant('entity_in' as const), role_code_name: fc.constantFrom('party', 'magnitude'), canonical_ids: fc.subarray(entities) }),
-  ).map((rf) => Object.fromEntries(Object.entries(rf).filter(([, v]) => v !== undefined)) as RoleFilter);
+  const roleFilterArb: fc.Arbitrary<RoleFilter> = fc
+    .oneof(
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          kind: fc.constant('amount_gte' as const),
+          role_code_name: fc.constant('magnitude'),
+          min_value: bound,
+          unit: fc.option(fc.constantFrom('MW', 'ml'), { nil: undefined }),
+        }),
+      },
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          kind: fc.constant('amount_lte' as const),
+          role_code_name: fc.constant('magnitude'),
+          max_value: bound,
+          unit: fc.option(fc.constantFrom('mw', 'ML'), { nil: undefined }),
+        }),
+      },
+      fc.record({
+        kind: fc.constant('date_after' as const),
+        role_code_name: fc.constant('closing'),
+        after_iso: fc.integer({ min: 1, max: 28 }).map((d) => new Date(day(d)).toISOString()),
+      }),
+      fc.record({
+        kind: fc.constant('date_before' as const),
+        role_code_name: fc.constant('closing'),
+        before_iso: fc.integer({ min: 1, max: 28 }).map((d) => new Date(day(d) + 3_600_000).toISOString()),
+      }),
+      fc.record({ kind: fc.constant('entity_in' as const), role_code_name: fc.constantFrom('party', 'magnitude'), canonical_ids: fc.subarray(entities) }),
+    )
+    .map((rf) => Object.fromEntries(Object.entries(rf).filter(([, v]) => v !== undefined)) as RoleFilter);
 
   it('when events of several reports meet ranges and mixes of filters on one role, then matching holds exactly when one value satisfies them all', async () => {
     let matched = 0;
@@ -280,11 +341,25 @@ describe('role filters on one role', () => {
       live: true,
       involved: new Set(),
       participants: new Set(),
-      reports: [4.1, 7.5].map((value, i) => ({ sourceKind: 'ARTICLE' as const, sourceId: `o${i}`, outletId: `o${i}`, represented: new Set<string>(), values: [{ role: 'magnitude', entityId: null, dateMs: null, amount: { value, unit: 'Mw' } }] })),
+      reports: [4.1, 7.5].map((value, i) => ({
+        sourceKind: 'ARTICLE' as const,
+        sourceId: `o${i}`,
+        outletId: `o${i}`,
+        represented: new Set<string>(),
+        values: [{ role: 'magnitude', entityId: null, dateMs: null, amount: { value, unit: 'Mw' } }],
+      })),
     };
     const range = async (min: number, max: number) =>
       matchesFilter(
-        await compileFilter(normalizeFilter({ role_filters: [{ kind: 'amount_gte', role_code_name: 'magnitude', min_value: min }, { kind: 'amount_lte', role_code_name: 'magnitude', max_value: max }] }), identity),
+        await compileFilter(
+          normalizeFilter({
+            role_filters: [
+              { kind: 'amount_gte', role_code_name: 'magnitude', min_value: min },
+              { kind: 'amount_lte', role_code_name: 'magnitude', max_value: max },
+            ],
+          }),
+          identity,
+        ),
         event,
       );
     assert.equal(await range(7, 6.9), false);

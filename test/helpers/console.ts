@@ -28,8 +28,7 @@ export function consoleClient(http: HttpClient): ConsoleClient {
     if (token) client.csrf = token;
     return response;
   };
-  const cookieHeader = (): Record<string, string> =>
-    cookies.size === 0 ? {} : { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
+  const cookieHeader = (): Record<string, string> => (cookies.size === 0 ? {} : { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') });
 
   const client: ConsoleClient = {
     cookies,

@@ -30,7 +30,9 @@ export function testCorpus(server: Pick<TestServer, 'http'>): TestCorpus {
   return {
     ops,
     eventType: (roles = { party: 'NAMED_ENTITY', price: 'CURRENCY', closing: 'DATE' }, template = '{party} did something') =>
-      created(ops('POST', '/event-types', { code_name: `type_${unique()}`, name: 'Test type', description: '', roles: roleList(roles), sentence_template: template })),
+      created(
+        ops('POST', '/event-types', { code_name: `type_${unique()}`, name: 'Test type', description: '', roles: roleList(roles), sentence_template: template }),
+      ),
     outlet: async () => (await created(ops('POST', '/outlets', { name: `Outlet ${unique()}` }))).id,
     entity: async (name = `Entity ${unique()}`) => (await created(ops('POST', '/entities', { name, type: 'ORGANIZATION' }))).id,
     article: async (body) => (await created(ops('POST', '/articles', body))).incident_id,

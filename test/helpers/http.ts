@@ -17,7 +17,12 @@ export interface HttpClient {
 }
 
 export function httpClient(baseUrl: string, ca: string, options: { http2?: boolean; connections?: number; localAddress?: string } = {}): HttpClient {
-  const agent = new Agent({ connect: { ca, servername: 'localhost' }, localAddress: options.localAddress, allowH2: options.http2 ?? false, connections: options.connections ?? 8 });
+  const agent = new Agent({
+    connect: { ca, servername: 'localhost' },
+    localAddress: options.localAddress,
+    allowH2: options.http2 ?? false,
+    connections: options.connections ?? 8,
+  });
   const client: HttpClient = {
     baseUrl,
     async request(method, path, { headers = {}, body, rawBody } = {}) {

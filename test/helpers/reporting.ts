@@ -20,7 +20,13 @@ export interface ReportingClient {
   /** An account (by default named, with both reporting entitlements) and a key with both report scopes. */
   account(options?: ReportingAccountOptions): Promise<{ id: string; key: string; keyId: string }>;
   /** A grant through the operator API (201 asserted). */
-  grant(body: { account_id: string; event_type_id: string; pins?: { role: string; allowed_entity_ids: string[] }[]; label?: string; expires_at?: string }): Promise<any>;
+  grant(body: {
+    account_id: string;
+    event_type_id: string;
+    pins?: { role: string; allowed_entity_ids: string[] }[];
+    label?: string;
+    expires_at?: string;
+  }): Promise<any>;
   /** Files a report; answers the response. */
   file(key: string, body: Record<string, unknown>, headers?: Record<string, string>): Promise<HttpResponse>;
   /** Files a report (201 asserted), runs processing, and answers the processed report. */
@@ -46,7 +52,9 @@ export function reportingClient(server: Pick<TestServer, 'http' | 'docsUrl' | 'o
       const key = await corpus.ops('POST', `/accounts/${created.json.id}/api-keys`, { name: 'reporting', scopes: options.scopes ?? REPORT_SCOPES });
       assert.equal(key.status, 201, key.text);
       if (options.entitlements) {
-        const patched = await corpus.ops('PATCH', `/accounts/${created.json.id}`, { entitlements: { structured_reporting: false, entity_reporting: false, beats: false, ...options.entitlements } });
+        const patched = await corpus.ops('PATCH', `/accounts/${created.json.id}`, {
+          entitlements: { structured_reporting: false, entity_reporting: false, beats: false, ...options.entitlements },
+        });
         assert.equal(patched.status, 200, patched.text);
       }
       return { id: created.json.id, key: key.json.key, keyId: key.json.id };

@@ -229,7 +229,8 @@ export async function spawnServer(env: Record<string, string>, options: { expect
     async waitForOutput(pattern: RegExp, timeoutMs: number) {
       const deadline = Date.now() + timeoutMs;
       while (!pattern.test(out)) {
-        if (exitCode !== undefined || Date.now() > deadline) throw new Error(`${pattern} not in the output${exitCode !== undefined ? ` (exited ${exitCode})` : ''}:\n${out}`);
+        if (exitCode !== undefined || Date.now() > deadline)
+          throw new Error(`${pattern} not in the output${exitCode !== undefined ? ` (exited ${exitCode})` : ''}:\n${out}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     },

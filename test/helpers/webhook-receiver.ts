@@ -52,11 +52,12 @@ export async function startReceiver(): Promise<WebhookReceiver> {
       }
       return receiver.received.slice(0, count);
     },
-    close: () => new Promise<void>((resolve) => {
-      timers.forEach(clearTimeout);
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        timers.forEach(clearTimeout);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server = https.createServer(
     { cert: fs.readFileSync(path.join(FIXTURES, 'webhook-receiver-cert.pem')), key: fs.readFileSync(path.join(FIXTURES, 'webhook-receiver-key.pem')) },

@@ -30,7 +30,12 @@ describe('MCP endpoint', () => {
     const outlet = await corpus.outlet();
     // 50 events, one entity each (none clusters with another).
     for (let i = 0; i < 50; i++) {
-      await corpus.article({ outlet_id: outlet, event_type_id: typeId, published_at: new Date(Date.parse(NOW) - (i + 1) * 3_600_000).toISOString(), roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+      await corpus.article({
+        outlet_id: outlet,
+        event_type_id: typeId,
+        published_at: new Date(Date.parse(NOW) - (i + 1) * 3_600_000).toISOString(),
+        roles: [{ role: 'party', entity_id: await corpus.entity() }],
+      });
     }
   });
   after(() => server.close());
@@ -66,22 +71,36 @@ describe('MCP endpoint', () => {
     assert.equal(get.headers.allow, 'POST');
     mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: 'application/json' }), 406, -32001, 'not-acceptable');
     mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: 'text/event-stream' }), 406, -32001, 'not-acceptable');
-    const batch = await mcp.post(key, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'ping' }]);
+    const batch = await mcp.post(key, [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+    ]);
     mcp.rpcError(batch, 400, -32600, 'validation-failed');
     assert.equal(batch.json.id, null);
     mcp.rpcError(await mcp.post(key, { id: 1, method: 'ping' }), 400, -32600, 'validation-failed');
     mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: {}, method: 'ping' }), 400, -32600, 'validation-failed');
     mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, result: {} }), 400, -32600, 'validation-failed');
     const badParams = await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
-    assert.ok(mcp.rpcError(badParams, 400, -32602, 'validation-failed').errors.some((e: { pointer: string }) => e.pointer === '/params/capabilities'), badParams.text);
+    assert.ok(
+      mcp.rpcError(badParams, 400, -32602, 'validation-failed').errors.some((e: { pointer: string }) => e.pointer === '/params/capabilities'),
+      badParams.text,
+    );
     for (const method of ['resources/list', 'constructor', 'toString', '__proto__']) {
       const unknownMethod = await mcp.post(key, { jsonrpc: '2.0', id: 5, method });
       assert.equal(unknownMethod.status, 200, unknownMethod.text);
       assert.equal(unknownMethod.json.error.code, -32601);
     }
-    mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: 'application/json, text/event-stream;q=0' }), 406, -32001, 'not-acceptable');
+    mcp.rpcError(
+      await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: 'application/json, text/event-stream;q=0' }),
+      406,
+      -32001,
+      'not-acceptable',
+    );
     mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'idempotency-key': 'not a key!' }), 400, -32600, 'validation-failed');
-    const garbled = await server.http.request('POST', '/mcp', { headers: { authorization: `Bearer ${key}`, ...MCP_HEADERS }, rawBody: '{"jsonrpc": "2.0", "id": 1,' });
+    const garbled = await server.http.request('POST', '/mcp', {
+      headers: { authorization: `Bearer ${key}`, ...MCP_HEADERS },
+      rawBody: '{"jsonrpc": "2.0", "id": 1,',
+    });
     mcp.rpcError(garbled, 400, -32700, 'validation-failed');
     mcp.rpcError(await mcp.post(key, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'https://attacker.example' }), 403, -32001, 'origin-not-allowed');
     // The service's own origin (EVMON_PUBLIC_BASE_URL) may call.
@@ -99,11 +118,23 @@ describe('MCP endpoint', () => {
       assert.equal(listed.status, 200, listed.text);
       return listed.json.result.tools as { name: string; description: string; inputSchema: any }[];
     };
-    assert.deepEqual((await names(['SENSORS_WRITE'])).map((t) => t.name), []);
-    assert.deepEqual((await names(['EVENTS_READ'])).map((t) => t.name), ['search_events', 'search_events_continue']);
-    assert.deepEqual((await names(['BEATS_READ'])).map((t) => t.name), ['list_beats', 'get_beat', 'get_beat_entries', 'get_beat_entries_continue']);
+    assert.deepEqual(
+      (await names(['SENSORS_WRITE'])).map((t) => t.name),
+      [],
+    );
+    assert.deepEqual(
+      (await names(['EVENTS_READ'])).map((t) => t.name),
+      ['search_events', 'search_events_continue'],
+    );
+    assert.deepEqual(
+      (await names(['BEATS_READ'])).map((t) => t.name),
+      ['list_beats', 'get_beat', 'get_beat_entries', 'get_beat_entries_continue'],
+    );
     const tools = await names(ALL_SCOPES);
-    assert.deepEqual(tools.map((t) => t.name), ['search_events', 'search_events_continue', 'list_beats', 'get_beat', 'create_beat', 'get_beat_entries', 'get_beat_entries_continue']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['search_events', 'search_events_continue', 'list_beats', 'get_beat', 'create_beat', 'get_beat_entries', 'get_beat_entries_continue'],
+    );
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object', tool.name);
       assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
@@ -133,7 +164,10 @@ describe('MCP endpoint', () => {
     ];
     for (const [tool, args, pointer] of cases) {
       const problem = mcp.rpcError(await mcp.call(key, tool, args), 400, -32602, 'validation-failed');
-      assert.ok(problem.errors.some((e: { pointer: string }) => e.pointer === pointer), `${tool} ${JSON.stringify(args)}: ${JSON.stringify(problem.errors)}`);
+      assert.ok(
+        problem.errors.some((e: { pointer: string }) => e.pointer === pointer),
+        `${tool} ${JSON.stringify(args)}: ${JSON.stringify(problem.errors)}`,
+      );
     }
     assert.equal(await corpus.balance(accountId), 5, 'nothing refused was charged');
   });
@@ -147,7 +181,7 @@ describe('MCP endpoint', () => {
     assert.equal(first.data[0].object, 'event');
     assert.equal(await corpus.balance(accountId), 4);
     const next = await mcp.result(key, 'search_events_continue', { cursor: first.next_cursor });
-    assert.equal(next.data.length, 20, 'the default page size, not the first call\'s 2');
+    assert.equal(next.data.length, 20, "the default page size, not the first call's 2");
     assert.equal(next.execution_id, first.execution_id);
     const last = await mcp.result(key, 'search_events_continue', { cursor: next.next_cursor, limit: 50 });
     assert.equal(last.data.length, 28);
@@ -177,7 +211,12 @@ describe('MCP endpoint', () => {
   it('when an argument is bad in a way only the service sees (a bad cursor, a window without its end), then it is a -32602 refusal too', async () => {
     const { key } = await corpus.account(0, ['EVENTS_READ', 'BEATS_READ'], 'standard', { beats: true });
     mcp.rpcError(await mcp.call(key, 'search_events_continue', { cursor: 'not-a-cursor' }), 400, -32602, 'validation-failed');
-    const noEnd = mcp.rpcError(await mcp.call(key, 'get_beat_entries', { beat_id: '01900000-0000-7000-8000-000000000000', from: NOW }), 400, -32602, 'validation-failed');
+    const noEnd = mcp.rpcError(
+      await mcp.call(key, 'get_beat_entries', { beat_id: '01900000-0000-7000-8000-000000000000', from: NOW }),
+      400,
+      -32602,
+      'validation-failed',
+    );
     assert.ok(noEnd.errors.length > 0);
   });
 
@@ -193,7 +232,10 @@ describe('MCP endpoint', () => {
     assert.equal(await corpus.balance(accountId), 9);
     mcp.rpcError(await mcp.post(key, { ...body, id: 'search-2' }, { 'idempotency-key': idempotencyKey }), 422, -32001, 'idempotency-key-conflict');
     // Keys do not cross transports: the same key on REST is another request.
-    const rest = await server.http.request('POST', '/v1/events/search', { headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey }, body: { lookback_days: 7 } });
+    const rest = await server.http.request('POST', '/v1/events/search', {
+      headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey },
+      body: { lookback_days: 7 },
+    });
     assert.equal(rest.status, 422, rest.text);
     await mcp.post(key, body);
     await mcp.post(key, body);
@@ -240,18 +282,26 @@ describe('MCP endpoint', () => {
 
   it('when beats are used over MCP, then create_beat (no spend cap argument), list_beats, get_beat and entries work as over REST', async () => {
     const { key } = await corpus.account(100, ['BEATS_READ', 'BEATS_WRITE'], 'standard', { beats: true });
-    mcp.rpcError(await mcp.call(key, 'create_beat', { name: 'Watch', clauses: [{ event_type_id: typeId }], spend_cap_credits: 5 }), 400, -32602, 'validation-failed');
+    mcp.rpcError(
+      await mcp.call(key, 'create_beat', { name: 'Watch', clauses: [{ event_type_id: typeId }], spend_cap_credits: 5 }),
+      400,
+      -32602,
+      'validation-failed',
+    );
     const beat = await mcp.result(key, 'create_beat', { name: 'Watch', clauses: [{ event_type_id: typeId }] });
     assert.equal(beat.object, 'beat');
     assert.equal(beat.spend_cap_credits, STANDARD_PLAN_FIELDS.default_spend_cap_credits);
     await server.ops.post('/drain'); // the backfill
-    assert.deepEqual((await mcp.result(key, 'list_beats', {})).data.map((b: { id: string }) => b.id), [beat.id]);
+    assert.deepEqual(
+      (await mcp.result(key, 'list_beats', {})).data.map((b: { id: string }) => b.id),
+      [beat.id],
+    );
     assert.equal((await mcp.result(key, 'get_beat', { beat_id: beat.id })).id, beat.id);
     const page = await mcp.result(key, 'get_beat_entries', { beat_id: beat.id, since: '', limit: 10 });
     assert.equal(page.object, 'beat_entries');
     assert.equal(page.data.length, 10);
     const rest = await mcp.result(key, 'get_beat_entries_continue', { beat_id: beat.id, cursor: page.next_cursor });
-    assert.equal(rest.data.length, 20, 'the default page of 20, not the first call\'s 10');
+    assert.equal(rest.data.length, 20, "the default page of 20, not the first call's 10");
     mcp.rpcError(await mcp.call(key, 'get_beat_entries', { beat_id: beat.id, since: '', cursor: page.next_cursor }), 400, -32602, 'validation-failed');
   });
 });

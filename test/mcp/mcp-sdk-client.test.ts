@@ -24,7 +24,12 @@ describe('MCP with the official SDK client', () => {
     typeId = (await corpus.eventType()).id;
     const outlet = await corpus.outlet();
     for (let i = 0; i < 5; i++) {
-      await corpus.article({ outlet_id: outlet, event_type_id: typeId, published_at: new Date(Date.parse(NOW) - (i + 1) * 3_600_000).toISOString(), roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+      await corpus.article({
+        outlet_id: outlet,
+        event_type_id: typeId,
+        published_at: new Date(Date.parse(NOW) - (i + 1) * 3_600_000).toISOString(),
+        roles: [{ role: 'party', entity_id: await corpus.entity() }],
+      });
     }
   });
   after(async () => {
@@ -49,7 +54,10 @@ describe('MCP with the official SDK client', () => {
     try {
       assert.equal(client.getServerVersion()?.name, 'event-monitoring-api');
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['search_events', 'search_events_continue']);
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['search_events', 'search_events_continue'],
+      );
       const first = envelope(await client.callTool({ name: 'search_events', arguments: { lookback_days: 7, event_type_id: typeId, limit: 3 } }));
       assert.equal(first.data.length, 3);
       assert.equal(first.total_count, 5);

@@ -65,7 +65,15 @@ describe('request handling under arbitrary input', () => {
     accountId = (await server.ops.createAccount()).id;
     key = await server.ops.createKey(accountId, ['SENSORS_READ']);
     entityId = (await server.ops.post('/entities', { name: 'Fuzz target' })).id;
-    eventTypeId = (await server.ops.post('/event-types', { code_name: `fuzz_${Date.now()}`, name: 'F', description: '', roles: [{ code_name: 'who', name: 'Who', expected_type: 'NAMED_ENTITY' }], sentence_template: '{who}' })).id;
+    eventTypeId = (
+      await server.ops.post('/event-types', {
+        code_name: `fuzz_${Date.now()}`,
+        name: 'F',
+        description: '',
+        roles: [{ code_name: 'who', name: 'Who', expected_type: 'NAMED_ENTITY' }],
+        sentence_template: '{who}',
+      })
+    ).id;
     await server.ops.post('/plans/unused', undefined).catch(() => undefined);
   });
   after(() => server.close());
@@ -105,10 +113,42 @@ describe('request handling under arbitrary input', () => {
       fc.constantFrom(-1, 0, 1e308, -1e308, 2 ** 53, 'INDIVIDUAL', 'standard', '', '\u0000', 'a\u0000', '__proto__', null, [], {}),
       fc.string({ unit: 'binary' }),
     );
-    const keys = fc.constantFrom('display_name', 'kind', 'plan', 'credit_balance', 'entitlements', 'amount', 'reason', 'name', 'scopes', 'now', 'advance_seconds', 'beats_max', '__proto__', 'constructor', 'outlet_id', 'event_type_id', 'roles', 'code_name', 'sentence_template', 'entity_ids', 'into_entity_id', 'happened_at', 'published_at');
+    const keys = fc.constantFrom(
+      'display_name',
+      'kind',
+      'plan',
+      'credit_balance',
+      'entitlements',
+      'amount',
+      'reason',
+      'name',
+      'scopes',
+      'now',
+      'advance_seconds',
+      'beats_max',
+      '__proto__',
+      'constructor',
+      'outlet_id',
+      'event_type_id',
+      'roles',
+      'code_name',
+      'sentence_template',
+      'entity_ids',
+      'into_entity_id',
+      'happened_at',
+      'published_at',
+    );
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/accounts', `/accounts/${'00000000-0000-4000-8000-000000000000'}/credits`, '/clock', '/plans/p1', '/articles', '/event-types', '/entity-lists'),
+        fc.constantFrom(
+          '/accounts',
+          `/accounts/${'00000000-0000-4000-8000-000000000000'}/credits`,
+          '/clock',
+          '/plans/p1',
+          '/articles',
+          '/event-types',
+          '/entity-lists',
+        ),
         fc.dictionary(keys, hostile, { maxKeys: 5 }),
         async (path, body) => {
           const method = path.startsWith('/plans') ? 'PUT' : 'POST';
@@ -123,16 +163,69 @@ describe('request handling under arbitrary input', () => {
     const searchKey = await server.ops.createKey((await server.ops.createAccount({ credit_balance: 1000 })).id, ['EVENTS_READ']);
     const hostile = fc.oneof(
       fc.jsonValue({ maxDepth: 3 }),
-      fc.constantFrom(7, 30, 365, 0, -1, 51, 1e308, 2 ** 53, '', '\u0000', null, [], {}, '00000000-0000-4000-8000-000000000000', [eventTypeId], [entityId], 'eyJ9.' + 'A'.repeat(43)),
-      fc.array(fc.record({ kind: fc.constantFrom('amount_gte', 'amount_lte', 'date_after', 'date_before', 'entity_in', 'other'), role_code_name: fc.constantFrom('who', '', 'x'), min_value: fc.double(), max_value: fc.double(), after_iso: fc.string(), before_iso: fc.constantFrom('2026-01-01T00:00:00Z', '2026-13-01T00:00:00Z', '2026-02-30T25:61:00+99:00'), canonical_ids: fc.constant([entityId]), entity_list_ids: fc.constant(['00000000-0000-4000-8000-000000000000']), unit: fc.string() }, { requiredKeys: ['kind'] }), { maxLength: 3 }),
+      fc.constantFrom(
+        7,
+        30,
+        365,
+        0,
+        -1,
+        51,
+        1e308,
+        2 ** 53,
+        '',
+        '\u0000',
+        null,
+        [],
+        {},
+        '00000000-0000-4000-8000-000000000000',
+        [eventTypeId],
+        [entityId],
+        'eyJ9.' + 'A'.repeat(43),
+      ),
+      fc.array(
+        fc.record(
+          {
+            kind: fc.constantFrom('amount_gte', 'amount_lte', 'date_after', 'date_before', 'entity_in', 'other'),
+            role_code_name: fc.constantFrom('who', '', 'x'),
+            min_value: fc.double(),
+            max_value: fc.double(),
+            after_iso: fc.string(),
+            before_iso: fc.constantFrom('2026-01-01T00:00:00Z', '2026-13-01T00:00:00Z', '2026-02-30T25:61:00+99:00'),
+            canonical_ids: fc.constant([entityId]),
+            entity_list_ids: fc.constant(['00000000-0000-4000-8000-000000000000']),
+            unit: fc.string(),
+          },
+          { requiredKeys: ['kind'] },
+        ),
+        { maxLength: 3 },
+      ),
     );
-    const keys = fc.constantFrom('lookback_days', 'event_type_id', 'involved_entity_ids', 'involved_entity_list_ids', 'required_source_news_outlet_ids', 'min_reports', 'role_filters', 'limit', 'cursor', '__proto__');
+    const keys = fc.constantFrom(
+      'lookback_days',
+      'event_type_id',
+      'involved_entity_ids',
+      'involved_entity_list_ids',
+      'required_source_news_outlet_ids',
+      'min_reports',
+      'role_filters',
+      'limit',
+      'cursor',
+      '__proto__',
+    );
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(keys, hostile, { maxKeys: 5 }), fc.option(fc.string({ maxLength: 300 }), { nil: undefined }), async (body, idempotencyKey) => {
-        const headers = { ...bearer(searchKey), 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey.replace(/[^\x20-\x7e]/g, '') }) };
-        const response = await server.http.request('POST', '/v1/events/search', { headers, rawBody: JSON.stringify({ lookback_days: 7, ...body }) });
-        assertClientOutcome(response, { body, idempotencyKey });
-      }),
+      fc.asyncProperty(
+        fc.dictionary(keys, hostile, { maxKeys: 5 }),
+        fc.option(fc.string({ maxLength: 300 }), { nil: undefined }),
+        async (body, idempotencyKey) => {
+          const headers = {
+            ...bearer(searchKey),
+            'content-type': 'application/json',
+            ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey.replace(/[^\x20-\x7e]/g, '') }),
+          };
+          const response = await server.http.request('POST', '/v1/events/search', { headers, rawBody: JSON.stringify({ lookback_days: 7, ...body }) });
+          assertClientOutcome(response, { body, idempotencyKey });
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -140,8 +233,19 @@ describe('request handling under arbitrary input', () => {
   it('when bodies are arbitrary text, bytes or content types, then every answer is a 4xx problem or a 2xx', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('{', '[]', 'null', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', '\ufeff{}')),
-        fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', 'application/jsonx'),
+        fc.oneof(
+          fc.string(),
+          fc.string({ unit: 'binary' }),
+          fc.constantFrom('{', '[]', 'null', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', '\ufeff{}'),
+        ),
+        fc.constantFrom(
+          'application/json',
+          'application/json; charset=utf-8',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'application/octet-stream',
+          'application/jsonx',
+        ),
         async (text, type) => assertClientOutcome(await opsCall('POST', '/accounts', text, type), { text, type }),
       ),
       { numRuns: RUNS },
@@ -152,8 +256,23 @@ describe('request handling under arbitrary input', () => {
     const safeHeader = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) });
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(safeHeader, fc.constant(`Bearer ${key}`), safeHeader.map((s) => `Bearer ${s}`)),
-        fc.constantFrom('/v1/sensors', '/v1/sensors/', '/v1/Sensors', '/v1', '/', '/ops/v1/accounts/x', '/v1/sensors/%00', '/docs/problems/%2e%2e', '/ops/v1/accounts/%E0%A4%A', '/ops/v1/accounts/urn:uuid:00000000-0000-4000-8000-000000000000'),
+        fc.oneof(
+          safeHeader,
+          fc.constant(`Bearer ${key}`),
+          safeHeader.map((s) => `Bearer ${s}`),
+        ),
+        fc.constantFrom(
+          '/v1/sensors',
+          '/v1/sensors/',
+          '/v1/Sensors',
+          '/v1',
+          '/',
+          '/ops/v1/accounts/x',
+          '/v1/sensors/%00',
+          '/docs/problems/%2e%2e',
+          '/ops/v1/accounts/%E0%A4%A',
+          '/ops/v1/accounts/urn:uuid:00000000-0000-4000-8000-000000000000',
+        ),
         fc.webQueryParameters(),
         async (authorization, path, query) => {
           const response = await server.http.request('GET', `${path}${query ? `?${query}` : ''}`, { headers: { authorization } });

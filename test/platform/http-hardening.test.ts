@@ -40,7 +40,10 @@ describe('HTTP hardening', () => {
     server.http.request(method, path, { ...options, headers: { ...bearer(account.key), ...options.headers } });
 
   it('when a request carries two Authorization headers, then it is 401 invalid-api-key, on the API and the operator API', async () => {
-    for (const [path, first] of [['/v1/sensors', `Bearer ${account.key}`], ['/ops/v1/clock', `Bearer ${OPS_TOKEN}`]] as const) {
+    for (const [path, first] of [
+      ['/v1/sensors', `Bearer ${account.key}`],
+      ['/ops/v1/clock', `Bearer ${OPS_TOKEN}`],
+    ] as const) {
       for (const second of [first, 'Bearer evk_other']) {
         const connection = await raw();
         connection.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${first}\r\nAuthorization: ${second}\r\n\r\n`);
@@ -120,26 +123,40 @@ describe('HTTP hardening', () => {
       const response = await call('POST', '/v1/events/search', { headers: { 'content-type': 'application/json' }, rawBody: body });
       assert.equal(response.status, 400, response.text);
       assert.equal(response.json.type, `${server.docsUrl}/problems/validation-failed`);
-      assert.deepEqual(response.json.errors.map((e: { pointer: string }) => e.pointer), [pointer]);
+      assert.deepEqual(
+        response.json.errors.map((e: { pointer: string }) => e.pointer),
+        [pointer],
+      );
     }
     assert.equal(await corpus.balance(account.id), before, 'nothing charged');
     const beat = await call('POST', '/v1/beats', { body: { name: 'b', clauses: [{ involved_entity_ids: [await corpus.entity()] }] } });
     assert.equal(beat.status, 201, beat.text);
     const window = await call('POST', `/v1/beats/${beat.json.id}/entries`, { body: { from: '0000-01-01T00:00:00Z', until: '2026-01-01T00:00:00Z' } });
     assert.equal(window.status, 400, window.text);
-    assert.deepEqual(window.json.errors.map((e: { pointer: string }) => e.pointer), ['/from']);
+    assert.deepEqual(
+      window.json.errors.map((e: { pointer: string }) => e.pointer),
+      ['/from'],
+    );
   });
 
   it('when bodies come as merge patch, empty on body-less actions, or compressed, then they are taken or refused by the rules', async () => {
     const type = await corpus.eventType();
-    const created = await call('POST', '/v1/sensors', { body: { name: 'one', filter: { event_type_id: type.id }, actions: [{ type: 'webhook', url: 'https://example.com/hook' }] } });
+    const created = await call('POST', '/v1/sensors', {
+      body: { name: 'one', filter: { event_type_id: type.id }, actions: [{ type: 'webhook', url: 'https://example.com/hook' }] },
+    });
     assert.equal(created.status, 201, created.text);
     const id = created.json.id;
 
-    const patched = await call('PATCH', `/v1/sensors/${id}`, { headers: { 'content-type': 'application/merge-patch+json' }, rawBody: '{"name":"renamed","description":null}' });
+    const patched = await call('PATCH', `/v1/sensors/${id}`, {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      rawBody: '{"name":"renamed","description":null}',
+    });
     assert.equal(patched.status, 200, patched.text);
     assert.equal(patched.json.name, 'renamed');
-    const mergeOnPost = await call('POST', '/v1/events/search', { headers: { 'content-type': 'application/merge-patch+json' }, rawBody: '{"lookback_days":30}' });
+    const mergeOnPost = await call('POST', '/v1/events/search', {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      rawBody: '{"lookback_days":30}',
+    });
     assert.equal(mergeOnPost.status, 415, mergeOnPost.text);
 
     for (const contentType of ['application/json', 'text/plain', 'application/octet-stream']) {
@@ -153,10 +170,16 @@ describe('HTTP hardening', () => {
     const emptyOnCreate = await call('POST', '/v1/sensors', { headers: { 'content-type': 'application/json' }, rawBody: '' });
     assert.equal(emptyOnCreate.status, 400, 'an operation that takes a body still needs one');
 
-    const gzip = await call('POST', '/v1/events/search', { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, rawBody: '{"lookback_days":30}' });
+    const gzip = await call('POST', '/v1/events/search', {
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      rawBody: '{"lookback_days":30}',
+    });
     assert.equal(gzip.status, 415, gzip.text);
     assert.equal(gzip.json.type, `${server.docsUrl}/problems/unsupported-media-type`);
-    const identity = await call('POST', '/v1/events/search', { headers: { 'content-type': 'application/json', 'content-encoding': 'identity' }, rawBody: '{"lookback_days":30}' });
+    const identity = await call('POST', '/v1/events/search', {
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      rawBody: '{"lookback_days":30}',
+    });
     assert.equal(identity.status, 200, identity.text);
 
     const deleted = await call('DELETE', `/v1/sensors/${id}`, { headers: { 'content-type': 'application/json' }, rawBody: '' });
@@ -210,7 +233,9 @@ describe('HTTP hardening: slow clients', () => {
     const headers = await raw();
     headers.write('GET /healthz HTTP/1.1\r\nHost: loc');
     const body = await raw();
-    body.write(`POST /v1/events/search HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"look`);
+    body.write(
+      `POST /v1/events/search HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"look`,
+    );
     const idle = await raw();
     idle.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
     assert.equal((await idle.exchange(5000)).status, 200);
@@ -239,7 +264,13 @@ describe('HTTP hardening: slow HTTP/2 streams', () => {
   it('when an HTTP/2 stream does not send its whole body in time, then that stream gets 408 and the session serves others', async () => {
     const session = http2.connect(server.http.baseUrl, { ca: server.ca, servername: 'localhost' });
     try {
-      const slow = session.request({ ':method': 'POST', ':path': '/v1/events/search', authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '100' });
+      const slow = session.request({
+        ':method': 'POST',
+        ':path': '/v1/events/search',
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'content-length': '100',
+      });
       slow.write('{"look');
       const started = Date.now();
       const answer = await new Promise<{ status: number; body: string; contentType: string }>((resolve, reject) => {

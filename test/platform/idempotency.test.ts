@@ -13,7 +13,11 @@ describe('idempotency keys', () => {
   let type: { id: string };
   const send = (key: string, body: unknown, idempotencyKey?: string, raw?: string): Promise<HttpResponse> =>
     server.http.request('POST', '/v1/events/search', {
-      headers: { ...bearer(key), ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }), ...(raw ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...bearer(key),
+        ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+        ...(raw ? { 'content-type': 'application/json' } : {}),
+      },
       ...(raw ? { rawBody: raw } : { body }),
     });
   const query = () => ({ lookback_days: 7, event_type_id: type.id, limit: 1 });
@@ -30,7 +34,13 @@ describe('idempotency keys', () => {
     const outlet = await corpus.outlet();
     for (const hours of [1, 2, 3]) {
       const at = new Date(Date.parse(NOW) - hours * 3_600_000).toISOString();
-      await corpus.article({ outlet_id: outlet, event_type_id: type.id, published_at: at, received_at: at, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+      await corpus.article({
+        outlet_id: outlet,
+        event_type_id: type.id,
+        published_at: at,
+        received_at: at,
+        roles: [{ role: 'party', entity_id: await corpus.entity() }],
+      });
     }
   });
   after(() => server.close());
@@ -127,7 +137,15 @@ describe('idempotency keys', () => {
     // The state a process leaves when it dies holding the claims: claimed, never settled.
     const dead = async (idem: string, body: string, isBilled: boolean) =>
       assert.equal(
-        (await server.runtime.claims.claim({ apiKeyId: keyId, key: idem, billed: isBilled, owner: crypto.randomUUID(), fingerprint: requestFingerprint('rest', 'POST', '/v1/events/search', Buffer.from(body)) })).kind,
+        (
+          await server.runtime.claims.claim({
+            apiKeyId: keyId,
+            key: idem,
+            billed: isBilled,
+            owner: crypto.randomUUID(),
+            fingerprint: requestFingerprint('rest', 'POST', '/v1/events/search', Buffer.from(body)),
+          })
+        ).kind,
         'claimed',
       );
     const free = unique();
@@ -157,7 +175,10 @@ describe('idempotency keys', () => {
     const idem = unique();
     const responses = await Promise.all(Array.from({ length: 20 }, () => send(account.key, query(), idem)));
     const statuses = responses.map((r) => r.status);
-    assert.ok(statuses.every((s) => s === 200 || s === 409), statuses.join(','));
+    assert.ok(
+      statuses.every((s) => s === 200 || s === 409),
+      statuses.join(','),
+    );
     const executed = responses.filter((r) => r.status === 200 && r.headers['idempotency-replayed'] === undefined);
     assert.equal(executed.length, 1);
     const executions = new Set(responses.filter((r) => r.status === 200).map((r) => r.json.execution_id));

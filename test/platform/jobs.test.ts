@@ -82,10 +82,14 @@ describe('durable jobs', () => {
   it('when a handler fails, then it retries with backoff on the injected clock, and fails for good after the last attempt', () =>
     withQueue(async ({ db, clock, queue, kind }) => {
       let calls = 0;
-      queue.register(kind, async () => {
-        calls++;
-        throw new Error(`boom ${calls}`);
-      }, { maxAttempts: 3, backoffMs: (attempt) => attempt * 10_000 });
+      queue.register(
+        kind,
+        async () => {
+          calls++;
+          throw new Error(`boom ${calls}`);
+        },
+        { maxAttempts: 3, backoffMs: (attempt) => attempt * 10_000 },
+      );
       await queue.enqueue(db, kind, {});
       await queue.drain();
       assert.equal(calls, 1);
@@ -133,7 +137,9 @@ describe('durable jobs', () => {
       assert.equal((await statusOf(db, kind)).length, 1);
     }));
 
-  it('when two queues on one PostgreSQL drain the same jobs at once, then each job runs exactly once', { skip: PG_URL === null ? 'PostgreSQL only' : false }, async () => {
+  it('when two queues on one PostgreSQL drain the same jobs at once, then each job runs exactly once', {
+    skip: PG_URL === null ? 'PostgreSQL only' : false,
+  }, async () => {
     const kind = unique();
     const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
     const a = await open();
@@ -166,7 +172,9 @@ describe('durable jobs', () => {
       await queue.enqueue(db, kind, {});
       // A claim as another process holds it: leases run on the database's clock, so moving the
       // injected clock does not make it look abandoned.
-      await db.query(`UPDATE jobs SET status = 'running', attempts = 1, locked_by = 'elsewhere', locked_until = now() + interval '1 minute' WHERE kind = $1`, [kind]);
+      await db.query(`UPDATE jobs SET status = 'running', attempts = 1, locked_by = 'elsewhere', locked_until = now() + interval '1 minute' WHERE kind = $1`, [
+        kind,
+      ]);
       clock.advance(3600);
       await queue.drain({ waitForOthersMs: 100 });
       assert.equal(calls, 0);
@@ -182,7 +190,9 @@ describe('durable jobs', () => {
       let calls = 0;
       queue.register(kind, async () => void calls++, { maxAttempts: 2 });
       await queue.enqueue(db, kind, {});
-      await db.query(`UPDATE jobs SET status = 'running', attempts = 2, locked_by = 'crashed', locked_until = now() - interval '1 second' WHERE kind = $1`, [kind]);
+      await db.query(`UPDATE jobs SET status = 'running', attempts = 2, locked_by = 'crashed', locked_until = now() - interval '1 second' WHERE kind = $1`, [
+        kind,
+      ]);
       await queue.drain();
       assert.equal(calls, 0);
       const [row] = await statusOf(db, kind);
@@ -208,7 +218,9 @@ describe('durable jobs', () => {
       assert.equal((await statusOf(db, kind))[0]!.status, 'done');
     }));
 
-  it('when the embedded server restarts after dying mid-job, then the job is released at start-up and runs', { skip: PG_URL !== null ? 'embedded only' : false }, async () => {
+  it('when the embedded server restarts after dying mid-job, then the job is released at start-up and runs', {
+    skip: PG_URL !== null ? 'embedded only' : false,
+  }, async () => {
     const kind = unique();
     const clock = manualClock(new Date('2026-11-22T10:00:00Z'));
     const first = await open();

@@ -56,7 +56,9 @@ describe('operator API', () => {
   it('when concurrent debits race, then the balance never goes below zero', async () => {
     const account = await server.ops.createAccount({ credit_balance: 10 });
     const results = await Promise.all(
-      Array.from({ length: 15 }, () => server.http.request('POST', `/ops/v1/accounts/${account.id}/credits`, { headers: bearer(OPS_TOKEN), body: { amount: -1 } })),
+      Array.from({ length: 15 }, () =>
+        server.http.request('POST', `/ops/v1/accounts/${account.id}/credits`, { headers: bearer(OPS_TOKEN), body: { amount: -1 } }),
+      ),
     );
     assert.equal(results.filter((r) => r.status === 200).length, 10);
     assert.equal(results.filter((r) => r.status === 402).length, 5);
@@ -67,7 +69,12 @@ describe('operator API', () => {
   it('when eleven keys are created at once, then exactly ten exist', async () => {
     const account = await server.ops.createAccount();
     const results = await Promise.all(
-      Array.from({ length: 11 }, (_, i) => server.http.request('POST', `/ops/v1/accounts/${account.id}/api-keys`, { headers: bearer(OPS_TOKEN), body: { name: `k${i}`, scopes: ['SENSORS_READ'] } })),
+      Array.from({ length: 11 }, (_, i) =>
+        server.http.request('POST', `/ops/v1/accounts/${account.id}/api-keys`, {
+          headers: bearer(OPS_TOKEN),
+          body: { name: `k${i}`, scopes: ['SENSORS_READ'] },
+        }),
+      ),
     );
     assert.equal(results.filter((r) => r.status === 201).length, 10);
     assert.equal(results.filter((r) => r.status === 403).length, 1);

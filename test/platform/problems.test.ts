@@ -105,13 +105,19 @@ describe('problem responses', () => {
   });
 
   it('when a required member is missing, then its pointer names it', async () => {
-    const response = await server.http.request('POST', `/ops/v1/accounts/${accountId}/api-keys`, { headers: bearer(OPS_TOKEN), body: { scopes: ['SENSORS_READ'] } });
+    const response = await server.http.request('POST', `/ops/v1/accounts/${accountId}/api-keys`, {
+      headers: bearer(OPS_TOKEN),
+      body: { scopes: ['SENSORS_READ'] },
+    });
     assertProblem(server, response, 'validation-failed', 400);
     assert.deepEqual(response.json.errors, [{ pointer: '/name', detail: 'is required' }]);
   });
 
   it('when the body is not JSON at all, then 415 unsupported-media-type', async () => {
-    const response = await server.http.request('POST', '/ops/v1/accounts', { headers: { ...bearer(OPS_TOKEN), 'content-type': 'text/plain' }, rawBody: 'hello' });
+    const response = await server.http.request('POST', '/ops/v1/accounts', {
+      headers: { ...bearer(OPS_TOKEN), 'content-type': 'text/plain' },
+      rawBody: 'hello',
+    });
     assertProblem(server, response, 'unsupported-media-type', 415);
   });
 

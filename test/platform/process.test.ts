@@ -37,7 +37,9 @@ describe('server process', () => {
     }
   });
 
-  it('when a second process opens the same data folder, then it is refused with a clear message; after kill -9 a restart works', { timeout: spawnTimeout(3) }, async () => {
+  it('when a second process opens the same data folder, then it is refused with a clear message; after kill -9 a restart works', {
+    timeout: spawnTimeout(3),
+  }, async () => {
     const dataDir = tempDir();
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dataDir };
     const first = await spawnServer(env);
@@ -52,7 +54,9 @@ describe('server process', () => {
     assert.equal(await third.stop(), 0);
   });
 
-  it('when the database is empty and EVMON_SEED=demo, then the server is ready and the printed key works before the corpus is seeded; SIGTERM stops seeding cleanly, and a restart prints no key and warns the corpus is partial', { timeout: spawnTimeout(2) }, async () => {
+  it('when the database is empty and EVMON_SEED=demo, then the server is ready and the printed key works before the corpus is seeded; SIGTERM stops seeding cleanly, and a restart prints no key and warns the corpus is partial', {
+    timeout: spawnTimeout(2),
+  }, async () => {
     const dataDir = tempDir();
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dataDir, EVMON_SEED: 'demo' };
     const first = await spawnServer(env);
@@ -70,7 +74,9 @@ describe('server process', () => {
     assert.equal(await second.stop(), 0);
   });
 
-  it('when the demo corpus is seeded in the background, then progress is logged after ready, and search finds its events once it is complete', { timeout: spawnTimeout(2, 150_000) }, async () => {
+  it('when the demo corpus is seeded in the background, then progress is logged after ready, and search finds its events once it is complete', {
+    timeout: spawnTimeout(2, 150_000),
+  }, async () => {
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir(), EVMON_SEED: 'demo', EVMON_TEST_DEMO_EVENTS: '2000' };
     const server = await spawnServer(env);
     try {

@@ -7,7 +7,6 @@ import { bearer, OPS_TOKEN, PG_URL, spawnServers, spawnTimeout, startServer, typ
 
 const PLAN = { ...STANDARD_PLAN_FIELDS, rest_requests_per_minute: 5, mcp_requests_per_minute: 5 };
 
-
 describe('per-key REST budget', () => {
   let server: TestServer;
   before(async () => {
@@ -113,7 +112,10 @@ async function twoProcessesSharingAKey(limit: number, instant: string) {
   try {
     await a.ops.post('/clock', { now: instant });
     await b.ops.post('/clock', { now: instant });
-    const put = await a.http.request('PUT', `/ops/v1/plans/shared-${limit}`, { headers: bearer(OPS_TOKEN), body: { ...PLAN, rest_requests_per_minute: limit } });
+    const put = await a.http.request('PUT', `/ops/v1/plans/shared-${limit}`, {
+      headers: bearer(OPS_TOKEN),
+      body: { ...PLAN, rest_requests_per_minute: limit },
+    });
     assert.equal(put.status, 200);
     const account = await a.ops.createAccount({ plan: `shared-${limit}` });
     const key = await b.ops.createKey(account.id, ['SENSORS_READ']);
@@ -139,7 +141,9 @@ describe('budgets across two server processes on one PostgreSQL', { skip: PG_URL
     }
   });
 
-  it('when the limit is large and two processes share it, then leases never overflow it and strand at most 2% of it', { timeout: spawnTimeout(2) }, async () => {
+  it('when the limit is large and two processes share it, then leases never overflow it and strand at most 2% of it', {
+    timeout: spawnTimeout(2),
+  }, async () => {
     const { a, b, key } = await twoProcessesSharingAKey(500, '2026-11-22T14:00:10.000Z');
     try {
       const statuses: number[] = [];

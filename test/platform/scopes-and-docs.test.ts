@@ -51,12 +51,18 @@ describe('scopes and the API reference', () => {
     for (const operation of operations.filter((o) => o.scopes.length > 0)) {
       const others = SCOPES.filter((s) => !operation.scopes.includes(s) && s !== 'REPORTS_WRITE' && s !== 'REPORTS_READ');
       const without = await server.ops.post(`/accounts/${accountId}/api-keys`, { name: 'without', scopes: others.length > 0 ? others : ['EVENTS_READ'] });
-      const denied = await server.http.request(operation.method, concrete(operation.path), { headers: bearer(without.key), body: operation.method === 'GET' ? undefined : {} });
+      const denied = await server.http.request(operation.method, concrete(operation.path), {
+        headers: bearer(without.key),
+        body: operation.method === 'GET' ? undefined : {},
+      });
       assert.equal(denied.status, 403, `${operation.method} ${operation.path}`);
       assert.equal(denied.json.type, `${server.docsUrl}/problems/missing-scope`);
 
       const withScope = await server.ops.post(`/accounts/${accountId}/api-keys`, { name: 'with', scopes: operation.scopes });
-      const allowed = await server.http.request(operation.method, concrete(operation.path), { headers: bearer(withScope.key), body: operation.method === 'GET' ? undefined : {} });
+      const allowed = await server.http.request(operation.method, concrete(operation.path), {
+        headers: bearer(withScope.key),
+        body: operation.method === 'GET' ? undefined : {},
+      });
       assert.notEqual(allowed.status, 403, `${operation.method} ${operation.path}`);
       assert.notEqual(allowed.status, 401);
       // An account holds at most 10 active keys.
@@ -74,7 +80,10 @@ describe('scopes and the API reference', () => {
 
   it('when REPORTS_WRITE is asked for, then it needs a reporting entitlement and brings REPORTS_READ', async () => {
     const plain = await server.ops.createAccount();
-    const refused = await server.http.request('POST', `/ops/v1/accounts/${plain.id}/api-keys`, { headers: bearer('test-ops-token-0123456789'), body: { name: 'r', scopes: ['REPORTS_WRITE'] } });
+    const refused = await server.http.request('POST', `/ops/v1/accounts/${plain.id}/api-keys`, {
+      headers: bearer('test-ops-token-0123456789'),
+      body: { name: 'r', scopes: ['REPORTS_WRITE'] },
+    });
     assert.equal(refused.status, 400);
     assert.equal(refused.json.errors[0].pointer, '/scopes');
     const key = await server.ops.post(`/accounts/${accountId}/api-keys`, { name: 'r', scopes: ['REPORTS_WRITE'] });

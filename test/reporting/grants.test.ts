@@ -31,14 +31,16 @@ describe('reporting grants', () => {
     });
     assert.equal(created.status, 201, created.text);
     const acquirer = type.roles.find((r) => r.code_name === 'acquirer')!;
-    const expectedPins = [{
-      role_definition_id: acquirer.id,
-      role: 'acquirer',
-      allowed_entities: [
-        { object: 'entity', id: acme, name: 'Acme Corp', type: 'ORGANIZATION' },
-        { object: 'entity', id: globex, name: 'Globex', type: 'ORGANIZATION' },
-      ],
-    }];
+    const expectedPins = [
+      {
+        role_definition_id: acquirer.id,
+        role: 'acquirer',
+        allowed_entities: [
+          { object: 'entity', id: acme, name: 'Acme Corp', type: 'ORGANIZATION' },
+          { object: 'entity', id: globex, name: 'Globex', type: 'ORGANIZATION' },
+        ],
+      },
+    ];
     assert.deepEqual(created.json, {
       id: created.json.id,
       object: 'reporting_grant',
@@ -67,7 +69,13 @@ describe('reporting grants', () => {
     const type = await dealType(corpus);
     const entity = await corpus.entity();
     const { id: accountId } = await reporting.account();
-    const valid = { account_id: accountId, label: 'L', event_type_id: type.id, expires_at: '2027-01-01T00:00:00Z', pins: [{ role: 'acquirer', allowed_entity_ids: [entity] }] };
+    const valid = {
+      account_id: accountId,
+      label: 'L',
+      event_type_id: type.id,
+      expires_at: '2027-01-01T00:00:00Z',
+      pins: [{ role: 'acquirer', allowed_entity_ids: [entity] }],
+    };
     const cases: [Record<string, unknown>, string][] = [
       [{ account_id: MISSING }, '/account_id'],
       [{ label: '   ' }, '/label'],
@@ -75,7 +83,15 @@ describe('reporting grants', () => {
       [{ expires_at: '2026-11-19T00:00:00Z' }, '/expires_at'],
       [{ pins: [{ role: 'buyer', allowed_entity_ids: [entity] }] }, '/pins/0/role'],
       [{ pins: [{ role: 'price', allowed_entity_ids: [entity] }] }, '/pins/0/role'],
-      [{ pins: [{ role: 'acquirer', allowed_entity_ids: [entity] }, { role: 'acquirer', allowed_entity_ids: [entity] }] }, '/pins/1/role'],
+      [
+        {
+          pins: [
+            { role: 'acquirer', allowed_entity_ids: [entity] },
+            { role: 'acquirer', allowed_entity_ids: [entity] },
+          ],
+        },
+        '/pins/1/role',
+      ],
       [{ pins: [{ role: 'acquirer', allowed_entity_ids: [entity, MISSING] }] }, '/pins/0/allowed_entity_ids/1'],
       [{ pins: [{ role: 'acquirer', allowed_entity_ids: [] }] }, '/pins/0/allowed_entity_ids'],
       [{ pins: [{ role: 'acquirer', entity_ids: [entity] }] }, '/pins/0/allowed_entity_ids /pins/0/entity_ids'],
@@ -83,7 +99,11 @@ describe('reporting grants', () => {
     for (const [change, pointers] of cases) {
       const answer = await corpus.ops('POST', '/reporting-grants', { ...valid, ...change });
       reporting.problem(answer, 400, 'validation-failed');
-      assert.deepEqual(answer.json.errors.map((e: { pointer: string }) => e.pointer), pointers.split(' '), JSON.stringify(change));
+      assert.deepEqual(
+        answer.json.errors.map((e: { pointer: string }) => e.pointer),
+        pointers.split(' '),
+        JSON.stringify(change),
+      );
     }
   });
 
@@ -105,13 +125,19 @@ describe('reporting grants', () => {
     try {
       const listed = await reporting.call('GET', '/reporting-grants', key);
       // Newest first.
-      assert.deepEqual(listed.json.data.map((g: { id: string; status: string }) => [g.id, g.status]), [[expiring.id, 'EXPIRED'], [revoked.id, 'REVOKED']]);
+      assert.deepEqual(
+        listed.json.data.map((g: { id: string; status: string }) => [g.id, g.status]),
+        [
+          [expiring.id, 'EXPIRED'],
+          [revoked.id, 'REVOKED'],
+        ],
+      );
     } finally {
       await reporting.setClock(NOW);
     }
   });
 
-  it('when a pinned role is removed from the event type, then the grant reads stale with that pin\'s role null', async () => {
+  it("when a pinned role is removed from the event type, then the grant reads stale with that pin's role null", async () => {
     const type = await dealType(corpus);
     const entity = await corpus.entity();
     const { id: accountId, key } = await reporting.account();
@@ -145,6 +171,9 @@ describe('reporting grants', () => {
     assert.equal((await corpus.ops('POST', `/entities/${a}/merge`, { into_entity_id: b })).status, 200);
     assert.equal((await corpus.ops('DELETE', `/entities/${c}`)).status, 204);
     const [listed] = (await reporting.call('GET', '/reporting-grants', key)).json.data;
-    assert.deepEqual(listed.pins[0].allowed_entities.map((e: { id: string }) => e.id), [b]);
+    assert.deepEqual(
+      listed.pins[0].allowed_entities.map((e: { id: string }) => e.id),
+      [b],
+    );
   });
 });

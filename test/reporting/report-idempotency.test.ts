@@ -24,7 +24,10 @@ describe('report idempotency', () => {
     body = {
       event_type_id: type.id,
       happened_at: '2026-11-19T08:30:00Z',
-      roles: [{ role: 'acquirer', entity_id: await corpus.entity() }, { role: 'target', entity_id: await corpus.entity() }],
+      roles: [
+        { role: 'acquirer', entity_id: await corpus.entity() },
+        { role: 'target', entity_id: await corpus.entity() },
+      ],
     };
   });
   beforeEach(() => reporting.setClock(NOW));
@@ -46,7 +49,10 @@ describe('report idempotency', () => {
     assert.equal(again.status, 201);
     assert.equal(again.headers['idempotency-replayed'], 'true');
     assert.equal(again.text, first.text);
-    assert.deepEqual((await reportsOf(key)).map((r) => r.id), [first.json.id]);
+    assert.deepEqual(
+      (await reportsOf(key)).map((r) => r.id),
+      [first.json.id],
+    );
   });
 
   it('when no key is sent, then every request files a new report', async () => {
@@ -133,7 +139,8 @@ describe('report idempotency', () => {
     reporting.problem(answer, 409, 'report-already-submitted');
     assert.ok(!answer.text.includes(filed.json.id));
     // The report's existence answers every later retry alike, whatever its body.
-    for (const sent of [body, { ...body, description: 'changed' }]) reporting.problem(await reporting.file(key, sent, withKey(idempotencyKey)), 409, 'report-already-submitted');
+    for (const sent of [body, { ...body, description: 'changed' }])
+      reporting.problem(await reporting.file(key, sent, withKey(idempotencyKey)), 409, 'report-already-submitted');
     assert.equal((await reportsOf(key)).length, 1);
   });
 

@@ -40,14 +40,22 @@ describe('report processing', () => {
 
   const deal = (acquirer: string, target: string, extra: Record<string, unknown> = {}) => ({
     happened_at: '2026-11-19T08:30:00Z',
-    roles: [{ role: 'acquirer', entity_id: acquirer }, { role: 'target', entity_id: target }],
+    roles: [
+      { role: 'acquirer', entity_id: acquirer },
+      { role: 'target', entity_id: target },
+    ],
     ...extra,
   });
 
   it('when reports are filed, then they join the event of an article they share a participant with, each filing account counting as one source', async () => {
     const type = await dealType(corpus);
     const [acme, globex, initech] = [await corpus.entity(), await corpus.entity(), await corpus.entity()];
-    const eventId = await corpus.article({ outlet_id: outlet, event_type_id: type.id, published_at: '2026-11-19T10:00:00.000Z', roles: [{ role: 'acquirer', entity_id: acme }] });
+    const eventId = await corpus.article({
+      outlet_id: outlet,
+      event_type_id: type.id,
+      published_at: '2026-11-19T10:00:00.000Z',
+      roles: [{ role: 'acquirer', entity_id: acme }],
+    });
     const alice = await reporting.account();
     const bob = await reporting.account();
     const first = await reporting.fileProcessed(alice.key, { event_type_id: type.id, ...deal(acme, globex) });
@@ -89,8 +97,16 @@ describe('report processing', () => {
     const articleEvent = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'acquirer', entity_id: other }] });
     const plain = await reporting.fileProcessed(newsroom.key, { event_type_id: type.id, ...deal(target, other, { happened_at: '2026-11-01T00:00:00Z' }) });
     // Under the grant: the pinned acquirer is filled in.
-    const underGrant = await reporting.fileProcessed(newsroom.key, { event_type_id: type.id, grant_id: grant.id, happened_at: '2026-11-19T08:30:00Z', roles: [{ role: 'target', entity_id: target }] });
-    assert.deepEqual(underGrant.roles.map((r: { role: string }) => r.role), ['target', 'acquirer']);
+    const underGrant = await reporting.fileProcessed(newsroom.key, {
+      event_type_id: type.id,
+      grant_id: grant.id,
+      happened_at: '2026-11-19T08:30:00Z',
+      roles: [{ role: 'target', entity_id: target }],
+    });
+    assert.deepEqual(
+      underGrant.roles.map((r: { role: string }) => r.role),
+      ['target', 'acquirer'],
+    );
     await beats.drain();
 
     const eventsOf = async (beat: { id: string }) => (await beats.pollAll(key, beat.id)).map((entry) => entry.event.id).sort();
@@ -116,12 +132,23 @@ describe('report processing', () => {
     const owner = await corpus.account(0, ['SENSORS_READ', 'SENSORS_WRITE']);
     const created = await server.http.post(
       '/v1/sensors',
-      { name: 'represented', filter: { event_type_id: type.id, report_source_kind: 'REPRESENTED_ONLY', represented_entity_ids: [pinned] }, actions: [{ type: 'webhook', url: receiver.url('/represented') }] },
+      {
+        name: 'represented',
+        filter: { event_type_id: type.id, report_source_kind: 'REPRESENTED_ONLY', represented_entity_ids: [pinned] },
+        actions: [{ type: 'webhook', url: receiver.url('/represented') }],
+      },
       bearer(owner.key),
     );
     assert.equal(created.status, 201, created.text);
     // An article naming the entity is not a represented report.
-    await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'acquirer', entity_id: pinned }, { role: 'target', entity_id: target }] });
+    await corpus.article({
+      outlet_id: outlet,
+      event_type_id: type.id,
+      roles: [
+        { role: 'acquirer', entity_id: pinned },
+        { role: 'target', entity_id: target },
+      ],
+    });
     await reporting.drain();
     assert.equal(receiver.received.filter((r) => r.path === '/represented').length, 0);
 

@@ -7,7 +7,18 @@ import type { TestServer } from '../helpers/server.js';
 const NOW = '2026-11-20T12:00:00.000Z';
 const MISSING = '01900000-0000-7000-8000-000000000000';
 const REPORT_FIELDS = [
-  'created_at', 'description', 'event_type_id', 'grant_id', 'happened_at', 'id', 'incident_id', 'incident_report_id', 'object', 'published_as', 'roles', 'status',
+  'created_at',
+  'description',
+  'event_type_id',
+  'grant_id',
+  'happened_at',
+  'id',
+  'incident_id',
+  'incident_report_id',
+  'object',
+  'published_as',
+  'roles',
+  'status',
 ];
 
 describe('structured reports API', () => {
@@ -30,10 +41,14 @@ describe('structured reports API', () => {
   const valid = (extra: Record<string, unknown> = {}) => ({
     event_type_id: type.id,
     happened_at: '2026-11-19T08:30:00Z',
-    roles: [{ role: 'acquirer', entity_id: acme }, { role: 'target', entity_id: globex }],
+    roles: [
+      { role: 'acquirer', entity_id: acme },
+      { role: 'target', entity_id: globex },
+    ],
     ...extra,
   });
-  const withRoles = (...roles: Record<string, unknown>[]) => valid({ roles: [{ role: 'acquirer', entity_id: acme }, { role: 'target', entity_id: globex }, ...roles] });
+  const withRoles = (...roles: Record<string, unknown>[]) =>
+    valid({ roles: [{ role: 'acquirer', entity_id: acme }, { role: 'target', entity_id: globex }, ...roles] });
   const listOf = async (key: string) => (await reporting.call('GET', '/reports', key)).json.data as { id: string }[];
 
   it('when a report is filed, then 201 with every field, roles as sent (entities with their names), published under the account; processing sets its event', async () => {
@@ -120,7 +135,11 @@ describe('structured reports API', () => {
       });
       reporting.problem(answer, 400, 'validation-failed');
       assert.equal(answer.json.code, undefined);
-      assert.deepEqual(answer.json.errors.map((e: { pointer: string }) => e.pointer), pointers, JSON.stringify(change));
+      assert.deepEqual(
+        answer.json.errors.map((e: { pointer: string }) => e.pointer),
+        pointers,
+        JSON.stringify(change),
+      );
     }
   });
 
@@ -135,7 +154,7 @@ describe('structured reports API', () => {
     assert.equal((await reporting.file(key, valid())).status, 201);
   });
 
-  it('when a grant is missing, another account\'s, revoked, expired or for another type, then 403 GRANT_NOT_USABLE', async () => {
+  it("when a grant is missing, another account's, revoked, expired or for another type, then 403 GRANT_NOT_USABLE", async () => {
     const { id: accountId, key } = await reporting.account();
     const { id: otherId } = await reporting.account();
     const otherType = await dealType(corpus);
@@ -198,10 +217,27 @@ describe('structured reports API', () => {
       ['HAPPENED_AT_INVALID', valid({ happened_at: '2026-11-19T23:59:60Z' })],
       ['PARSED_DATE_TIME_TOO_LONG', valid({ happened_at: '2026-11-19T08:30:00.000000000000+00:00' })],
       ['HAPPENED_AT_IN_FUTURE', valid({ happened_at: '2026-11-20T12:00:00.001Z' })],
-      ['UNKNOWN_NAMED_ENTITY', valid({ roles: [{ role: 'acquirer', entity_id: acme }, { role: 'target', entity_id: MISSING }] })],
+      [
+        'UNKNOWN_NAMED_ENTITY',
+        valid({
+          roles: [
+            { role: 'acquirer', entity_id: acme },
+            { role: 'target', entity_id: MISSING },
+          ],
+        }),
+      ],
       ['SENTENCE_NOT_RENDERABLE', valid({ roles: [{ role: 'acquirer', entity_id: acme }] })],
       ['GRANT_STALE', valid({ event_type_id: staleType.id, grant_id: stale.id, roles: [{ role: 'acquirer', entity_id: acme }] })],
-      ['PIN_VIOLATION', valid({ grant_id: pinned.id, roles: [{ role: 'acquirer', entity_id: acme }, { role: 'target', entity_id: acme }] })],
+      [
+        'PIN_VIOLATION',
+        valid({
+          grant_id: pinned.id,
+          roles: [
+            { role: 'acquirer', entity_id: acme },
+            { role: 'target', entity_id: acme },
+          ],
+        }),
+      ],
       ['REPORTER_NAME_MISSING', valid(), nameless],
     ];
     for (const [code, body, filer = key] of cases) {
@@ -228,17 +264,33 @@ describe('structured reports API', () => {
       account_id: accountId,
       event_type_id: type.id,
       label: 'Globex newsroom',
-      pins: [{ role: 'target', allowed_entity_ids: [globex] }, { role: 'acquirer', allowed_entity_ids: [acme, initech] }],
+      pins: [
+        { role: 'target', allowed_entity_ids: [globex] },
+        { role: 'acquirer', allowed_entity_ids: [acme, initech] },
+      ],
     });
     // The single allowed target is filled in; the acquirer (several allowed) must be sent.
     const filed = await reporting.file(key, valid({ grant_id: grant.id, roles: [{ role: 'acquirer', entity_id: initech }] }));
     assert.equal(filed.status, 201, filed.text);
     assert.deepEqual(filed.json.published_as, { name: 'Globex newsroom', kind: 'ORGANIZATION' });
     assert.equal(filed.json.grant_id, grant.id);
-    assert.deepEqual(filed.json.roles, [{ role: 'acquirer', entity_id: initech, name: 'Initech' }, { role: 'target', entity_id: globex, name: 'Globex' }]);
+    assert.deepEqual(filed.json.roles, [
+      { role: 'acquirer', entity_id: initech, name: 'Initech' },
+      { role: 'target', entity_id: globex, name: 'Globex' },
+    ]);
 
-    reporting.problem(await reporting.file(key, valid({ grant_id: grant.id, roles: [{ role: 'target', entity_id: globex }] })), 400, 'validation-failed', 'PIN_VIOLATION');
-    reporting.problem(await reporting.file(key, valid({ grant_id: grant.id, roles: [{ role: 'acquirer', entity_id: globex }] })), 400, 'validation-failed', 'PIN_VIOLATION');
+    reporting.problem(
+      await reporting.file(key, valid({ grant_id: grant.id, roles: [{ role: 'target', entity_id: globex }] })),
+      400,
+      'validation-failed',
+      'PIN_VIOLATION',
+    );
+    reporting.problem(
+      await reporting.file(key, valid({ grant_id: grant.id, roles: [{ role: 'acquirer', entity_id: globex }] })),
+      400,
+      'validation-failed',
+      'PIN_VIOLATION',
+    );
 
     // An allowed entity merged away is allowed under its survivor, and so is the merged id.
     const merged = await corpus.entity('Acme Holdings');
@@ -250,7 +302,11 @@ describe('structured reports API', () => {
 
   it('when ids are sent in uppercase, then they name the same event type, grant, entities and roles', async () => {
     const { id: accountId, key } = await reporting.account();
-    const grant = await reporting.grant({ account_id: accountId.toUpperCase(), event_type_id: type.id.toUpperCase(), pins: [{ role: 'target', allowed_entity_ids: [globex.toUpperCase()] }] });
+    const grant = await reporting.grant({
+      account_id: accountId.toUpperCase(),
+      event_type_id: type.id.toUpperCase(),
+      pins: [{ role: 'target', allowed_entity_ids: [globex.toUpperCase()] }],
+    });
     assert.equal(grant.account_id, accountId);
     const acquirerId = type.roles.find((r) => r.code_name === 'acquirer')!.id;
     const filed = await reporting.file(key, {
@@ -262,7 +318,10 @@ describe('structured reports API', () => {
     assert.equal(filed.status, 201, filed.text);
     assert.equal(filed.json.event_type_id, type.id);
     assert.equal(filed.json.grant_id, grant.id);
-    assert.deepEqual(filed.json.roles, [{ role: acquirerId, entity_id: acme, name: 'Acme Corp' }, { role: 'target', entity_id: globex, name: 'Globex' }]);
+    assert.deepEqual(filed.json.roles, [
+      { role: acquirerId, entity_id: acme, name: 'Acme Corp' },
+      { role: 'target', entity_id: globex, name: 'Globex' },
+    ]);
     assert.equal((await reporting.call('GET', `/reports/${filed.json.id.toUpperCase()}`, key)).status, 200);
   });
 
@@ -272,32 +331,42 @@ describe('structured reports API', () => {
     assert.deepEqual(filed.json.published_as, { name: 'Daily Ledger', kind: 'ORGANIZATION' });
   });
 
-  it('when reports are listed, then newest first, paged by starting_after; others\' reports, article reports and missing ids are the same 404', async () => {
+  it("when reports are listed, then newest first, paged by starting_after; others' reports, article reports and missing ids are the same 404", async () => {
     const { key } = await reporting.account();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await reporting.file(key, valid())).json.id);
     const first = await reporting.call('GET', '/reports?limit=2', key);
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(first.json.data.map((r: { id: string }) => r.id), [ids[4], ids[3]]);
+    assert.deepEqual(
+      first.json.data.map((r: { id: string }) => r.id),
+      [ids[4], ids[3]],
+    );
     assert.equal(first.json.has_more, true);
     assert.equal(first.json.next_cursor, ids[3]);
     const rest = await reporting.call('GET', `/reports?limit=3&starting_after=${ids[3]}`, key);
-    assert.deepEqual(rest.json.data.map((r: { id: string }) => r.id), [ids[2], ids[1], ids[0]]);
+    assert.deepEqual(
+      rest.json.data.map((r: { id: string }) => r.id),
+      [ids[2], ids[1], ids[0]],
+    );
     assert.equal(rest.json.has_more, false);
     assert.equal(rest.json.next_cursor, null);
     reporting.problem(await reporting.call('GET', '/reports?limit=101', key), 400, 'validation-failed');
 
     const { key: otherKey } = await reporting.account();
     reporting.problem(await reporting.call('GET', `/reports?starting_after=${ids[0]}`, otherKey), 400, 'validation-failed');
-    const notFound = [
-      await reporting.call('GET', `/reports/${ids[0]}`, otherKey),
-      await reporting.call('GET', `/reports/${MISSING}`, key),
-    ];
+    const notFound = [await reporting.call('GET', `/reports/${ids[0]}`, otherKey), await reporting.call('GET', `/reports/${MISSING}`, key)];
     await reporting.drain();
     const incidentReport = (await reporting.call('GET', `/reports/${ids[0]}`, key)).json.incident_report_id;
-    const article = await corpus.ops('POST', '/articles', { outlet_id: await corpus.outlet(), event_type_id: type.id, roles: [{ role: 'acquirer', entity_id: acme }] });
+    const article = await corpus.ops('POST', '/articles', {
+      outlet_id: await corpus.outlet(),
+      event_type_id: type.id,
+      roles: [{ role: 'acquirer', entity_id: acme }],
+    });
     notFound.push(await reporting.call('GET', `/reports/${incidentReport}`, key), await reporting.call('GET', `/reports/${article.json.id}`, key));
     for (const answer of notFound) reporting.problem(answer, 404, 'not-found');
-    assert.deepEqual(notFound.map((a) => a.json.detail.replace(/[0-9a-f-]{36}/, 'ID')), Array(4).fill(notFound[0]!.json.detail.replace(/[0-9a-f-]{36}/, 'ID')));
+    assert.deepEqual(
+      notFound.map((a) => a.json.detail.replace(/[0-9a-f-]{36}/, 'ID')),
+      Array(4).fill(notFound[0]!.json.detail.replace(/[0-9a-f-]{36}/, 'ID')),
+    );
   });
 });

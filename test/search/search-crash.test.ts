@@ -6,7 +6,9 @@ import { PG_URL, spawnServer, spawnServers, spawnTimeout, tempDir } from '../hel
 
 describe('billed search across a crash', () => {
   for (const point of ['before-charge', 'after-charge'] as const) {
-    it(`when the process is killed ${point.replace('-', ' ')}, then the balance is charged at most once and the same key gets 409`, { timeout: spawnTimeout(2) }, async () => {
+    it(`when the process is killed ${point.replace('-', ' ')}, then the balance is charged at most once and the same key gets 409`, {
+      timeout: spawnTimeout(2),
+    }, async () => {
       // On disk (or PostgreSQL), so the restarted process sees what the killed one wrote.
       const env = { EVMON_DATABASE_URL: PG_URL ?? '', EVMON_DATA_DIR: tempDir() };
       const first = await spawnServer({ ...env, EVMON_TEST_SEARCH_PAUSE: point });
@@ -46,10 +48,16 @@ describe('billed search on two processes', { skip: PG_URL === null ? 'needs Post
       const idem = unique();
       const responses = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          servers[i % 2]!.http.request('POST', '/v1/events/search', { headers: { ...bearer(account.key), 'idempotency-key': idem }, body: { lookback_days: 30 } }),
+          servers[i % 2]!.http.request('POST', '/v1/events/search', {
+            headers: { ...bearer(account.key), 'idempotency-key': idem },
+            body: { lookback_days: 30 },
+          }),
         ),
       );
-      assert.ok(responses.every((r) => r.status === 200 || r.status === 409), responses.map((r) => r.status).join(','));
+      assert.ok(
+        responses.every((r) => r.status === 200 || r.status === 409),
+        responses.map((r) => r.status).join(','),
+      );
       assert.equal(new Set(responses.filter((r) => r.status === 200).map((r) => r.json.execution_id)).size, 1);
       assert.equal(await testCorpus(servers[1]!).balance(account.id), 49);
     } finally {

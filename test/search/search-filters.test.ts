@@ -19,7 +19,10 @@ describe('event search filters', () => {
 
   /** The names of the events a search with these filter fields finds (within the test type). */
   async function found(filter: Record<string, unknown>): Promise<string[]> {
-    const response = await server.http.request('POST', '/v1/events/search', { headers: bearer(key), body: { lookback_days: 7, event_type_id: type.id, limit: 50, ...filter } });
+    const response = await server.http.request('POST', '/v1/events/search', {
+      headers: bearer(key),
+      body: { lookback_days: 7, event_type_id: type.id, limit: 50, ...filter },
+    });
     assert.equal(response.status, 200, response.text);
     const names = Object.fromEntries(Object.entries(e).map(([name, id]) => [id, name]));
     assert.equal(response.json.total_count, response.json.data.length);
@@ -38,15 +41,42 @@ describe('event search filters', () => {
     const report = (outlet: string, hours: number, roles: unknown[], extra: Record<string, unknown> = {}) =>
       corpus.article({ outlet_id: o[outlet], event_type_id: type.id, published_at: at(hours), received_at: at(hours), roles, ...extra });
 
-    e.e1 = await report('o1', 5, [{ role: 'party', entity_id: n.a }, { role: 'price', amount: { value: 100, unit: 'USD' } }, { role: 'closing', date: '2026-11-01' }]);
+    e.e1 = await report('o1', 5, [
+      { role: 'party', entity_id: n.a },
+      { role: 'price', amount: { value: 100, unit: 'USD' } },
+      { role: 'closing', date: '2026-11-01' },
+    ]);
     await report('o2', 4, [{ role: 'party', entity_id: n.a }], { incident_id: e.e1 });
-    e.e2 = await report('o1', 3, [{ role: 'party', entity_id: n.b }, { role: 'price', amount: { value: 500, unit: 'EUR' } }, { role: 'weight', amount: { value: 20, unit: 'kg' } }], { mentioned_entity_ids: [n.c] });
-    e.e3 = await report('o3', 2, [{ role: 'party', entity_id: n.c }, { role: 'closing', date: '2026-12-01' }]);
+    e.e2 = await report(
+      'o1',
+      3,
+      [
+        { role: 'party', entity_id: n.b },
+        { role: 'price', amount: { value: 500, unit: 'EUR' } },
+        { role: 'weight', amount: { value: 20, unit: 'kg' } },
+      ],
+      { mentioned_entity_ids: [n.c] },
+    );
+    e.e3 = await report('o3', 2, [
+      { role: 'party', entity_id: n.c },
+      { role: 'closing', date: '2026-12-01' },
+    ]);
     await report('o3', 1, [{ role: 'party', entity_id: n.c }], { incident_id: e.e3 });
     e.e4 = await report('o1', 1, [{ role: 'party', entity_id: n.gone }]);
     // Two reports of one event that disagree on the weight: 4.1 kg and 7.5 kg.
-    e.e5 = await report('o1', 6, [{ role: 'party', entity_id: n.m }, { role: 'weight', amount: { value: 4.1, unit: 'kg' } }]);
-    await report('o1', 5, [{ role: 'party', entity_id: n.m }, { role: 'weight', amount: { value: 7.5, unit: 'kg' } }], { incident_id: e.e5 });
+    e.e5 = await report('o1', 6, [
+      { role: 'party', entity_id: n.m },
+      { role: 'weight', amount: { value: 4.1, unit: 'kg' } },
+    ]);
+    await report(
+      'o1',
+      5,
+      [
+        { role: 'party', entity_id: n.m },
+        { role: 'weight', amount: { value: 7.5, unit: 'kg' } },
+      ],
+      { incident_id: e.e5 },
+    );
 
     // x is merged into a: filters naming x mean a. "gone" is deleted: it matches nothing.
     assert.equal((await corpus.ops('POST', `/entities/${n.x}/merge`, { into_entity_id: n.a })).status, 200);
@@ -93,7 +123,10 @@ describe('event search filters', () => {
     assert.deepEqual(await rf({ kind: 'entity_in', role_code_name: 'party', canonical_ids: [n.c] }), ['e3'], 'a mention is not a role value');
     assert.deepEqual(await rf({ kind: 'entity_in', role_code_name: 'party' }), [], 'an empty entity set matches nothing');
     assert.deepEqual(
-      await rf({ kind: 'amount_gte', role_code_name: 'price', min_value: 50 }, { kind: 'date_before', role_code_name: 'closing', before_iso: '2026-11-15T00:00:00Z' }),
+      await rf(
+        { kind: 'amount_gte', role_code_name: 'price', min_value: 50 },
+        { kind: 'date_before', role_code_name: 'closing', before_iso: '2026-11-15T00:00:00Z' },
+      ),
       ['e1'],
       'role filters combine with AND',
     );
@@ -101,19 +134,34 @@ describe('event search filters', () => {
 
   it('when two role filters name one role, then one value must satisfy both: a range is never split across reports', async () => {
     const range = (min: number, max: number, unit?: string) =>
-      found({ role_filters: [{ kind: 'amount_gte', role_code_name: 'weight', min_value: min, ...(unit ? { unit } : {}) }, { kind: 'amount_lte', role_code_name: 'weight', max_value: max }] });
+      found({
+        role_filters: [
+          { kind: 'amount_gte', role_code_name: 'weight', min_value: min, ...(unit ? { unit } : {}) },
+          { kind: 'amount_lte', role_code_name: 'weight', max_value: max },
+        ],
+      });
     assert.deepEqual(await range(7, 6.9), [], 'one report says 4.1, another 7.5: nothing lies in an empty range');
     assert.deepEqual(await range(5, 7), [], 'neither value lies between 5 and 7');
     assert.deepEqual(await range(7, 8), ['e5']);
     assert.deepEqual(await range(4, 5, 'KG'), ['e5']);
     assert.deepEqual(await range(4, 5, 'lb'), []);
     const dates = (after: string, before: string) =>
-      found({ role_filters: [{ kind: 'date_after', role_code_name: 'closing', after_iso: after }, { kind: 'date_before', role_code_name: 'closing', before_iso: before }] });
+      found({
+        role_filters: [
+          { kind: 'date_after', role_code_name: 'closing', after_iso: after },
+          { kind: 'date_before', role_code_name: 'closing', before_iso: before },
+        ],
+      });
     assert.deepEqual(await dates('2026-10-15T00:00:00Z', '2026-11-15T00:00:00Z'), ['e1']);
     assert.deepEqual(await dates('2026-11-15T00:00:00Z', '2026-11-20T00:00:00Z'), []);
     // Filters on different roles may still be met by different reports.
     assert.deepEqual(
-      await found({ role_filters: [{ kind: 'entity_in', role_code_name: 'party', canonical_ids: [n.m] }, { kind: 'amount_gte', role_code_name: 'weight', min_value: 7 }] }),
+      await found({
+        role_filters: [
+          { kind: 'entity_in', role_code_name: 'party', canonical_ids: [n.m] },
+          { kind: 'amount_gte', role_code_name: 'weight', min_value: 7 },
+        ],
+      }),
       ['e5'],
     );
   });

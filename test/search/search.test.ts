@@ -7,7 +7,18 @@ import { startServer, type TestServer } from '../helpers/server.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
 const hoursAgo = (hours: number, from = NOW) => new Date(Date.parse(from) - hours * 3_600_000).toISOString();
-const SEARCH_EVENT_FIELDS = ['object', 'id', 'event_type', 'sentence', 'happened_at', 'first_report_date', 'last_report_date', 'matched_report_count', 'distinct_outlet_count', 'involved_entities'].sort();
+const SEARCH_EVENT_FIELDS = [
+  'object',
+  'id',
+  'event_type',
+  'sentence',
+  'happened_at',
+  'first_report_date',
+  'last_report_date',
+  'matched_report_count',
+  'distinct_outlet_count',
+  'involved_entities',
+].sort();
 
 /** Search order: first_report_date newest first, ties by id descending (uuid byte order). */
 const searchOrder = (a: { first_report_date: string; id: string }, b: { first_report_date: string; id: string }) =>
@@ -25,7 +36,15 @@ describe('event search', () => {
     const eventType = type ?? (await corpus.eventType());
     const ids: string[] = [];
     for (const published_at of dates) {
-      ids.push(await corpus.article({ outlet_id: outlet, event_type_id: eventType.id, published_at, received_at: published_at, roles: [{ role: 'party', entity_id: await corpus.entity() }] }));
+      ids.push(
+        await corpus.article({
+          outlet_id: outlet,
+          event_type_id: eventType.id,
+          published_at,
+          received_at: published_at,
+          roles: [{ role: 'party', entity_id: await corpus.entity() }],
+        }),
+      );
     }
     return { type: eventType, ids };
   }
@@ -62,10 +81,17 @@ describe('event search', () => {
       assert.equal(next.json.total_count, 5);
       pages.push(next.json);
     }
-    assert.deepEqual(pages.map((p) => p.data.length), [2, 2, 1], 'the cursor keeps the first call\'s limit');
+    assert.deepEqual(
+      pages.map((p) => p.data.length),
+      [2, 2, 1],
+      "the cursor keeps the first call's limit",
+    );
     assert.equal(pages.at(-1).next_cursor, null);
     const seen = pages.flatMap((p) => p.data);
-    assert.deepEqual(seen.map((e) => e.id), [...seen].sort(searchOrder).map((e) => e.id));
+    assert.deepEqual(
+      seen.map((e) => e.id),
+      [...seen].sort(searchOrder).map((e) => e.id),
+    );
     assert.deepEqual(new Set(seen.map((e) => e.id)), new Set(ids));
     assert.equal(await corpus.balance(account.id), 9, 'continuations are not charged');
   });
@@ -73,29 +99,59 @@ describe('event search', () => {
   it('when the lookback is short, then events first reported before it are left out even if reported again since', async () => {
     const { type, ids } = await eventsAt([hoursAgo(10 * 24), hoursAgo(2 * 24)]);
     const [old] = ids;
-    await corpus.article({ outlet_id: await corpus.outlet(), event_type_id: type.id, incident_id: old, published_at: hoursAgo(1), received_at: hoursAgo(1), roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+    await corpus.article({
+      outlet_id: await corpus.outlet(),
+      event_type_id: type.id,
+      incident_id: old,
+      published_at: hoursAgo(1),
+      received_at: hoursAgo(1),
+      roles: [{ role: 'party', entity_id: await corpus.entity() }],
+    });
     const account = await corpus.account(10);
     const week = await search(account.key, { lookback_days: 7, event_type_id: type.id });
-    assert.deepEqual(week.json.data.map((e: { id: string }) => e.id), [ids[1]]);
+    assert.deepEqual(
+      week.json.data.map((e: { id: string }) => e.id),
+      [ids[1]],
+    );
     assert.equal(week.json.total_count, 1);
     const month = await search(account.key, { lookback_days: 30, event_type_id: type.id });
-    assert.deepEqual(month.json.data.map((e: { id: string }) => e.id), [ids[1], old]);
-    assert.equal(month.json.data[1].last_report_date, hoursAgo(1), 'last_report_date is the latest report\'s publish time');
+    assert.deepEqual(
+      month.json.data.map((e: { id: string }) => e.id),
+      [ids[1], old],
+    );
+    assert.equal(month.json.data[1].last_report_date, hoursAgo(1), "last_report_date is the latest report's publish time");
   });
 
   it('when reports arrive after the execution, then later pages show current dates but counts cut off at the execution', async () => {
     const { type, ids } = await eventsAt([hoursAgo(1), hoursAgo(4)]);
     const account = await corpus.account(10);
     const first = await search(account.key, { lookback_days: 7, event_type_id: type.id, limit: 1 });
-    assert.deepEqual(first.json.data.map((e: { id: string }) => e.id), [ids[0]]);
+    assert.deepEqual(
+      first.json.data.map((e: { id: string }) => e.id),
+      [ids[0]],
+    );
     // The clock stands still: these arrive after the search at the very instant it ran.
     // A second outlet reports the older event, with an earlier publish time.
-    await corpus.article({ outlet_id: await corpus.outlet(), event_type_id: type.id, incident_id: ids[1], published_at: hoursAgo(6), roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+    await corpus.article({
+      outlet_id: await corpus.outlet(),
+      event_type_id: type.id,
+      incident_id: ids[1],
+      published_at: hoursAgo(6),
+      roles: [{ role: 'party', entity_id: await corpus.entity() }],
+    });
     // An event whose only report arrived after the search was not known to it.
-    await corpus.article({ outlet_id: outlet, event_type_id: type.id, published_at: hoursAgo(5), roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+    await corpus.article({
+      outlet_id: outlet,
+      event_type_id: type.id,
+      published_at: hoursAgo(5),
+      roles: [{ role: 'party', entity_id: await corpus.entity() }],
+    });
     const second = await search(account.key, { cursor: first.json.next_cursor, limit: 10 });
     assert.equal(second.status, 200, second.text);
-    assert.deepEqual(second.json.data.map((e: { id: string }) => e.id), [ids[1]]);
+    assert.deepEqual(
+      second.json.data.map((e: { id: string }) => e.id),
+      [ids[1]],
+    );
     const [event] = second.json.data;
     assert.equal(event.first_report_date, hoursAgo(6), 'dates reflect the event as currently known');
     assert.equal(event.matched_report_count, 1, 'counts cut off at the execution');
@@ -114,7 +170,10 @@ describe('event search', () => {
     assert.equal((await corpus.ops('DELETE', `/events/${ids[1]}`)).status, 204);
     assert.equal((await corpus.ops('POST', `/events/${fourth}/merge`, { into_event_id: ids[2] })).status, 200);
     const rest = await search(account.key, { cursor: first.json.next_cursor, limit: 50 });
-    assert.deepEqual(rest.json.data.map((e: { id: string }) => e.id), [ids[2]]);
+    assert.deepEqual(
+      rest.json.data.map((e: { id: string }) => e.id),
+      [ids[2]],
+    );
     assert.equal(rest.json.data[0].matched_report_count, 2, 'the survivor counts the merged reports received before the execution');
     assert.equal(rest.json.total_count, 4, 'total_count was computed once, at execution');
     assert.equal(rest.json.has_more, false);
@@ -126,7 +185,7 @@ describe('event search', () => {
     const { type } = await eventsAt([hoursAgo(1), hoursAgo(2), hoursAgo(3), hoursAgo(4), hoursAgo(5)]);
     const account = await corpus.account(10, ['EVENTS_READ'], plan);
     const first = await search(account.key, { lookback_days: 7, event_type_id: type.id, limit: 2 });
-    assert.equal(await corpus.balance(account.id), 8, 'the plan\'s search_credit_cost');
+    assert.equal(await corpus.balance(account.id), 8, "the plan's search_credit_cost");
     assert.equal(first.json.has_more, true);
     const second = await search(account.key, { cursor: first.json.next_cursor });
     assert.equal(second.json.data.length, 1);
@@ -167,7 +226,10 @@ describe('event search', () => {
       [{ lookback_days: 7, role_filters: [{ kind: 'date_after', role_code_name: 'closing', after_iso: 'yesterday' }] }, '/role_filters/0/after_iso'],
       [{ lookback_days: 7, role_filters: Array.from({ length: 11 }, () => ({ kind: 'amount_gte', role_code_name: 'price', min_value: 1 })) }, '/role_filters'],
       [{ lookback_days: 7, event_type_id: crypto.randomUUID() }, '/event_type_id'],
-      [{ lookback_days: 7, event_type_id: type.id, role_filters: [{ kind: 'amount_gte', role_code_name: 'nope', min_value: 1 }] }, '/role_filters/0/role_code_name'],
+      [
+        { lookback_days: 7, event_type_id: type.id, role_filters: [{ kind: 'amount_gte', role_code_name: 'nope', min_value: 1 }] },
+        '/role_filters/0/role_code_name',
+      ],
       [{ cursor: 'abc', lookback_days: 7 }, '/lookback_days'],
       [{ cursor: 'abc', event_type_id: null }, '/event_type_id'],
       [{ cursor: 'not-a-cursor' }, '/cursor'],
@@ -176,7 +238,10 @@ describe('event search', () => {
       const response = await search(account.key, body);
       assert.equal(response.status, 400, `${JSON.stringify(body).slice(0, 120)}: ${response.text}`);
       assert.equal(response.json.type, `${server.docsUrl}/problems/validation-failed`);
-      assert.ok(response.json.errors.some((e: { pointer: string }) => e.pointer === pointer), `${pointer} in ${JSON.stringify(response.json.errors)}`);
+      assert.ok(
+        response.json.errors.some((e: { pointer: string }) => e.pointer === pointer),
+        `${pointer} in ${JSON.stringify(response.json.errors)}`,
+      );
     }
     assert.equal(await corpus.balance(account.id), 10);
   });
@@ -190,7 +255,10 @@ describe('event search', () => {
     const altered = await search(account.key, { cursor: flipped });
     assert.equal(altered.status, 400);
     assert.equal(altered.json.type, `${server.docsUrl}/problems/validation-failed`);
-    assert.deepEqual(altered.json.errors.map((e: { pointer: string }) => e.pointer), ['/cursor']);
+    assert.deepEqual(
+      altered.json.errors.map((e: { pointer: string }) => e.pointer),
+      ['/cursor'],
+    );
 
     const stranger = await corpus.account(10);
     const foreign = await search(stranger.key, { cursor });
@@ -200,7 +268,10 @@ describe('event search', () => {
     const sibling = await corpus.ops('POST', `/accounts/${account.id}/api-keys`, { name: 'second', scopes: ['EVENTS_READ'] });
     const bySibling = await search(sibling.json.key, { cursor });
     assert.equal(bySibling.status, 200, 'any key of the account may continue');
-    assert.deepEqual(bySibling.json.data.map((e: { id: string }) => e.id), [ids[1]]);
+    assert.deepEqual(
+      bySibling.json.data.map((e: { id: string }) => e.id),
+      [ids[1]],
+    );
 
     await server.ops.post('/clock', { advance_seconds: 86_400 });
     const expired = await search(account.key, { cursor });
@@ -213,16 +284,27 @@ describe('event search', () => {
     await server.ops.post('/clock', { now: before });
     const old = await eventsAt([hoursAgo(1, before), hoursAgo(2, before)]);
     const oldFirst = await search(account.key, { lookback_days: 7, event_type_id: old.type.id, limit: 1 });
-    assert.deepEqual(oldFirst.json.data.map((e: { id: string }) => e.id), [old.ids[0]]);
+    assert.deepEqual(
+      oldFirst.json.data.map((e: { id: string }) => e.id),
+      [old.ids[0]],
+    );
     const balance = await corpus.balance(account.id);
     await server.ops.post('/clock', { now: '2026-09-14T01:00:00.000Z' });
     const restarted = await search(account.key, { cursor: oldFirst.json.next_cursor });
     assert.equal(restarted.status, 200, restarted.text);
     assert.equal(restarted.json.execution_id, oldFirst.json.execution_id);
-    assert.deepEqual(restarted.json.data.map((e: { id: string }) => e.id), [old.ids[0]], 'page one again');
+    assert.deepEqual(
+      restarted.json.data.map((e: { id: string }) => e.id),
+      [old.ids[0]],
+      'page one again',
+    );
     assert.equal(await corpus.balance(account.id), balance, 'not charged');
     const onward = await search(account.key, { cursor: restarted.json.next_cursor });
-    assert.deepEqual(onward.json.data.map((e: { id: string }) => e.id), [old.ids[1]], 'a cursor issued after the change pages on');
+    assert.deepEqual(
+      onward.json.data.map((e: { id: string }) => e.id),
+      [old.ids[1]],
+      'a cursor issued after the change pages on',
+    );
     await server.ops.post('/clock', { advance_seconds: 86_400 });
     assert.equal((await search(account.key, { cursor: oldFirst.json.next_cursor })).status, 410, 'past retention, even before the change');
     await server.ops.post('/clock', { now: NOW });

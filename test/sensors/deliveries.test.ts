@@ -26,7 +26,11 @@ describe('sensor deliveries', () => {
   const advance = (seconds: number) => server.ops.post('/clock', { advance_seconds: seconds });
 
   async function sensor(key: string, filter: Record<string, unknown>, path: string, extra: Record<string, unknown> = {}) {
-    const created = await server.http.post('/v1/sensors', { name: 'watch', filter, actions: [{ type: 'webhook', url: receiver.url(path) }], ...extra }, bearer(key));
+    const created = await server.http.post(
+      '/v1/sensors',
+      { name: 'watch', filter, actions: [{ type: 'webhook', url: receiver.url(path) }], ...extra },
+      bearer(key),
+    );
     assert.equal(created.status, 201, created.text);
     return created.json;
   }
@@ -192,7 +196,12 @@ describe('sensor deliveries', () => {
     const entity = await corpus.entity();
     const watching = await sensor(account.key, { involved_entity_ids: [entity] }, '/merge');
     const merged = await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: entity }] });
-    const survivor = await corpus.article({ outlet_id: await corpus.outlet(), event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }], happened_at: 'elsewhere' });
+    const survivor = await corpus.article({
+      outlet_id: await corpus.outlet(),
+      event_type_id: type.id,
+      roles: [{ role: 'party', entity_id: await corpus.entity() }],
+      happened_at: 'elsewhere',
+    });
     await drain();
     assert.equal(received('/merge').length, 1);
     const answer = await corpus.ops('POST', `/events/${merged}/merge`, { into_event_id: survivor });
@@ -202,7 +211,12 @@ describe('sensor deliveries', () => {
     const mergedNote = bodies.find((b) => b.type === 'event.merged');
     assert.ok(mergedNote, JSON.stringify(bodies));
     assert.deepEqual(
-      { sensor_id: mergedNote.data.sensor_id, event_id: mergedNote.data.event_id, merged_into_event_id: mergedNote.data.merged_into_event_id, event: mergedNote.data.event.id },
+      {
+        sensor_id: mergedNote.data.sensor_id,
+        event_id: mergedNote.data.event_id,
+        merged_into_event_id: mergedNote.data.merged_into_event_id,
+        event: mergedNote.data.event.id,
+      },
       { sensor_id: watching.id, event_id: merged, merged_into_event_id: survivor, event: survivor },
     );
     // The survivor now carries the watched entity: it matches, once.

@@ -14,7 +14,11 @@ async function setUp(server: SpawnedServer, receiver: WebhookReceiver, sensors: 
   const type = await corpus.eventType();
   const created = [];
   for (let i = 0; i < sensors; i++) {
-    const sensor = await server.http.post('/v1/sensors', { name: `s${i}`, filter: { event_type_id: type.id }, actions: [{ type: 'webhook', url: receiver.url(`/s${i}`) }] }, bearer(account.key));
+    const sensor = await server.http.post(
+      '/v1/sensors',
+      { name: `s${i}`, filter: { event_type_id: type.id }, actions: [{ type: 'webhook', url: receiver.url(`/s${i}`) }] },
+      bearer(account.key),
+    );
     assert.equal(sensor.status, 201, sensor.text);
     created.push(sensor.json);
   }
@@ -39,7 +43,9 @@ describe('deliveries across restarts and processes', () => {
     await database.drop();
   });
 
-  it('when the server is killed with deliveries pending, then after a restart they are delivered under the same webhook-id', { timeout: spawnTimeout(2, 60_000) }, async () => {
+  it('when the server is killed with deliveries pending, then after a restart they are delivered under the same webhook-id', {
+    timeout: spawnTimeout(2, 60_000),
+  }, async () => {
     // On the embedded database, a data folder that outlives the process (not memory://).
     const env = { EVMON_DATABASE_URL: '', ...database.env, EVMON_DATA_DIR: tempDir(), EVMON_WEBHOOK_ALLOW_PRIVATE: '1' };
     const first = await spawnServer(env);
@@ -82,7 +88,10 @@ describe('deliveries across restarts and processes', () => {
     await second.stop();
   });
 
-  it('when two server processes share PostgreSQL, then each delivery attempt is made once', { skip: PG_URL === null ? 'PostgreSQL only (EVMON_TEST_DATABASE_URL)' : false, timeout: spawnTimeout(2, 60_000) }, async () => {
+  it('when two server processes share PostgreSQL, then each delivery attempt is made once', {
+    skip: PG_URL === null ? 'PostgreSQL only (EVMON_TEST_DATABASE_URL)' : false,
+    timeout: spawnTimeout(2, 60_000),
+  }, async () => {
     receiver.received.length = 0;
     receiver.reply = () => ({ status: 500, delayMs: 20 });
     const pair = await spawnServers(2, { ...database.env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });

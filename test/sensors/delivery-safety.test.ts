@@ -8,7 +8,11 @@ import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver
 const SCOPES = ['SENSORS_READ', 'SENSORS_WRITE'];
 
 async function watch(server: TestServer, key: string, typeId: string, urls: string[]) {
-  const created = await server.http.post('/v1/sensors', { name: 'watch', filter: { event_type_id: typeId }, actions: urls.map((url) => ({ type: 'webhook', url })) }, bearer(key));
+  const created = await server.http.post(
+    '/v1/sensors',
+    { name: 'watch', filter: { event_type_id: typeId }, actions: urls.map((url) => ({ type: 'webhook', url })) },
+    bearer(key),
+  );
   assert.equal(created.status, 201, created.text);
   return created.json;
 }
@@ -63,8 +67,14 @@ describe('webhook addresses without EVMON_WEBHOOK_ALLOW_PRIVATE', () => {
     }
     // The server log keeps the difference for the operator.
     const causes = server.logs.filter((line) => line.includes('webhook attempt failed')).map((line) => JSON.parse(line).cause as string);
-    assert.ok(causes.some((cause) => /localhost resolves to (127\.0\.0\.1|::1), not a public address/.test(cause)), causes.join('\n'));
-    assert.ok(causes.some((cause) => /^(ENOTFOUND|EAI_AGAIN)/.test(cause)), causes.join('\n'));
+    assert.ok(
+      causes.some((cause) => /localhost resolves to (127\.0\.0\.1|::1), not a public address/.test(cause)),
+      causes.join('\n'),
+    );
+    assert.ok(
+      causes.some((cause) => /^(ENOTFOUND|EAI_AGAIN)/.test(cause)),
+      causes.join('\n'),
+    );
   });
 });
 
@@ -73,7 +83,8 @@ describe('EVMON_WEBHOOK_ALLOW_PRIVATE at start-up', () => {
     const lifted = await startServer({ EVMON_WEBHOOK_ALLOW_PRIVATE: '1', EVMON_DATABASE_URL: 'memory://' });
     const kept = await startServer({ EVMON_DATABASE_URL: 'memory://' });
     try {
-      const warnings = (server: TestServer) => server.logs.map((line) => JSON.parse(line)).filter((entry) => entry.level === 40 && /EVMON_WEBHOOK_ALLOW_PRIVATE/.test(entry.msg));
+      const warnings = (server: TestServer) =>
+        server.logs.map((line) => JSON.parse(line)).filter((entry) => entry.level === 40 && /EVMON_WEBHOOK_ALLOW_PRIVATE/.test(entry.msg));
       assert.equal(warnings(lifted).length, 1, lifted.logs.join(''));
       assert.match(warnings(lifted)[0].msg, /private, loopback and link-local addresses/);
       assert.equal(warnings(kept).length, 0);

@@ -27,7 +27,11 @@ describe('sensor redelivery', () => {
     const account = await corpus.account(0, SCOPES);
     const type = await corpus.eventType();
     const entity = await corpus.entity();
-    const created = await server.http.post('/v1/sensors', { name: 'watch', filter: { involved_entity_ids: [entity] }, actions: [{ type: 'webhook', url: receiver.url(path) }] }, bearer(account.key));
+    const created = await server.http.post(
+      '/v1/sensors',
+      { name: 'watch', filter: { involved_entity_ids: [entity] }, actions: [{ type: 'webhook', url: receiver.url(path) }] },
+      bearer(account.key),
+    );
     assert.equal(created.status, 201, created.text);
     await corpus.article({ outlet_id: await corpus.outlet(), event_type_id: type.id, roles: [{ role: 'party', entity_id: entity }] });
     await server.ops.post('/drain');
@@ -58,7 +62,7 @@ describe('sensor redelivery', () => {
     assert.equal(after.attempts, 1, 'a fresh schedule');
   });
 
-  it('when a delivery is still pending, then redeliver is 409; another account\'s sensor or delivery is 404; an Idempotency-Key replays', async () => {
+  it("when a delivery is still pending, then redeliver is 409; another account's sensor or delivery is 404; an Idempotency-Key replays", async () => {
     const path = `/pending-${unique()}`;
     receiver.reply = (webhook) => (webhook.path === path ? { status: 503 } : { status: 200 });
     try {

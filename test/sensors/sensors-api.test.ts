@@ -67,11 +67,17 @@ describe('sensors API', () => {
     for (let i = 0; i < 3; i++) ids.push((await call('POST', '/sensors', key, body({}, { name: `s${i}` }))).json.id);
     const first = await call('GET', '/sensors?limit=2', key);
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(first.json.data.map((s: { id: string }) => s.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      first.json.data.map((s: { id: string }) => s.id),
+      [ids[2], ids[1]],
+    );
     assert.equal(first.json.has_more, true);
     assert.equal(first.json.next_cursor, ids[1]);
     const second = await call('GET', `/sensors?limit=2&starting_after=${first.json.next_cursor}`, key);
-    assert.deepEqual(second.json.data.map((s: { id: string }) => s.id), [ids[0]]);
+    assert.deepEqual(
+      second.json.data.map((s: { id: string }) => s.id),
+      [ids[0]],
+    );
     assert.equal(second.json.has_more, false);
     assert.equal(second.json.next_cursor, null);
     problem(await call('GET', '/sensors?limit=101', key), 400, 'validation-failed');
@@ -99,7 +105,16 @@ describe('sensors API', () => {
       [{ ...body(), actions: [] }, '/actions'],
       [{ ...body(), actions: Array.from({ length: 6 }, () => ({ type: 'webhook', url: 'https://a.example/' })) }, '/actions'],
       [{ ...body(), actions: [{ type: 'email', url: 'https://a.example/' }] }, '/actions/0/type'],
-      [{ ...body(), actions: [{ type: 'webhook', url: 'https://a.example/h' }, { type: 'webhook', url: 'https://a.example/h' }] }, '/actions/1/url'],
+      [
+        {
+          ...body(),
+          actions: [
+            { type: 'webhook', url: 'https://a.example/h' },
+            { type: 'webhook', url: 'https://a.example/h' },
+          ],
+        },
+        '/actions/1/url',
+      ],
       [{ ...body(), actions: [{ type: 'webhook', url: 'https://user:pw@a.example/h' }] }, '/actions/0/url'],
       [{ ...body(), name: '' }, '/name'],
       [{ ...body(), name: 'x'.repeat(121) }, '/name'],
@@ -123,7 +138,11 @@ describe('sensors API', () => {
     const list = async (owner: string | null) => (await corpus.ops('POST', '/entity-lists', { name: 'l', owner_account_id: owner, entity_ids: [] })).json.id;
     const [own, shared, theirs] = [await list(account.id), await list(null), await list(other.id)];
     problem(await call('POST', '/sensors', account.key, body({ involved_entity_list_ids: [theirs] })), 422, 'entity-list-inaccessible');
-    problem(await call('POST', '/sensors', account.key, body({ report_source_kind: 'REPRESENTED_ONLY', represented_entity_list_ids: [theirs] })), 422, 'entity-list-inaccessible');
+    problem(
+      await call('POST', '/sensors', account.key, body({ report_source_kind: 'REPRESENTED_ONLY', represented_entity_list_ids: [theirs] })),
+      422,
+      'entity-list-inaccessible',
+    );
     problem(await call('POST', '/sensors', account.key, body({ involved_entity_list_ids: [MISSING] })), 422, 'entity-list-inaccessible');
     const fine = await call('POST', '/sensors', account.key, body({ event_type_id: null, involved_entity_list_ids: [own, shared] }));
     assert.equal(fine.status, 201, fine.text);
@@ -139,12 +158,20 @@ describe('sensors API', () => {
       name: 'Renamed',
       description: null,
       filter: { min_reports: null, required_source_news_outlet_ids: [MISSING] },
-      actions: [{ type: 'webhook', url: 'https://hooks.example.com/evmon' }, { type: 'webhook', url: 'https://other.example/h' }],
+      actions: [
+        { type: 'webhook', url: 'https://hooks.example.com/evmon' },
+        { type: 'webhook', url: 'https://other.example/h' },
+      ],
     });
     assert.equal(patched.status, 200, patched.text);
     assert.equal(patched.json.name, 'Renamed');
     assert.equal(patched.json.description, null);
-    assert.deepEqual(patched.json.filter, { ...FILTER_DEFAULTS, event_type_id: typeId, involved_entity_ids: [entity], required_source_news_outlet_ids: [MISSING] });
+    assert.deepEqual(patched.json.filter, {
+      ...FILTER_DEFAULTS,
+      event_type_id: typeId,
+      involved_entity_ids: [entity],
+      required_source_news_outlet_ids: [MISSING],
+    });
     assert.equal(patched.json.actions.length, 2);
     assert.equal(patched.json.actions[0].id, sensor.actions[0].id, 'an action that keeps its URL keeps its id');
     assert.equal(patched.json.signing_secret, undefined);
@@ -155,7 +182,11 @@ describe('sensors API', () => {
 
     problem(await call('PATCH', `/sensors/${sensor.id}`, key, { enabled: false }), 400, 'validation-failed');
     problem(await call('PATCH', `/sensors/${sensor.id}`, key, { name: null }), 400, 'validation-failed');
-    problem(await call('PATCH', `/sensors/${sensor.id}`, key, { filter: { event_type_id: null, involved_entity_ids: [], required_source_news_outlet_ids: [] } }), 400, 'validation-failed');
+    problem(
+      await call('PATCH', `/sensors/${sensor.id}`, key, { filter: { event_type_id: null, involved_entity_ids: [], required_source_news_outlet_ids: [] } }),
+      400,
+      'validation-failed',
+    );
     problem(await call('PATCH', `/sensors/${sensor.id}`, key, { actions: [{ type: 'webhook', url: 'http://plain.example/' }] }), 400, 'validation-failed');
     // The body is judged before the sensor is looked up.
     problem(await call('PATCH', `/sensors/${MISSING}`, key, { actions: [{ type: 'webhook', url: 'http://plain.example/' }] }), 400, 'validation-failed');

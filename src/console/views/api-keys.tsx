@@ -42,13 +42,19 @@ function CreateForm({ viewer, reportingEntitled, form }: Pick<ApiKeysPageProps, 
           const id = `scope-${scope}`;
           return (
             <div class="scope">
-              <input id={id} type="checkbox" name="scopes" value={scope} checked={form.scopes.includes(scope) && !disabled} disabled={disabled} aria-describedby={`${id}-hint`} />
+              <input
+                id={id}
+                type="checkbox"
+                name="scopes"
+                value={scope}
+                checked={form.scopes.includes(scope) && !disabled}
+                disabled={disabled}
+                aria-describedby={`${id}-hint`}
+              />
               <label for={id}>
                 <code>{scope}</code>
               </label>
-              <small id={`${id}-hint`}>
-                {disabled ? 'needs a reporting entitlement, which this account does not have' : SCOPE_HINTS[scope]}
-              </small>
+              <small id={`${id}-hint`}>{disabled ? 'needs a reporting entitlement, which this account does not have' : SCOPE_HINTS[scope]}</small>
             </div>
           );
         })}
@@ -79,7 +85,9 @@ export function apiKeysPage(props: ApiKeysPageProps): string {
             <button type="button" class="quiet" data-copy-from="new-api-key" hidden>
               Copy
             </button>
-            <p class="muted">Send it as <code>Authorization: Bearer {'<key>'}</code>.</p>
+            <p class="muted">
+              Send it as <code>Authorization: Bearer {'<key>'}</code>.
+            </p>
           </div>
         )}
         <section class="card">
@@ -99,7 +107,11 @@ export function apiKeysPage(props: ApiKeysPageProps): string {
                   <td>{when(key.created_at)}</td>
                   <td>{key.last_used_at === null ? 'never' : when(key.last_used_at)}</td>
                   <td>
-                    <form method="post" action={`/console/settings/api-keys/${key.id}/revoke`} data-confirm={`Revoke the key "${key.name}"? Requests with it will be refused at once.`}>
+                    <form
+                      method="post"
+                      action={`/console/settings/api-keys/${key.id}/revoke`}
+                      data-confirm={`Revoke the key "${key.name}"? Requests with it will be refused at once.`}
+                    >
                       <Csrf token={viewer.csrf} />
                       <button type="submit" class="danger" data-testid="revoke" aria-label={`Revoke ${key.name}`}>
                         Revoke
@@ -115,9 +127,7 @@ export function apiKeysPage(props: ApiKeysPageProps): string {
           <h2>Create a key</h2>
           <Problem message={problem?.message ?? null} details={problem?.details} />
           {atLimit ? (
-            <p data-testid="key-limit-reached">
-              This account has {maxKeys} active keys, the most it can hold. Revoke a key to create another.
-            </p>
+            <p data-testid="key-limit-reached">This account has {maxKeys} active keys, the most it can hold. Revoke a key to create another.</p>
           ) : (
             <CreateForm {...props} />
           )}

@@ -12,9 +12,20 @@ export function beatsPage({ viewer, beats }: { viewer: Viewer; beats: Beat[] }):
     children: (
       <section class="card">
         {beats.length === 0 ? (
-          <p>No beats yet. Beats are created through the API (<code>POST /v1/beats</code>) or the MCP endpoint.</p>
+          <p>
+            No beats yet. Beats are created through the API (<code>POST /v1/beats</code>) or the MCP endpoint.
+          </p>
         ) : (
-          <Table columns={['Name', 'Status', { label: 'Spent this month', numeric: true }, { label: 'Spend cap', numeric: true }, { label: 'Entries this month', numeric: true }, 'Last entry']}>
+          <Table
+            columns={[
+              'Name',
+              'Status',
+              { label: 'Spent this month', numeric: true },
+              { label: 'Spend cap', numeric: true },
+              { label: 'Entries this month', numeric: true },
+              'Last entry',
+            ]}
+          >
             {beats.map((beat) => (
               <tr data-testid="beat-row">
                 <td>

@@ -47,8 +47,8 @@ export function creditsPage({
           </div>
         </dl>
         <p class="muted">
-          Plan <strong>{plan.name}</strong>: a search costs {creditCount(plan.search_credit_cost)}, a beat entry {creditCount(plan.beat_entry_credit_cost)}. Months are
-          calendar months in UTC.
+          Plan <strong>{plan.name}</strong>: a search costs {creditCount(plan.search_credit_cost)}, a beat entry {creditCount(plan.beat_entry_credit_cost)}.
+          Months are calendar months in UTC.
         </p>
         <section class="card">
           <h2>Ledger</h2>

@@ -13,7 +13,9 @@ export function sensorsPage({ viewer, sensors, nextAfter }: { viewer: Viewer; se
     children: (
       <section class="card">
         {sensors.length === 0 ? (
-          <p>No sensors yet. Sensors are created through the API (<code>POST /v1/sensors</code>).</p>
+          <p>
+            No sensors yet. Sensors are created through the API (<code>POST /v1/sensors</code>).
+          </p>
         ) : (
           <Table columns={['Name', 'Status', 'Webhooks', 'Created']}>
             {sensors.map((sensor) => (
@@ -75,8 +77,8 @@ export function sensorPage({
             <Status ok={sensor.enabled} label={sensor.enabled ? 'Enabled' : 'Disabled'} /> {sensor.description}
           </p>
           <p class="muted">
-            Deliveries go to {sensor.actions.map((action) => action.url).join(', ')}. A failed delivery is retried on a schedule; redeliver sends it again at once with
-            the same <code>webhook-id</code> and body, a fresh signature and a fresh retry schedule.
+            Deliveries go to {sensor.actions.map((action) => action.url).join(', ')}. A failed delivery is retried on a schedule; redeliver sends it again at
+            once with the same <code>webhook-id</code> and body, a fresh signature and a fresh retry schedule.
           </p>
         </section>
         <section class="card">
@@ -84,7 +86,17 @@ export function sensorPage({
           {deliveries.length === 0 ? (
             <p>No deliveries yet.</p>
           ) : (
-            <Table columns={['Created', 'Type', 'Status', { label: 'Attempts', numeric: true }, 'Last attempt', 'Next attempt', { label: 'Actions', screenReaderOnly: true }]}>
+            <Table
+              columns={[
+                'Created',
+                'Type',
+                'Status',
+                { label: 'Attempts', numeric: true },
+                'Last attempt',
+                'Next attempt',
+                { label: 'Actions', screenReaderOnly: true },
+              ]}
+            >
               {deliveries.map((delivery) => (
                 <tr data-testid="delivery-row" data-delivery-id={delivery.id}>
                   <td>
@@ -99,7 +111,11 @@ export function sensorPage({
                   <td>
                     {when(delivery.last_attempt_at)}
                     {delivery.last_status_code !== null && <div>HTTP {delivery.last_status_code}</div>}
-                    {delivery.last_error !== null && <div class="muted" data-testid="last-error">{delivery.last_error}</div>}
+                    {delivery.last_error !== null && (
+                      <div class="muted" data-testid="last-error">
+                        {delivery.last_error}
+                      </div>
+                    )}
                   </td>
                   <td>{when(delivery.next_attempt_at)}</td>
                   <td>

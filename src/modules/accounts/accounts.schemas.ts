@@ -45,7 +45,12 @@ export const UpdateAccountBody = StrictObject({
 });
 
 export const CreditsBody = StrictObject({
-  amount: Type.Integer({ minimum: -1_000_000_000_000, maximum: 1_000_000_000_000, not: { const: 0 }, description: 'Credits to grant (positive) or debit (negative).' }),
+  amount: Type.Integer({
+    minimum: -1_000_000_000_000,
+    maximum: 1_000_000_000_000,
+    not: { const: 0 },
+    description: 'Credits to grant (positive) or debit (negative).',
+  }),
   reason: Type.Optional(Text({ minLength: 1, maxLength: 500 })),
 });
 

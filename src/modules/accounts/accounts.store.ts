@@ -77,8 +77,7 @@ export type LedgerKind = 'SEARCH' | 'BEAT_ENTRY' | 'GRANT' | 'ADJUSTMENT';
 /** An operator's change of a balance: a grant when it adds, an adjustment when it takes. */
 export const operatorKind = (amount: number): LedgerKind => (amount > 0 ? 'GRANT' : 'ADJUSTMENT');
 
-const ACCOUNT_COLUMNS =
-  'id, display_name, kind, plan, credit_balance, structured_reporting, entity_reporting, beats, created_at, updated_at';
+const ACCOUNT_COLUMNS = 'id, display_name, kind, plan, credit_balance, structured_reporting, entity_reporting, beats, created_at, updated_at';
 const KEY_COLUMNS = 'id, account_id, name, scopes, prefix, created_at, revoked_at, last_used_at';
 
 export const accountsStore = {
@@ -98,20 +97,18 @@ export const accountsStore = {
   updateAccount(db: Queryable, id: string, fields: Partial<Omit<AccountRow, 'id' | 'created_at' | 'credit_balance'>>) {
     const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
     const sets = entries.map(([column], i) => `${column} = $${i + 2}`);
-    return queryOne<AccountRow>(
-      db,
-      `UPDATE accounts SET ${sets.join(', ')} WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`,
-      [id, ...entries.map(([, value]) => value)],
-    );
+    return queryOne<AccountRow>(db, `UPDATE accounts SET ${sets.join(', ')} WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`, [
+      id,
+      ...entries.map(([, value]) => value),
+    ]);
   },
 
   /** Appends a ledger row and moves the balance with it; the caller holds the account row lock. */
   async appendLedger(db: Queryable, accountId: string, amount: number, reason: string, at: Date, kind: LedgerKind, executionId: string | null = null) {
-    const account = await queryOne<AccountRow>(
-      db,
-      `UPDATE accounts SET credit_balance = credit_balance + $2 WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`,
-      [accountId, amount],
-    );
+    const account = await queryOne<AccountRow>(db, `UPDATE accounts SET credit_balance = credit_balance + $2 WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`, [
+      accountId,
+      amount,
+    ]);
     await db.query(
       `INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at, kind, execution_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [accountId, amount, account!.credit_balance, reason, at, kind, executionId],
@@ -120,9 +117,7 @@ export const accountsStore = {
   },
 
   ledgerSum(db: Queryable, accountId: string) {
-    return queryOne<{ total: number }>(db, 'SELECT COALESCE(SUM(amount), 0)::bigint AS total FROM credit_ledger WHERE account_id = $1', [
-      accountId,
-    ]);
+    return queryOne<{ total: number }>(db, 'SELECT COALESCE(SUM(amount), 0)::bigint AS total FROM credit_ledger WHERE account_id = $1', [accountId]);
   },
 
   getPlan(db: Queryable, name: string) {
@@ -148,9 +143,7 @@ export const accountsStore = {
   },
 
   countActiveKeys(db: Queryable, accountId: string) {
-    return queryOne<{ n: number }>(db, 'SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL', [
-      accountId,
-    ]);
+    return queryOne<{ n: number }>(db, 'SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL', [accountId]);
   },
 
   insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'revoked_at' | 'last_used_at'> & { key_hash: Buffer }) {

@@ -45,7 +45,12 @@ export async function lockAccount(tx: Queryable, accountId: string) {
  * (lockAccount): the balance moves once and each charge is a ledger row, in one statement of
  * the caller's transaction.
  */
-export async function recordEntryCharges(tx: Queryable, accountId: string, charges: readonly { amount: number; beatId: string; entryId: string }[], at: Date): Promise<void> {
+export async function recordEntryCharges(
+  tx: Queryable,
+  accountId: string,
+  charges: readonly { amount: number; beatId: string; entryId: string }[],
+  at: Date,
+): Promise<void> {
   const paid = charges.filter((charge) => charge.amount > 0);
   if (paid.length === 0) return;
   const total = paid.reduce((sum, charge) => sum + charge.amount, 0);

@@ -45,7 +45,7 @@ export const CreditTransaction = Type.Object(
     object: Type.Literal('credit_transaction'),
     amount: Type.Integer({ description: 'Negative for charges.' }),
     balance_after: Type.Integer(),
-    kind: StringEnum(LEDGER_KINDS, { description: 'SEARCH and BEAT_ENTRY are charges; GRANT and ADJUSTMENT are the operator\'s.' }),
+    kind: StringEnum(LEDGER_KINDS, { description: "SEARCH and BEAT_ENTRY are charges; GRANT and ADJUSTMENT are the operator's." }),
     beat_id: Nullable(Uuid),
     execution_id: Nullable(Uuid),
     reason: Type.String(),

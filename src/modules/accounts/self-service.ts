@@ -35,17 +35,19 @@ export function selfService({ db, clock }: { db: Database; clock: Clock }) {
       }
       const rows = await store.ledgerPage(db, accountId, limit + 1, afterSeq);
       return listPage(
-        rows.map((row): Static<typeof CreditTransaction> => ({
-          id: row.public_id,
-          object: 'credit_transaction',
-          amount: Number(row.amount),
-          balance_after: Number(row.balance_after),
-          kind: row.kind,
-          beat_id: row.beat_id,
-          execution_id: row.execution_id,
-          reason: row.reason,
-          created_at: row.created_at.toISOString(),
-        })),
+        rows.map(
+          (row): Static<typeof CreditTransaction> => ({
+            id: row.public_id,
+            object: 'credit_transaction',
+            amount: Number(row.amount),
+            balance_after: Number(row.balance_after),
+            kind: row.kind,
+            beat_id: row.beat_id,
+            execution_id: row.execution_id,
+            reason: row.reason,
+            created_at: row.created_at.toISOString(),
+          }),
+        ),
         limit,
       );
     },

@@ -55,12 +55,17 @@ export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
   function parse(beatId: string, body: EntriesBody): Read {
     if (body.cursor !== undefined) {
       const sent = MODE_MEMBERS.filter((member) => body[member] !== undefined);
-      if (sent.length > 0) throw invalid(sent.map((member) => ({ pointer: `/${member}`, detail: 'cannot be sent with a cursor' })), 'A continuation takes only `cursor` and `limit`.');
+      if (sent.length > 0)
+        throw invalid(
+          sent.map((member) => ({ pointer: `/${member}`, detail: 'cannot be sent with a cursor' })),
+          'A continuation takes only `cursor` and `limit`.',
+        );
       return readCursor(beatId, body.cursor, body.limit);
     }
     const limit = body.limit ?? DEFAULT_LIMIT;
     const windowed = body.from !== undefined || body.until !== undefined || body.last !== undefined;
-    if (windowed && body.since !== undefined) throw invalid([{ pointer: '/since', detail: 'cannot be sent with a window (from/until or last)' }], 'A read takes exactly one mode.');
+    if (windowed && body.since !== undefined)
+      throw invalid([{ pointer: '/since', detail: 'cannot be sent with a window (from/until or last)' }], 'A read takes exactly one mode.');
     if (body.since !== undefined) {
       if (body.axis !== undefined) throw invalid([{ pointer: '/axis', detail: 'is for window reads only' }]);
       return { mode: 'poll', afterSeq: body.since === '' ? 0 : readPollToken(beatId, body.since), since: body.since, limit };
@@ -102,7 +107,14 @@ export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
     const size = limit ?? (typeof l === 'number' ? l : DEFAULT_LIMIT);
     if (m === 'p' && typeof payload.s === 'number') return { mode: 'poll', afterSeq: payload.s, since: signPoll(beatId, payload.s), limit: size };
     const { a, f, u, p } = payload;
-    if (m === 'w' && (a === 'occurred_at' || a === 'added_at') && typeof f === 'number' && typeof u === 'number' && Array.isArray(p) && p.every((v) => typeof v === 'number')) {
+    if (
+      m === 'w' &&
+      (a === 'occurred_at' || a === 'added_at') &&
+      typeof f === 'number' &&
+      typeof u === 'number' &&
+      Array.isArray(p) &&
+      p.every((v) => typeof v === 'number')
+    ) {
       return { mode: 'window', axis: a, fromMs: f, untilMs: u, after: { atMs: p[0] as number, seq: p[1] as number }, limit: size };
     }
     throw bad('is not a cursor this service issued for this beat');
@@ -153,7 +165,9 @@ export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
         ...page,
         data: shown.map(entryView),
         has_more: hasMore,
-        next_cursor: hasMore ? cursors.sign(CURSOR, { b: beatId, m: 'w', a: read.axis, f: read.fromMs, u: read.untilMs, p: position(last!), l: read.limit, x: expires }) : null,
+        next_cursor: hasMore
+          ? cursors.sign(CURSOR, { b: beatId, m: 'w', a: read.axis, f: read.fromMs, u: read.untilMs, p: position(last!), l: read.limit, x: expires })
+          : null,
         poll_since: null,
         total_count: total,
       };

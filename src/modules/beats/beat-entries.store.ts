@@ -56,8 +56,14 @@ export const beatEntriesStore = {
               WITH ORDINALITY AS t(id, beat, event, clause, occurred, backfilled, carried, n)
         ORDER BY n`,
       [
-        entries.map((e) => e.id), entries.map((e) => e.beatId), entries.map((e) => e.eventId), entries.map((e) => e.clauseId),
-        entries.map((e) => e.occurredAt), entries.map((e) => e.backfilled), addedAt, entries.map((e) => e.carriedFromEventId),
+        entries.map((e) => e.id),
+        entries.map((e) => e.beatId),
+        entries.map((e) => e.eventId),
+        entries.map((e) => e.clauseId),
+        entries.map((e) => e.occurredAt),
+        entries.map((e) => e.backfilled),
+        addedAt,
+        entries.map((e) => e.carriedFromEventId),
       ],
     );
   },
@@ -143,7 +149,11 @@ export const beatEntriesStore = {
 
   async windowCount(db: Queryable, beatId: string, axis: EntryAxis, from: Date, until: Date) {
     const col = column(axis);
-    const row = await queryOne<{ n: number }>(db, `SELECT count(*)::int AS n FROM beat_entries be WHERE be.beat_id = $1 AND ${col} >= $2 AND ${col} < $3`, [beatId, from, until]);
+    const row = await queryOne<{ n: number }>(db, `SELECT count(*)::int AS n FROM beat_entries be WHERE be.beat_id = $1 AND ${col} >= $2 AND ${col} < $3`, [
+      beatId,
+      from,
+      until,
+    ]);
     return row?.n ?? 0;
   },
 

@@ -41,7 +41,10 @@ interface ClauseIndex {
 async function buildIndex(db: Database): Promise<ClauseIndex> {
   const beats = await beatsStore.enabledClauses(db);
   const clauses = beats.flatMap((beat) => beat.clauses.map((clause, position) => ({ clause, position, beatId: beat.id, accountId: beat.account_id })));
-  const compiled = await compileAll(db, clauses.map(({ clause }) => normalizeFilter(clause)));
+  const compiled = await compileAll(
+    db,
+    clauses.map(({ clause }) => normalizeFilter(clause)),
+  );
   const index: ClauseIndex = { filters: new FilterIndex(), clauses: new Map() };
   clauses.forEach(({ clause, position, beatId, accountId }, i) => {
     index.filters.set(clause.id, compiled[i]!);
@@ -64,7 +67,12 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
       const locked = await beatsStore.lockForRecording(tx, [...new Set(candidates.map((c) => c.beatId))], eventIds);
       // Read under the locks, and never before the last entry or pause of these beats (a
       // clock behind another process's), so no entry lands inside a gap and added_at follows seq.
-      const now = new Date(Math.max(clock.nowMs(), ...locked.beats.flatMap(({ state }) => [state.last_entry_at?.getTime() ?? 0, Date.parse(state.gaps.at(-1)?.from ?? '')].filter(Number.isFinite))));
+      const now = new Date(
+        Math.max(
+          clock.nowMs(),
+          ...locked.beats.flatMap(({ state }) => [state.last_entry_at?.getTime() ?? 0, Date.parse(state.gaps.at(-1)?.from ?? '')].filter(Number.isFinite)),
+        ),
+      );
       const beats = new Map(locked.beats.map(({ state }) => [state.id, asOf(state, now)]));
       const changed = new Set(locked.beats.filter(({ state }) => beats.get(state.id)!.counters_month !== state.counters_month).map(({ state }) => state.id));
       const have = new Set(locked.beats.flatMap(({ state, recorded }) => recorded.map((eventId) => `${state.id}:${eventId}`)));
@@ -96,7 +104,10 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
       }
       await entries.insert(tx, written, now);
       await recordEntryCharges(tx, accountId, charges, now);
-      await beatsStore.updateCounters(tx, [...changed].map((id) => beats.get(id)!));
+      await beatsStore.updateCounters(
+        tx,
+        [...changed].map((id) => beats.get(id)!),
+      );
       return { beats, recordedEvents: new Set(written.map((entry) => entry.eventId)) };
     });
   }
@@ -150,7 +161,15 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
     // A beat that has an entry for an event merged into this one carries it, free, even when
     // this change runs before the merge's own job (A into B, then B into D: D's change may
     // come first).
-    const carriable = new Map((await entries.carriable(db, fresh.map(([beatId]) => beatId), eventId)).map((entry) => [entry.beat_id, entry]));
+    const carriable = new Map(
+      (
+        await entries.carriable(
+          db,
+          fresh.map(([beatId]) => beatId),
+          eventId,
+        )
+      ).map((entry) => [entry.beat_id, entry]),
+    );
     const candidates = fresh.map(([beatId, { clauseId }]) => {
       const carried = carriable.get(beatId);
       return carried

@@ -7,7 +7,6 @@ import { isRealDate } from '../corpus/role-values.js';
 import type { BeatStatus } from './beats.schemas.js';
 import type { BeatState } from './beats.store.js';
 
-
 function nextMonthStart(month: Date): Date {
   return new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));
 }

@@ -26,7 +26,10 @@ const CLAUSE_DESCRIPTION =
 
 /** A clause as sent: `id` only on replace, to keep that clause. */
 export const ClauseInput = StrictObject(
-  { id: Type.Optional(Type.String({ pattern: Uuid.pattern, description: 'On replace: a current clause id, to keep that clause. Refused on create.' })), ...optional(clauseFields) },
+  {
+    id: Type.Optional(Type.String({ pattern: Uuid.pattern, description: 'On replace: a current clause id, to keep that clause. Refused on create.' })),
+    ...optional(clauseFields),
+  },
   { description: CLAUSE_DESCRIPTION },
 );
 export type ClauseInput = Static<typeof ClauseInput>;
@@ -43,7 +46,7 @@ const SpendCap = Type.Integer({ minimum: 0, maximum: MAX_SPEND_CAP, description:
 export const CreateBeatBody = StrictObject({
   name: Name,
   description: Type.Optional(Description),
-  spend_cap_credits: Type.Optional({ ...SpendCap, description: 'Monthly cap in credits. Omitted: the plan\'s default cap.' }),
+  spend_cap_credits: Type.Optional({ ...SpendCap, description: "Monthly cap in credits. Omitted: the plan's default cap." }),
   clauses: Clauses,
 });
 export type CreateBeatBody = Static<typeof CreateBeatBody>;
@@ -61,7 +64,10 @@ export type ReplaceBeatBody = Static<typeof ReplaceBeatBody>;
 export const SpendCapBody = StrictObject({ spend_cap_credits: SpendCap });
 export type SpendCapBody = Static<typeof SpendCapBody>;
 
-const Gap = Type.Object({ from: Timestamp, until: Nullable(Timestamp) }, { description: 'A spend-cap pause; `until` is null while still paused. No entries exist inside a gap.' });
+const Gap = Type.Object(
+  { from: Timestamp, until: Nullable(Timestamp) },
+  { description: 'A spend-cap pause; `until` is null while still paused. No entries exist inside a gap.' },
+);
 
 export const Beat = Type.Object(
   {
@@ -75,8 +81,8 @@ export const Beat = Type.Object(
     spent_this_month: Type.Integer({ description: 'Credits spent on entries this UTC month. Display only.' }),
     entries_this_month: Type.Integer(),
     last_entry_at: Nullable(Timestamp),
-    retention_days: Type.Integer({ description: 'How far back entries can be read (the plan\'s).' }),
-    backfill_days: Type.Integer({ description: 'How far back a new beat looks for existing matches (the plan\'s).' }),
+    retention_days: Type.Integer({ description: "How far back entries can be read (the plan's)." }),
+    backfill_days: Type.Integer({ description: "How far back a new beat looks for existing matches (the plan's)." }),
     clauses: Type.Array(Clause),
     gaps: Type.Array(Gap),
     created_at: Timestamp,
@@ -104,7 +110,9 @@ export const EntriesBody = StrictObject(
     since: Type.Optional(
       Type.String({ maxLength: 8192, description: 'Poll mode: the `poll_since` of an earlier response, or "" to start at the oldest retained entry.' }),
     ),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Page size, 1 to 50, default 20 (with a cursor: the cursor\'s). Larger is refused.' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 50, description: "Page size, 1 to 50, default 20 (with a cursor: the cursor's). Larger is refused." }),
+    ),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'A `next_cursor`. Only `limit` may go with it.' })),
   },
   {
@@ -135,7 +143,7 @@ export const BeatEntry = Type.Object(
         }),
         Type.Null(),
       ],
-      { description: 'The summary of the entry\'s own event (a superseded one\'s too). Null when the event was deleted; clients skip such entries.' },
+      { description: "The summary of the entry's own event (a superseded one's too). Null when the event was deleted; clients skip such entries." },
     ),
   },
   { $id: 'BeatEntry' },

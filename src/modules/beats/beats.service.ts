@@ -34,7 +34,9 @@ export const notEntitled = () => new ProblemError('not-entitled', 'This account 
 
 /** 403 not-entitled unless the account has beats (locking the account row with `lock`); answers its plan. */
 async function entitled(q: Queryable, accountId: string, lock = false): Promise<PlanRow> {
-  const { beats, plan } = lock ? await lockAccount(q, accountId).then(({ entitlements, plan }) => ({ ...entitlements, plan })) : await accountAndPlan(q, accountId).then(({ account, plan }) => ({ ...account, plan }));
+  const { beats, plan } = lock
+    ? await lockAccount(q, accountId).then(({ entitlements, plan }) => ({ ...entitlements, plan }))
+    : await accountAndPlan(q, accountId).then(({ account, plan }) => ({ ...account, plan }));
   if (!beats) throw notEntitled();
   return plan;
 }
@@ -86,21 +88,26 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
   async function checkClauses(clauses: readonly ClauseInput[], options: { create: boolean }): Promise<void> {
     const errors: FieldError[] = [];
     const typeIds = [...new Set(clauses.flatMap((c) => (c.event_type_id ? [c.event_type_id] : [])))];
-    const roleRows = typeIds.length === 0 ? [] : await db.query<{ event_type_id: string; code_name: string | null }>(
-      `SELECT t.id AS event_type_id, r.code_name FROM event_types t LEFT JOIN event_type_roles r ON r.event_type_id = t.id WHERE t.id = ANY($1::uuid[])`,
-      [typeIds],
-    );
+    const roleRows =
+      typeIds.length === 0
+        ? []
+        : await db.query<{ event_type_id: string; code_name: string | null }>(
+            `SELECT t.id AS event_type_id, r.code_name FROM event_types t LEFT JOIN event_type_roles r ON r.event_type_id = t.id WHERE t.id = ANY($1::uuid[])`,
+            [typeIds],
+          );
     const roles = new Map<string, Set<string>>();
     for (const row of roleRows) (roles.get(row.event_type_id) ?? roles.set(row.event_type_id, new Set()).get(row.event_type_id)!).add(row.code_name ?? '');
     clauses.forEach((clause, i) => {
       const at = `/clauses/${i}`;
-      if (options.create && clause.id !== undefined) errors.push({ pointer: `${at}/id`, detail: 'cannot be sent on create; clause ids are assigned by the service' });
+      if (options.create && clause.id !== undefined)
+        errors.push({ pointer: `${at}/id`, detail: 'cannot be sent on create; clause ids are assigned by the service' });
       const named = (clause.involved_entity_ids?.length ?? 0) + (clause.involved_entity_list_ids?.length ?? 0);
       if (!clause.event_type_id && named === 0) errors.push({ pointer: at, detail: 'names no event type, so it must name at least one entity or entity list' });
       if (clause.event_type_id && !roles.has(clause.event_type_id)) errors.push({ pointer: `${at}/event_type_id`, detail: 'names no event type' });
       const typeRoles = clause.event_type_id ? roles.get(clause.event_type_id) : undefined;
       clause.role_filters?.forEach((rf, j) => {
-        if (typeRoles && !typeRoles.has(rf.role_code_name)) errors.push({ pointer: `${at}/role_filters/${j}/role_code_name`, detail: 'is not a role of the event type' });
+        if (typeRoles && !typeRoles.has(rf.role_code_name))
+          errors.push({ pointer: `${at}/role_filters/${j}/role_code_name`, detail: 'is not a role of the event type' });
       });
       errors.push(...roleFilterValueErrors(clause.role_filters, at));
       const represented = (clause.represented_entity_ids?.length ?? 0) + (clause.represented_entity_list_ids?.length ?? 0);
@@ -118,14 +125,19 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
     const lists = listReferences(clauses);
     const usable = await usableEntityLists(tx, lists, accountId);
     const refused = lists.filter((id) => !usable.has(id));
-    if (refused.length > 0) throw new ProblemError('entity-list-inaccessible', `This account cannot use the entity list${refused.length > 1 ? 's' : ''} ${refused.join(', ')}.`);
+    if (refused.length > 0)
+      throw new ProblemError('entity-list-inaccessible', `This account cannot use the entity list${refused.length > 1 ? 's' : ''} ${refused.join(', ')}.`);
   }
 
   async function checkQuota(tx: Queryable, accountId: string, plan: PlanRow, clauses: number, replacing: string | null): Promise<void> {
     const usage = await store.usage(tx, accountId, replacing);
-    if (replacing === null && usage.beats + 1 > plan.beats_max) throw new ProblemError('quota-exceeded', `The plan allows ${plan.beats_max} beats per account.`);
+    if (replacing === null && usage.beats + 1 > plan.beats_max)
+      throw new ProblemError('quota-exceeded', `The plan allows ${plan.beats_max} beats per account.`);
     if (usage.clauses + clauses > plan.clauses_max) {
-      throw new ProblemError('quota-exceeded', `The plan allows ${plan.clauses_max} clauses across the account's beats; this would make ${usage.clauses + clauses}.`);
+      throw new ProblemError(
+        'quota-exceeded',
+        `The plan allows ${plan.clauses_max} clauses across the account's beats; this would make ${usage.clauses + clauses}.`,
+      );
     }
   }
 
@@ -197,7 +209,7 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
         const errors: FieldError[] = [];
         body.clauses.forEach((clause, i) => {
           if (clause.id === undefined) return;
-          if (!current.has(clause.id)) errors.push({ pointer: `/clauses/${i}/id`, detail: 'is not one of the beat\'s current clause ids' });
+          if (!current.has(clause.id)) errors.push({ pointer: `/clauses/${i}/id`, detail: "is not one of the beat's current clause ids" });
           else if (echoed.has(clause.id)) errors.push({ pointer: `/clauses/${i}/id`, detail: 'is given to more than one clause' });
           echoed.add(clause.id);
         });

@@ -39,13 +39,23 @@ const COLUMNS =
 
 export const beatsStore = {
   insert(tx: Queryable, row: BeatRow) {
-    return tx.query(
-      `INSERT INTO beats (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-      [
-        row.id, row.account_id, row.name, row.description, JSON.stringify(row.clauses), row.enabled, row.paused, row.spend_cap_credits,
-        row.counters_month, row.spent_this_month, row.entries_this_month, row.last_entry_at, JSON.stringify(row.gaps), row.created_at, row.updated_at,
-      ],
-    );
+    return tx.query(`INSERT INTO beats (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
+      row.id,
+      row.account_id,
+      row.name,
+      row.description,
+      JSON.stringify(row.clauses),
+      row.enabled,
+      row.paused,
+      row.spend_cap_credits,
+      row.counters_month,
+      row.spent_this_month,
+      row.entries_this_month,
+      row.last_entry_at,
+      JSON.stringify(row.gaps),
+      row.created_at,
+      row.updated_at,
+    ]);
   },
 
   /** Writes every mutable column. */
@@ -55,8 +65,19 @@ export const beatsStore = {
               spent_this_month = $9, entries_this_month = $10, last_entry_at = $11, gaps = $12, updated_at = $13
         WHERE id = $1`,
       [
-        row.id, row.name, row.description, JSON.stringify(row.clauses), row.enabled, row.paused, row.spend_cap_credits, row.counters_month,
-        row.spent_this_month, row.entries_this_month, row.last_entry_at, JSON.stringify(row.gaps), row.updated_at,
+        row.id,
+        row.name,
+        row.description,
+        JSON.stringify(row.clauses),
+        row.enabled,
+        row.paused,
+        row.spend_cap_credits,
+        row.counters_month,
+        row.spent_this_month,
+        row.entries_this_month,
+        row.last_entry_at,
+        JSON.stringify(row.gaps),
+        row.updated_at,
       ],
     );
   },
@@ -71,8 +92,13 @@ export const beatsStore = {
               AS u(id, paused, month, spent, entries, last, gaps)
         WHERE b.id = u.id`,
       [
-        rows.map((r) => r.id), rows.map((r) => r.paused), rows.map((r) => r.counters_month), rows.map((r) => r.spent_this_month),
-        rows.map((r) => r.entries_this_month), rows.map((r) => r.last_entry_at), rows.map((r) => JSON.stringify(r.gaps)),
+        rows.map((r) => r.id),
+        rows.map((r) => r.paused),
+        rows.map((r) => r.counters_month),
+        rows.map((r) => r.spent_this_month),
+        rows.map((r) => r.entries_this_month),
+        rows.map((r) => r.last_entry_at),
+        rows.map((r) => JSON.stringify(r.gaps)),
       ],
     );
   },
@@ -95,7 +121,11 @@ export const beatsStore = {
       [accountId, id],
     );
     if (!row) throw new Error(`account ${accountId} does not exist`);
-    const beat = row.beat && { ...row.beat, counters_month: new Date(row.beat.counters_month), last_entry_at: row.beat.last_entry_at && new Date(row.beat.last_entry_at) };
+    const beat = row.beat && {
+      ...row.beat,
+      counters_month: new Date(row.beat.counters_month),
+      last_entry_at: row.beat.last_entry_at && new Date(row.beat.last_entry_at),
+    };
     return { entitled: row.entitled, retentionDays: row.retention_days, beat };
   },
 

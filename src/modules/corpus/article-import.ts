@@ -42,7 +42,10 @@ export async function importArticles(
     const current = batch;
     batch = [];
     await db.transaction(async (tx) => {
-      await lockClustering(tx, current.map(({ body }) => body.event_type_id));
+      await lockClustering(
+        tx,
+        current.map(({ body }) => body.event_type_id),
+      );
       for (const { line, body } of current) {
         await tx.query('SAVEPOINT article');
         try {
@@ -52,7 +55,10 @@ export async function importArticles(
         } catch (error) {
           await tx.query('ROLLBACK TO SAVEPOINT article');
           if (!(error instanceof ProblemError)) throw error;
-          refuse(line, `${error.extras.code ?? error.slug}: ${error.detail}${error.extras.errors ? ` (${error.extras.errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')})` : ''}`);
+          refuse(
+            line,
+            `${error.extras.code ?? error.slug}: ${error.detail}${error.extras.errors ? ` (${error.extras.errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')})` : ''}`,
+          );
         }
       }
     });

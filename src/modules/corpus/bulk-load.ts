@@ -43,9 +43,38 @@ export interface BulkContext {
 
 /** Inserts whole events in one go; the caller's transaction makes a batch all-or-nothing. */
 export async function bulkInsertEvents(tx: Queryable, events: readonly BulkEvent[], context: BulkContext): Promise<void> {
-  const ev = { id: [] as string[], type: [] as string[], happened: [] as (string | null)[], happenedOn: [] as (string | null)[], first: [] as Date[], last: [] as Date[], sentence: [] as (string | null)[], involved: [] as string[] };
-  const rep = { id: [] as string[], event: [] as string[], type: [] as string[], outlet: [] as string[], published: [] as (Date | null)[], received: [] as Date[], date: [] as Date[], happened: [] as (string | null)[], headline: [] as (string | null)[], url: [] as (string | null)[] };
-  const val = { report: [] as string[], position: [] as number[], role: [] as string[], entity: [] as (string | null)[], date: [] as (string | null)[], amount: [] as (number | null)[], unit: [] as (string | null)[], text: [] as (string | null)[] };
+  const ev = {
+    id: [] as string[],
+    type: [] as string[],
+    happened: [] as (string | null)[],
+    happenedOn: [] as (string | null)[],
+    first: [] as Date[],
+    last: [] as Date[],
+    sentence: [] as (string | null)[],
+    involved: [] as string[],
+  };
+  const rep = {
+    id: [] as string[],
+    event: [] as string[],
+    type: [] as string[],
+    outlet: [] as string[],
+    published: [] as (Date | null)[],
+    received: [] as Date[],
+    date: [] as Date[],
+    happened: [] as (string | null)[],
+    headline: [] as (string | null)[],
+    url: [] as (string | null)[],
+  };
+  const val = {
+    report: [] as string[],
+    position: [] as number[],
+    role: [] as string[],
+    entity: [] as (string | null)[],
+    date: [] as (string | null)[],
+    amount: [] as (number | null)[],
+    unit: [] as (string | null)[],
+    text: [] as (string | null)[],
+  };
   const men = { report: [] as string[], entity: [] as string[] };
   const ent = { event: [] as string[], entity: [] as string[], participant: [] as boolean[], first: [] as Date[] };
 

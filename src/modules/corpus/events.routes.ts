@@ -24,14 +24,34 @@ export function eventsOpsRoutes(app: TypedApp, events: EventsService): void {
     async (request, reply) => reply.code(201).send(await events.ingestArticle(request.body)),
   );
 
-  app.get('/events/:id', { config: ops, schema: { operationId: 'opsGetEvent', summary: 'Read an event', tags, params: IdParams, response: { 200: OpsEvent } } }, async (request) => events.getEvent(request.params.id));
-
-  app.post('/events/:id/merge', { config: ops, schema: { operationId: 'opsMergeEvent', summary: 'Merge an event into another', tags, params: IdParams, body: MergeEventBody, response: { 200: OpsEvent } } }, async (request) =>
-    events.mergeEvent(request.params.id, request.body.into_event_id),
+  app.get(
+    '/events/:id',
+    { config: ops, schema: { operationId: 'opsGetEvent', summary: 'Read an event', tags, params: IdParams, response: { 200: OpsEvent } } },
+    async (request) => events.getEvent(request.params.id),
   );
 
-  app.delete('/events/:id', { config: ops, schema: { operationId: 'opsDeleteEvent', summary: 'Delete an event', tags, params: IdParams } }, async (request, reply) => {
-    await events.deleteEvent(request.params.id);
-    return reply.code(204).send();
-  });
+  app.post(
+    '/events/:id/merge',
+    {
+      config: ops,
+      schema: {
+        operationId: 'opsMergeEvent',
+        summary: 'Merge an event into another',
+        tags,
+        params: IdParams,
+        body: MergeEventBody,
+        response: { 200: OpsEvent },
+      },
+    },
+    async (request) => events.mergeEvent(request.params.id, request.body.into_event_id),
+  );
+
+  app.delete(
+    '/events/:id',
+    { config: ops, schema: { operationId: 'opsDeleteEvent', summary: 'Delete an event', tags, params: IdParams } },
+    async (request, reply) => {
+      await events.deleteEvent(request.params.id);
+      return reply.code(204).send();
+    },
+  );
 }

@@ -40,9 +40,6 @@ const searchEventFields = {
 /** The search-event shape: every field always present, nullable ones as explicit null. */
 export const SearchEvent = Type.Object(searchEventFields, { $id: 'SearchEvent' });
 
-export const OpsEvent = Type.Object(
-  { ...searchEventFields, merged_into_event_id: Nullable(Uuid), deleted: Type.Boolean() },
-  { $id: 'OpsEvent' },
-);
+export const OpsEvent = Type.Object({ ...searchEventFields, merged_into_event_id: Nullable(Uuid), deleted: Type.Boolean() }, { $id: 'OpsEvent' });
 
 export const MergeEventBody = StrictObject({ into_event_id: Uuid });

@@ -83,10 +83,7 @@ async function lockReportClustering(tx: Queryable, eventTypeId: string, particip
   await tx.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [`cluster:${eventTypeId}`]);
   if (participantIds.length === 0) return;
   const keys = [...new Set(participantIds)].sort().map((id) => `${eventTypeId}:${id}`);
-  await tx.query(
-    'SELECT pg_advisory_xact_lock($2::int, hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n',
-    [keys, PARTICIPANT_LOCKS],
-  );
+  await tx.query('SELECT pg_advisory_xact_lock($2::int, hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n', [keys, PARTICIPANT_LOCKS]);
 }
 
 /** Recomputes an event's stored state from all its reports. */
@@ -142,7 +139,6 @@ function sourceSeqs(reports: readonly { received_seq: number; source_id: string 
 }
 
 export function eventsService({ db, clock, newId, changes }: EventsDeps) {
-
   /** The article's own checks (outlet, entities, timestamps), then the source-neutral path. */
   async function ingestArticleIn(tx: Queryable, input: IngestArticleBody) {
     const outlet = await tx.query('SELECT id FROM news_outlets WHERE id = $1', [input.outlet_id]);
@@ -190,7 +186,9 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     const { type } = report;
     const date = reportDate(report.publishedAt, report.receivedAt);
     // Live canonical ids of the entities playing roles in the report.
-    const participants = [...new Set(report.values.flatMap((v) => (v.entityId && report.survivors.has(v.entityId) ? [report.survivors.get(v.entityId)!] : [])))];
+    const participants = [
+      ...new Set(report.values.flatMap((v) => (v.entityId && report.survivors.has(v.entityId) ? [report.survivors.get(v.entityId)!] : []))),
+    ];
     // Reports that share a participant cluster one at a time, so two at once cannot both
     // open an event for it.
     await lockReportClustering(tx, type.id, participants);
@@ -278,7 +276,6 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     /** The source-neutral path, inside the caller's transaction (structured reports take it). */
     addReportIn: (tx: Queryable, report: NewReport) => addReportIn(tx, report),
 
-
     /** An event as the operator sees it: the search-event fields, counts as of now, and its fate. */
     async getEvent(id: string) {
       const [event] = await loadEventViews(db, [id], { at: clock.now() });
@@ -317,7 +314,8 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       await db.transaction(async (tx) => {
         const event = await store.getEvent(tx, id, true);
         if (!event || event.deleted_at) throw new ProblemError('not-found', `No event with id ${id}.`);
-        if (event.merged_into_event_id) throw new ProblemError('state-conflict', `Event ${id} was merged into ${event.merged_into_event_id}; delete the survivor instead.`);
+        if (event.merged_into_event_id)
+          throw new ProblemError('state-conflict', `Event ${id} was merged into ${event.merged_into_event_id}; delete the survivor instead.`);
         await store.deleteEvent(tx, id, clock.now());
         await changes.publish(tx, { kind: 'deleted', eventId: id });
       });

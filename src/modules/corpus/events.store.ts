@@ -45,10 +45,12 @@ export const eventsStore = {
   },
 
   insertEvent(db: Queryable, row: { id: string; event_type_id: string; at: Date; report_date: Date }) {
-    return db.query(
-      `INSERT INTO events (id, event_type_id, first_report_date, last_report_date, created_at, updated_at) VALUES ($1, $2, $3, $3, $4, $4)`,
-      [row.id, row.event_type_id, row.report_date, row.at],
-    );
+    return db.query(`INSERT INTO events (id, event_type_id, first_report_date, last_report_date, created_at, updated_at) VALUES ($1, $2, $3, $3, $4, $4)`, [
+      row.id,
+      row.event_type_id,
+      row.report_date,
+      row.at,
+    ]);
   },
 
   insertReport(
@@ -74,12 +76,30 @@ export const eventsStore = {
       `INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
                             report_date, happened_at, headline, url, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-      [row.id, row.event_id, row.source_kind, row.outlet_id, row.account_id, row.grant_id, row.event_type_id, row.published_at, row.received_at,
-        row.report_date, row.happened_at, row.headline, row.url, row.created_at],
+      [
+        row.id,
+        row.event_id,
+        row.source_kind,
+        row.outlet_id,
+        row.account_id,
+        row.grant_id,
+        row.event_type_id,
+        row.published_at,
+        row.received_at,
+        row.report_date,
+        row.happened_at,
+        row.headline,
+        row.url,
+        row.created_at,
+      ],
     );
   },
 
-  insertRoleValues(db: Queryable, reportId: string, values: readonly { roleId: string; entityId: string | null; date: string | null; amount: { value: number; unit: string } | null; text: string | null }[]) {
+  insertRoleValues(
+    db: Queryable,
+    reportId: string,
+    values: readonly { roleId: string; entityId: string | null; date: string | null; amount: { value: number; unit: string } | null; text: string | null }[],
+  ) {
     if (values.length === 0) return Promise.resolve([]);
     return db.query(
       `INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)
@@ -100,10 +120,7 @@ export const eventsStore = {
 
   insertMentions(db: Queryable, reportId: string, entityIds: readonly string[]) {
     if (entityIds.length === 0) return Promise.resolve([]);
-    return db.query(
-      `INSERT INTO report_mentions (report_id, entity_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`,
-      [reportId, entityIds],
-    );
+    return db.query(`INSERT INTO report_mentions (report_id, entity_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`, [reportId, entityIds]);
   },
 
   /**
@@ -112,7 +129,11 @@ export const eventsStore = {
    * one statement.
    */
   async reportsWithValues(db: Queryable, eventId: string): Promise<EventReportRow[]> {
-    const rows = await db.query<Omit<EventReportRow, 'values'> & { values: [string, string | null, string | null, boolean | null, string | null, number | null, string | null, string | null][] }>(
+    const rows = await db.query<
+      Omit<EventReportRow, 'values'> & {
+        values: [string, string | null, string | null, boolean | null, string | null, number | null, string | null, string | null][];
+      }
+    >(
       `SELECT r.id, r.report_date, r.happened_at, r.received_seq, COALESCE(r.outlet_id, r.account_id, r.id) AS source_id,
               COALESCE((SELECT json_agg(json_build_array(rr.role_id, c.id, c.name, c.deleted_at IS NOT NULL, to_char(rr.date_value, 'YYYY-MM-DD'),
                                                          rr.amount_value, rr.amount_unit, rr.text_value) ORDER BY rr.position)
@@ -148,7 +169,17 @@ export const eventsStore = {
   async writeSummary(
     db: Queryable,
     eventId: string,
-    summary: { first: Date; last: Date; sourceSeqs: number[]; happenedAt: string | null; happenedOn: string | null; sentence: string | null; involved: string[]; participants: Set<string>; at: Date },
+    summary: {
+      first: Date;
+      last: Date;
+      sourceSeqs: number[];
+      happenedAt: string | null;
+      happenedOn: string | null;
+      sentence: string | null;
+      involved: string[];
+      participants: Set<string>;
+      at: Date;
+    },
   ) {
     // The entity rows are kept, changed, added and removed in place: disjoint rows, so the
     // sub-statements of one statement never touch the same one.
@@ -163,7 +194,18 @@ export const eventsStore = {
        SELECT $1, id, id = ANY($10::uuid[]), $2 FROM unnest($7::uuid[]) AS t(id)
        ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = EXCLUDED.participant, first_report_date = EXCLUDED.first_report_date
         WHERE (event_entities.participant, event_entities.first_report_date) IS DISTINCT FROM (EXCLUDED.participant, EXCLUDED.first_report_date)`,
-      [eventId, summary.first, summary.last, summary.happenedAt, summary.happenedOn, summary.sentence, summary.involved, summary.at, summary.sourceSeqs, [...summary.participants]],
+      [
+        eventId,
+        summary.first,
+        summary.last,
+        summary.happenedAt,
+        summary.happenedOn,
+        summary.sentence,
+        summary.involved,
+        summary.at,
+        summary.sourceSeqs,
+        [...summary.participants],
+      ],
     );
   },
 

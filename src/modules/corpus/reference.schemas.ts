@@ -52,10 +52,7 @@ export const CreateEntityListBody = StrictObject({
 });
 
 const ExpectedType = Nullable(StringEnum(ROLE_VALUE_TYPES));
-export const RoleDefinition = Type.Object(
-  { id: Uuid, code_name: Type.String(), name: Type.String(), expected_type: ExpectedType },
-  { $id: 'RoleDefinition' },
-);
+export const RoleDefinition = Type.Object({ id: Uuid, code_name: Type.String(), name: Type.String(), expected_type: ExpectedType }, { $id: 'RoleDefinition' });
 const RoleInput = StrictObject({
   id: Type.Optional(Uuid),
   code_name: CodeName,
@@ -97,7 +94,14 @@ export type UpdateEventTypeBody = Static<typeof UpdateEventTypeBody>;
 
 /** The public event type (GET /v1/event-types). */
 export const EventType = Type.Object(
-  { object: Type.Literal('event_type'), id: Uuid, code_name: Type.String(), name: Type.String(), description: Type.String(), roles: Type.Array(RoleDefinition) },
+  {
+    object: Type.Literal('event_type'),
+    id: Uuid,
+    code_name: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    roles: Type.Array(RoleDefinition),
+  },
   { $id: 'EventType' },
 );
 export const EventTypeList = ListEnvelope(EventType);

@@ -50,7 +50,12 @@ const invalid = fieldProblem;
 const notFound = (what: string, id: string) => new ProblemError('not-found', `No ${what} with id ${id}.`);
 
 const entityView = (row: { id: string; name: string; type: string | null }): EntityView => ({ object: 'entity', id: row.id, name: row.name, type: row.type });
-const roleView = (row: RoleRow): RoleView => ({ id: row.id, code_name: row.code_name, name: row.name, expected_type: row.expected_type as RoleValueType | null });
+const roleView = (row: RoleRow): RoleView => ({
+  id: row.id,
+  code_name: row.code_name,
+  name: row.name,
+  expected_type: row.expected_type as RoleValueType | null,
+});
 
 function eventTypeView(row: EventTypeRow, roles: RoleRow[]): OpsEventTypeView {
   return {
@@ -173,7 +178,12 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
           accepting_reports: input.accepting_reports ?? true,
           at: clock.now(),
         });
-        await store.replaceRoles(tx, id, input.roles.map((role, position) => ({ ...role, id: newId(), event_type_id: id, position, expected_type: role.expected_type ?? null })), clock.now());
+        await store.replaceRoles(
+          tx,
+          id,
+          input.roles.map((role, position) => ({ ...role, id: newId(), event_type_id: id, position, expected_type: role.expected_type ?? null })),
+          clock.now(),
+        );
         return loadEventType(tx, id);
       });
     },
@@ -217,9 +227,19 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
     /** Event types accepting reports, public view. */
     async listEventTypes(): Promise<EventTypeView[]> {
       const types = await store.acceptingEventTypes(db);
-      const roles = await store.rolesOf(db, types.map((t) => t.id));
+      const roles = await store.rolesOf(
+        db,
+        types.map((t) => t.id),
+      );
       return types.map((type) => {
-        const { sentence_template: _t, accepting_reports: _a, ...view } = eventTypeView(type, roles.filter((r) => r.event_type_id === type.id));
+        const {
+          sentence_template: _t,
+          accepting_reports: _a,
+          ...view
+        } = eventTypeView(
+          type,
+          roles.filter((r) => r.event_type_id === type.id),
+        );
         return view;
       });
     },

@@ -44,11 +44,12 @@ export const referenceStore = {
   },
 
   insertEntity(db: Queryable, row: { id: string; name: string; type: string | null; created_at: Date }) {
-    return queryOne<EntityRow>(
-      db,
-      `INSERT INTO entities (id, name, type, canonical_id, created_at) VALUES ($1, $2, $3, $1, $4) RETURNING ${ENTITY_COLUMNS}`,
-      [row.id, row.name, row.type, row.created_at],
-    );
+    return queryOne<EntityRow>(db, `INSERT INTO entities (id, name, type, canonical_id, created_at) VALUES ($1, $2, $3, $1, $4) RETURNING ${ENTITY_COLUMNS}`, [
+      row.id,
+      row.name,
+      row.type,
+      row.created_at,
+    ]);
   },
 
   bulkInsertOutlets(db: Queryable, rows: readonly { id: string; name: string; domain: string | null }[], at: Date) {
@@ -183,10 +184,14 @@ export const referenceStore = {
   },
 
   updateEventType(db: Queryable, row: EventTypeRow & { at: Date }) {
-    return db.query(
-      `UPDATE event_types SET name = $2, description = $3, sentence_template = $4, accepting_reports = $5, updated_at = $6 WHERE id = $1`,
-      [row.id, row.name, row.description, row.sentence_template, row.accepting_reports, row.at],
-    );
+    return db.query(`UPDATE event_types SET name = $2, description = $3, sentence_template = $4, accepting_reports = $5, updated_at = $6 WHERE id = $1`, [
+      row.id,
+      row.name,
+      row.description,
+      row.sentence_template,
+      row.accepting_reports,
+      row.at,
+    ]);
   },
 
   /** Current roles of event types, in their order. */

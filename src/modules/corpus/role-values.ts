@@ -54,7 +54,8 @@ export function isRealDate(value: string): boolean {
 }
 
 const ISO_DURATION = /^P(?!$)(\d+(\.\d+)?Y)?(\d+(\.\d+)?M)?(\d+(\.\d+)?W)?(\d+(\.\d+)?D)?(T(?=\d)(\d+(\.\d+)?H)?(\d+(\.\d+)?M)?(\d+(\.\d+)?S)?)?$/;
-const ENGLISH_PART = /^(\d+(\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)$/i;
+const ENGLISH_PART =
+  /^(\d+(\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)$/i;
 
 /** ISO 8601 durations ("P3D", "PT2H30M") and plain English ("3 days", "2 hours 30 minutes"). */
 export function isReadableDuration(text: string): boolean {
@@ -76,7 +77,15 @@ export async function resolveRoleValues(
   if (entries.length === 0) throw refuse('NO_ROLES', 'roles is empty; send at least one role.');
   if (entries.length > MAX_ROLES) throw refuse('TOO_MANY_ROLES', `At most ${MAX_ROLES} roles per report.`);
   // A role is named by its code name or, as pins name it, by its role definition id.
-  const byName = new Map(roles.flatMap((role) => [[role.code_name, role], [role.id, role]] as const));
+  const byName = new Map(
+    roles.flatMap(
+      (role) =>
+        [
+          [role.code_name, role],
+          [role.id, role],
+        ] as const,
+    ),
+  );
   const seenNames = new Set<string>();
   const seenIds = new Set<string>();
   const resolved: ResolvedRoleValue[] = [];
@@ -133,7 +142,12 @@ export async function resolveRoleValues(
 }
 
 /** How a role value reads in a sentence. */
-export function displayValue(value: { entityName?: string | null; date: string | null; amount: { value: number; unit: string } | null; text: string | null }): string | null {
+export function displayValue(value: {
+  entityName?: string | null;
+  date: string | null;
+  amount: { value: number; unit: string } | null;
+  text: string | null;
+}): string | null {
   if (value.entityName !== undefined) return value.entityName;
   if (value.date) return value.date;
   if (value.amount) return `${value.amount.value}${value.amount.unit ? ` ${value.amount.unit}` : ''}`;

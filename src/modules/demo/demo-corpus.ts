@@ -75,7 +75,11 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
     await referenceStore.bulkInsertOutlets(tx, outlets, now);
     for (const [type, entities] of Object.entries(pools)) {
       for (let i = 0; i < entities.length; i += 5_000) {
-        await referenceStore.bulkInsertEntities(tx, entities.slice(i, i + 5_000).map((e) => ({ ...e, type })), now);
+        await referenceStore.bulkInsertEntities(
+          tx,
+          entities.slice(i, i + 5_000).map((e) => ({ ...e, type })),
+          now,
+        );
       }
     }
   });
@@ -85,7 +89,10 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
   const types: { id: string; spec: (typeof DEMO_EVENT_TYPES)[number]; roles: RoleRow[]; template: string }[] = [];
   for (const spec of DEMO_EVENT_TYPES) {
     const existing = await referenceStore.eventTypeByCode(db, spec.code_name);
-    const id = existing?.id ?? (await deps.reference.createEventType({ ...spec, roles: spec.roles.map(({ code_name, name, expected_type }) => ({ code_name, name, expected_type })) })).id;
+    const id =
+      existing?.id ??
+      (await deps.reference.createEventType({ ...spec, roles: spec.roles.map(({ code_name, name, expected_type }) => ({ code_name, name, expected_type })) }))
+        .id;
     const roles = await referenceStore.rolesOf(db, [id]);
     types.push({ id, spec, roles, template: existing?.sentence_template ?? spec.sentence_template });
   }
@@ -99,7 +106,7 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
     if (spec.range) {
       const [min, max] = spec.range;
       const amount = max <= 100 ? faker.number.float({ min, max, fractionDigits: 1 }) : faker.number.int({ min, max });
-      return { amount, unit: spec.expected_type === 'CURRENCY' ? pick(CURRENCIES) : spec.unit ?? '' };
+      return { amount, unit: spec.expected_type === 'CURRENCY' ? pick(CURRENCIES) : (spec.unit ?? '') };
     }
     return spec.pool || spec.expected_type === 'DATE' ? null : { text: pick(spec.texts ?? ['unknown']) };
   };
@@ -128,13 +135,24 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
     for (let i = done; i < Math.min(options.events, done + batchSize); i++) {
       const type = pick(types);
       const first = new Date(now.getTime() - faker.number.int({ min: 2 * 60_000, max: 365 * DAY_MS }));
-      const happened = faker.number.int({ min: 0, max: 99 }) < 85 ? new Date(first.getTime() - faker.number.int({ min: 0, max: 2 }) * DAY_MS).toISOString().slice(0, 10) : null;
-      const chosen = new Map(type.roles.flatMap((role) => {
-        const spec = type.spec.roles.find((r) => r.code_name === role.code_name);
-        return spec?.pool ? [[role.id, pick(pools[spec.pool]).id] as const] : [];
-      }));
+      const happened =
+        faker.number.int({ min: 0, max: 99 }) < 85
+          ? new Date(first.getTime() - faker.number.int({ min: 0, max: 2 }) * DAY_MS).toISOString().slice(0, 10)
+          : null;
+      const chosen = new Map(
+        type.roles.flatMap((role) => {
+          const spec = type.spec.roles.find((r) => r.code_name === role.code_name);
+          return spec?.pool ? [[role.id, pick(pools[spec.pool]).id] as const] : [];
+        }),
+      );
       const truths = new Map(type.roles.map((role) => [role.id, truthFor(type.spec.roles.find((r) => r.code_name === role.code_name)!)]));
-      const reportTotal = faker.helpers.weightedArrayElement([{ value: 1, weight: 3 }, { value: 2, weight: 4 }, { value: 3, weight: 4 }, { value: 4, weight: 2 }, { value: 6, weight: 1 }]);
+      const reportTotal = faker.helpers.weightedArrayElement([
+        { value: 1, weight: 3 },
+        { value: 2, weight: 4 },
+        { value: 3, weight: 4 },
+        { value: 4, weight: 2 },
+        { value: 6, weight: 1 },
+      ]);
       const outletOrder = faker.helpers.shuffle(outlets).slice(0, reportTotal);
       const reports: BulkReport[] = outletOrder.map((outlet, index) => {
         // Nothing is published or received after now: follow-ups of recent events stop there.
@@ -142,7 +160,8 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
         // Follow-ups come 10 minutes to 3 days after the first report, and for a recent event
         // spread over the time there has been since (rather than all stopping at now).
         const window = Math.max(0, latest - first.getTime());
-        const published = index === 0 ? first : new Date(first.getTime() + faker.number.int({ min: Math.min(10 * 60_000, window), max: Math.min(3 * DAY_MS, window) }));
+        const published =
+          index === 0 ? first : new Date(first.getTime() + faker.number.int({ min: Math.min(10 * 60_000, window), max: Math.min(3 * DAY_MS, window) }));
         const received = new Date(Math.min(now.getTime(), published.getTime() + faker.number.int({ min: 60_000, max: 30 * 60_000 })));
         const roleSpecs = type.roles.map((role) => ({ role, spec: type.spec.roles.find((r) => r.code_name === role.code_name)! }));
         // The first report carries every role; later ones a part, always with an entity.
@@ -157,7 +176,10 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
           headline: faker.lorem.sentence({ min: 5, max: 10 }),
           url: `https://${outlet.domain}/${published.toISOString().slice(0, 10).replace(/-/g, '/')}/${faker.string.alphanumeric(10).toLowerCase()}`,
           values: carried.map(({ role, spec }) => valueFor(spec, role, first, chosen, truths.get(role.id) ?? null)),
-          mentions: faker.number.int({ min: 0, max: 2 }) === 0 ? [] : [pick(pools.ORGANIZATION).id, pick(pools.PERSON).id].slice(0, faker.number.int({ min: 1, max: 2 })),
+          mentions:
+            faker.number.int({ min: 0, max: 2 }) === 0
+              ? []
+              : [pick(pools.ORGANIZATION).id, pick(pools.PERSON).id].slice(0, faker.number.int({ min: 1, max: 2 })),
         };
       });
       reportCount += reports.length;

@@ -28,10 +28,9 @@ export async function seedDemoAccount(runtime: Runtime): Promise<DemoAccountSeed
   }
   // Of several processes starting together on one empty database, only the one that records
   // the seeding seeds.
-  const claimed = await runtime.db.query(
-    `INSERT INTO settings (name, value) VALUES ($1, 'corpus-pending') ON CONFLICT (name) DO NOTHING RETURNING name`,
-    [SEEDED],
-  );
+  const claimed = await runtime.db.query(`INSERT INTO settings (name, value) VALUES ($1, 'corpus-pending') ON CONFLICT (name) DO NOTHING RETURNING name`, [
+    SEEDED,
+  ]);
   if (claimed.length === 0) return null;
   const account = await runtime.accounts.createAccount({
     display_name: 'Demo Newsroom',

@@ -36,10 +36,10 @@ export async function usableEntityLists(db: Queryable, listIds: readonly string[
  */
 export async function preloadedEntityResolver(db: Queryable, ids: readonly string[], listIds: readonly string[]): Promise<EntityResolver> {
   const live = databaseEntityResolver(db);
-  const members = listIds.length === 0 ? [] : await db.query<{ list_id: string; entity_id: string }>(
-    'SELECT list_id, entity_id FROM entity_list_members WHERE list_id = ANY($1::uuid[])',
-    [listIds],
-  );
+  const members =
+    listIds.length === 0
+      ? []
+      : await db.query<{ list_id: string; entity_id: string }>('SELECT list_id, entity_id FROM entity_list_members WHERE list_id = ANY($1::uuid[])', [listIds]);
   const canonical = await live.canonical([...new Set([...ids, ...members.map((m) => m.entity_id)])]);
   return {
     async canonical(wanted) {

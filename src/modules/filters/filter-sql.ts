@@ -42,17 +42,20 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
   const cutOff = params.add(scope.countedUpTo, '::bigint');
   // REPRESENTED_ONLY counts the reports filed under a grant that pins a wanted entity, found
   // from the entities' side (entity → grants → reports): such reports are few.
-  const represented = filter.sourceKind === 'REPRESENTED_ONLY'
-    ? `(SELECT r.event_id, r.received_seq, r.account_id
+  const represented =
+    filter.sourceKind === 'REPRESENTED_ONLY'
+      ? `(SELECT r.event_id, r.received_seq, r.account_id
           FROM entities ent
           JOIN reporting_grant_entities ge ON ge.entity_id = ent.id
           JOIN reports r ON r.grant_id = ge.grant_id
          WHERE ent.canonical_id = ANY(${params.add([...filter.represented!], '::uuid[]')}) AND r.received_seq <= ${cutOff})`
-    : null;
+      : null;
 
   if (filter.entities !== null) {
     const participant = filter.scope === 'PARTICIPANT' ? ' AND ee.participant' : '';
-    conditions.push(`e.id IN (SELECT ee.event_id FROM event_entities ee WHERE ee.entity_id = ANY(${params.add([...filter.entities], '::uuid[]')})${window('ee')}${participant})`);
+    conditions.push(
+      `e.id IN (SELECT ee.event_id FROM event_entities ee WHERE ee.entity_id = ANY(${params.add([...filter.entities], '::uuid[]')})${window('ee')}${participant})`,
+    );
   }
   if (filter.outlets !== null) {
     conditions.push(
@@ -65,9 +68,13 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
     conditions.push(`e.source_seqs[${params.add(filter.minReports, '::int')}] <= ${cutOff}`);
   } else if (represented !== null) {
     // One source per filing account, as event_sources counts structured reports.
-    conditions.push(`e.id IN (SELECT rep.event_id FROM ${represented} rep GROUP BY rep.event_id HAVING count(DISTINCT rep.account_id) >= ${params.add(filter.minReports, '::int')})`);
+    conditions.push(
+      `e.id IN (SELECT rep.event_id FROM ${represented} rep GROUP BY rep.event_id HAVING count(DISTINCT rep.account_id) >= ${params.add(filter.minReports, '::int')})`,
+    );
   } else {
-    conditions.push(`(SELECT count(*) FROM event_sources s WHERE s.event_id = e.id AND s.first_seq <= ${cutOff}${kind('s')}) >= ${params.add(filter.minReports, '::int')}`);
+    conditions.push(
+      `(SELECT count(*) FROM event_sources s WHERE s.event_id = e.id AND s.first_seq <= ${cutOff}${kind('s')}) >= ${params.add(filter.minReports, '::int')}`,
+    );
   }
   // A role value counts when its report does (v.seq is the report's receive sequence value).
   // The filters naming one role hold for one value row: their tests share the row `v`.

@@ -11,6 +11,9 @@ export async function bumpFilterVersion(tx: Queryable, name: FilterVersionName):
 
 /** These versions in one string: equal strings mean nothing a compiled filter reads has changed. */
 export async function readFilterVersions(db: Queryable, names: readonly FilterVersionName[]): Promise<string> {
-  const rows = await db.query<{ name: string; version: string }>('SELECT name, version::text AS version FROM filter_versions WHERE name = ANY($1::text[]) ORDER BY name', [names]);
+  const rows = await db.query<{ name: string; version: string }>(
+    'SELECT name, version::text AS version FROM filter_versions WHERE name = ANY($1::text[]) ORDER BY name',
+    [names],
+  );
   return rows.map((row) => `${row.name}:${row.version}`).join(',');
 }

@@ -5,7 +5,7 @@ import { Nullable, StrictObject, StringEnum, Text, Uuid } from '../../platform/h
 
 const RoleCodeName = Text({ minLength: 1, maxLength: 200, description: 'A role code name of the event type.' });
 const IsoTimestamp = Type.String({ format: 'date-time', description: 'An ISO 8601 timestamp with offset.' });
-const Amount = Type.Number({ description: 'Compared with the role value; `unit`, when given, must equal the value\'s unit (case-insensitive).' });
+const Amount = Type.Number({ description: "Compared with the role value; `unit`, when given, must equal the value's unit (case-insensitive)." });
 const Unit = Type.Optional(Text({ maxLength: 50 }));
 
 // A discriminated union: Ajv checks only the branch `kind` names, so errors point at what
@@ -16,12 +16,15 @@ const roleFilterBranches = [
   StrictObject({ kind: Type.Literal('amount_lte'), role_code_name: RoleCodeName, max_value: Amount, unit: Unit }, { $id: 'RoleFilterAmountLte' }),
   StrictObject({ kind: Type.Literal('date_after'), role_code_name: RoleCodeName, after_iso: IsoTimestamp }, { $id: 'RoleFilterDateAfter' }),
   StrictObject({ kind: Type.Literal('date_before'), role_code_name: RoleCodeName, before_iso: IsoTimestamp }, { $id: 'RoleFilterDateBefore' }),
-  StrictObject({
-    kind: Type.Literal('entity_in'),
-    role_code_name: RoleCodeName,
-    canonical_ids: Type.Optional(Type.Array(Uuid, { maxItems: 500 })),
-    entity_list_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50 })),
-  }, { $id: 'RoleFilterEntityIn' }),
+  StrictObject(
+    {
+      kind: Type.Literal('entity_in'),
+      role_code_name: RoleCodeName,
+      canonical_ids: Type.Optional(Type.Array(Uuid, { maxItems: 500 })),
+      entity_list_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50 })),
+    },
+    { $id: 'RoleFilterEntityIn' },
+  ),
 ];
 type RoleFilterBranch = Static<(typeof roleFilterBranches)[number]>;
 export const RoleFilter = Type.Unsafe<RoleFilterBranch>({
@@ -29,7 +32,8 @@ export const RoleFilter = Type.Unsafe<RoleFilterBranch>({
   required: ['kind'],
   discriminator: { propertyName: 'kind' },
   oneOf: roleFilterBranches,
-  description: 'Tagged by `kind`. The filters naming one role hold together for one value of that role: some report of the event carries a value for the role that satisfies all of them.',
+  description:
+    'Tagged by `kind`. The filters naming one role hold together for one value of that role: some report of the event carries a value for the role that satisfies all of them.',
 });
 export type RoleFilterBody = RoleFilterBranch;
 
@@ -39,11 +43,15 @@ const Ids = (description: string) => Type.Array(Uuid, { maxItems: 500, descripti
 /** The fields of a saved filter (sensor filter, beat clause), with the `min_reports` ceiling of each. */
 export const savedFilterFields = (maxMinReports: number) => ({
   event_type_id: Nullable(Uuid),
-  involved_entity_ids: Ids('Wanted entities (with the lists\' members, one set; any of them).'),
+  involved_entity_ids: Ids("Wanted entities (with the lists' members, one set; any of them)."),
   involved_entity_list_ids: Ids('Entity lists the account owns, or public ones.'),
   required_source_news_outlet_ids: Ids('At least one counted report from one of these outlets.'),
   report_source_kind: StringEnum(REPORT_SOURCE_KINDS, { description: 'Which reports count. Default ANY.' }),
   represented_entity_ids: Ids('With REPRESENTED_ONLY: reports filed under a grant pinning one of these.'),
   represented_entity_list_ids: Ids('With REPRESENTED_ONLY, as lists.'),
-  min_reports: Type.Integer({ minimum: 1, maximum: maxMinReports, description: `Minimum distinct outlets among counted reports, 1 to ${maxMinReports}. Default 1.` }),
+  min_reports: Type.Integer({
+    minimum: 1,
+    maximum: maxMinReports,
+    description: `Minimum distinct outlets among counted reports, 1 to ${maxMinReports}. Default 1.`,
+  }),
 });

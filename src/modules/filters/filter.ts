@@ -139,7 +139,10 @@ export async function compileFilter(filter: EventFilter, resolver: EntityResolve
     scope: filter.scope,
     outlets: filter.required_source_news_outlet_ids.length > 0 ? new Set(filter.required_source_news_outlet_ids) : null,
     sourceKind: filter.report_source_kind,
-    represented: filter.report_source_kind === 'REPRESENTED_ONLY' ? ((await resolve(filter.represented_entity_ids, filter.represented_entity_list_ids)) ?? new Set()) : null,
+    represented:
+      filter.report_source_kind === 'REPRESENTED_ONLY'
+        ? ((await resolve(filter.represented_entity_ids, filter.represented_entity_list_ids)) ?? new Set())
+        : null,
     minReports: filter.min_reports,
     roleFilters,
   };

@@ -41,7 +41,9 @@ function counts(filter: CompiledFilter, report: ReportFacts): boolean {
 function testHolds(rf: RoleValueTest, value: RoleValueFacts): boolean {
   switch (rf.kind) {
     case 'amount':
-      return value.amount !== null && (rf.unit === null || foldUnit(value.amount.unit) === rf.unit) && value.amount.value >= rf.min && value.amount.value <= rf.max;
+      return (
+        value.amount !== null && (rf.unit === null || foldUnit(value.amount.unit) === rf.unit) && value.amount.value >= rf.min && value.amount.value <= rf.max
+      );
     case 'date':
       return value.dateMs !== null && value.dateMs > rf.afterMs && value.dateMs < rf.beforeMs;
     case 'entity_in':

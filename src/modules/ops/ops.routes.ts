@@ -9,7 +9,10 @@ import { ProblemError } from '../../platform/problems.js';
 const ops = { access: 'ops' as const };
 const tags = ['Operator: time and background work'];
 
-const ClockView = Type.Object({ object: Type.Literal('clock'), now: Timestamp, mode: Type.Union([Type.Literal('system'), Type.Literal('manual')]) }, { $id: 'Clock' });
+const ClockView = Type.Object(
+  { object: Type.Literal('clock'), now: Timestamp, mode: Type.Union([Type.Literal('system'), Type.Literal('manual')]) },
+  { $id: 'Clock' },
+);
 const SetClockBody = StrictObject({
   now: Type.Optional(Timestamp),
   advance_seconds: Type.Optional(Type.Number({ minimum: -10 * 365 * 86_400, maximum: 10 * 365 * 86_400 })),
@@ -21,26 +24,38 @@ export function opsRoutes(app: TypedApp, deps: { clock: Clock; jobs: JobQueue; d
 
   app.get('/clock', { config: ops, schema: { operationId: 'opsGetClock', summary: 'Read the clock', tags, response: { 200: ClockView } } }, async () => view());
 
-  app.post('/clock', { config: ops, schema: { operationId: 'opsSetClock', summary: 'Set or advance the test clock', tags, body: SetClockBody, response: { 200: ClockView } } }, async (request) => {
-    if (!isManualClock(clock)) throw new ProblemError('not-found', 'The clock is settable only with EVMON_TEST_CLOCK=1.');
-    const { now, advance_seconds: advance } = request.body ?? {};
-    if (now !== undefined) {
-      const instant = new Date(now);
-      // The date-time format admits forms (leap seconds, hour-only offsets) that Date cannot read.
-      if (Number.isNaN(instant.getTime())) {
-        throw new ProblemError('validation-failed', 'The clock needs a timestamp like 2026-11-22T06:23:42.123Z.', {
-          errors: [{ pointer: '/now', detail: 'is not a readable timestamp' }],
-        });
+  app.post(
+    '/clock',
+    { config: ops, schema: { operationId: 'opsSetClock', summary: 'Set or advance the test clock', tags, body: SetClockBody, response: { 200: ClockView } } },
+    async (request) => {
+      if (!isManualClock(clock)) throw new ProblemError('not-found', 'The clock is settable only with EVMON_TEST_CLOCK=1.');
+      const { now, advance_seconds: advance } = request.body ?? {};
+      if (now !== undefined) {
+        const instant = new Date(now);
+        // The date-time format admits forms (leap seconds, hour-only offsets) that Date cannot read.
+        if (Number.isNaN(instant.getTime())) {
+          throw new ProblemError('validation-failed', 'The clock needs a timestamp like 2026-11-22T06:23:42.123Z.', {
+            errors: [{ pointer: '/now', detail: 'is not a readable timestamp' }],
+          });
+        }
+        clock.set(instant);
       }
-      clock.set(instant);
-    }
-    if (advance !== undefined) clock.advance(advance);
-    return view();
-  });
+      if (advance !== undefined) clock.advance(advance);
+      return view();
+    },
+  );
 
   app.post(
     '/drain',
-    { config: ops, schema: { operationId: 'opsDrain', summary: 'Run background work until none is due', tags, response: { 200: Type.Object({ object: Type.Literal('drain'), jobs: Type.Record(Type.String(), Type.Integer()) }) } } },
+    {
+      config: ops,
+      schema: {
+        operationId: 'opsDrain',
+        summary: 'Run background work until none is due',
+        tags,
+        response: { 200: Type.Object({ object: Type.Literal('drain'), jobs: Type.Record(Type.String(), Type.Integer()) }) },
+      },
+    },
     async () => {
       await deps.drain();
       return { object: 'drain' as const, jobs: await jobs.counts() };

@@ -26,7 +26,9 @@ export interface UsableGrant {
 const invalid = fieldProblem;
 const notFound = (id: string) => new ProblemError('not-found', `No reporting grant with id ${id}.`);
 export const grantNotUsable = () =>
-  new ProblemError('not-entitled', 'This grant cannot be used: it does not exist, is not yours, was revoked, has expired, or is for another event type.', { code: 'GRANT_NOT_USABLE' });
+  new ProblemError('not-entitled', 'This grant cannot be used: it does not exist, is not yours, was revoked, has expired, or is for another event type.', {
+    code: 'GRANT_NOT_USABLE',
+  });
 
 /** A pinned role removed from the type, or no longer taking entities, makes the grant stale. */
 const pinIsStale = (pin: PinRow) => pin.role_code_name === null || pin.expected_type !== 'NAMED_ENTITY';
@@ -37,7 +39,13 @@ function statusOf(row: GrantRow, now: Date): 'ACTIVE' | 'EXPIRED' | 'REVOKED' {
 }
 
 async function grantViews(db: Queryable, rows: readonly GrantRow[], now: Date): Promise<(ReportingGrant & { _row: GrantRow })[]> {
-  const pins = rows.length === 0 ? [] : await store.pinsOf(db, rows.map((r) => r.id));
+  const pins =
+    rows.length === 0
+      ? []
+      : await store.pinsOf(
+          db,
+          rows.map((r) => r.id),
+        );
   const entities = new Map((await store.allowedEntities(db, [...new Set(pins.flatMap((p) => p.allowed_entity_ids))])).map((e) => [e.id, e]));
   return rows.map((row) => {
     const own = pins.filter((p) => p.grant_id === row.id);
@@ -103,7 +111,9 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
         if (!type) throw invalid('/event_type_id', 'names no event type');
         const roles = new Map((await referenceStore.rolesOf(tx, [type.id])).map((role) => [role.code_name, role]));
         // Every pinned entity in one look-up.
-        const found = new Map((await referenceStore.resolveEntities(tx, [...new Set(input.pins.flatMap((pin) => pin.allowed_entity_ids))])).map((e) => [e.id, e]));
+        const found = new Map(
+          (await referenceStore.resolveEntities(tx, [...new Set(input.pins.flatMap((pin) => pin.allowed_entity_ids))])).map((e) => [e.id, e]),
+        );
         const pinned = new Set<string>();
         const pins = [];
         for (const [i, pin] of input.pins.entries()) {
@@ -119,7 +129,11 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
         }
         const id = newId();
         const at = clock.now();
-        await store.insert(tx, { id, account_id: input.account_id, label: input.label, event_type_id: type.id, expires_at: expiresAt, revoked_at: null, created_at: at }, pins);
+        await store.insert(
+          tx,
+          { id, account_id: input.account_id, label: input.label, event_type_id: type.id, expires_at: expiresAt, revoked_at: null, created_at: at },
+          pins,
+        );
         return opsGrant(tx, id);
       });
     },
@@ -154,7 +168,12 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
       const entities = await store.allowedEntities(q, [...new Set(pins.flatMap((p) => p.allowed_entity_ids))]);
       const byId = new Map(entities.map((e) => [e.id, e]));
       const allowed = (ids: string[]) =>
-        new Map(ids.flatMap((id) => { const e = byId.get(id); return e?.canonical_id ? [[e.canonical_id, e.name!] as const] : []; }));
+        new Map(
+          ids.flatMap((id) => {
+            const e = byId.get(id);
+            return e?.canonical_id ? [[e.canonical_id, e.name!] as const] : [];
+          }),
+        );
       return { row, stale: pins.some(pinIsStale), pins: pins.map((pin) => ({ roleId: pin.role_id, allowed: allowed(pin.allowed_entity_ids) })) };
     },
   };

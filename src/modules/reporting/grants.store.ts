@@ -33,20 +33,25 @@ const GRANT_COLUMNS = 'id, account_id, label, event_type_id, expires_at, revoked
 
 export const grantsStore = {
   async insert(tx: Queryable, grant: GrantRow, pins: readonly { roleId: string; entityIds: string[] }[]): Promise<void> {
-    await tx.query(
-      `INSERT INTO reporting_grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [grant.id, grant.account_id, grant.label, grant.event_type_id, grant.expires_at, grant.revoked_at, grant.created_at],
-    );
+    await tx.query(`INSERT INTO reporting_grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+      grant.id,
+      grant.account_id,
+      grant.label,
+      grant.event_type_id,
+      grant.expires_at,
+      grant.revoked_at,
+      grant.created_at,
+    ]);
     if (pins.length === 0) return;
     await tx.query(
       `INSERT INTO reporting_grant_pins (grant_id, position, role_id, allowed_entity_ids)
        SELECT $1, n, role_id, string_to_array(ids, ',')::uuid[] FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS t(role_id, ids, n)`,
       [grant.id, pins.map((p) => p.roleId), pins.map((p) => p.entityIds.join(','))],
     );
-    await tx.query(
-      'INSERT INTO reporting_grant_entities (grant_id, entity_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING',
-      [grant.id, [...new Set(pins.flatMap((p) => p.entityIds))]],
-    );
+    await tx.query('INSERT INTO reporting_grant_entities (grant_id, entity_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING', [
+      grant.id,
+      [...new Set(pins.flatMap((p) => p.entityIds))],
+    ]);
   },
 
   get(db: Queryable, id: string, forUpdate = false) {

@@ -61,15 +61,19 @@ export async function checkReportContent(
   if (description !== null && description.length > MAX_DESCRIPTION) {
     throw refuse('DESCRIPTION_TOO_LONG', `description is ${description.length} characters after trimming; at most ${MAX_DESCRIPTION}.`);
   }
-  if (input.happened_at.trim().length > MAX_TIMESTAMP) throw refuse('PARSED_DATE_TIME_TOO_LONG', `happened_at is longer than ${MAX_TIMESTAMP} characters, the longest ISO 8601 timestamp read.`);
+  if (input.happened_at.trim().length > MAX_TIMESTAMP)
+    throw refuse('PARSED_DATE_TIME_TOO_LONG', `happened_at is longer than ${MAX_TIMESTAMP} characters, the longest ISO 8601 timestamp read.`);
   const happenedAt = readTimestamp(input.happened_at);
-  if (happenedAt === null) throw refuse('HAPPENED_AT_INVALID', `happened_at "${input.happened_at}" is not an ISO 8601 timestamp with a UTC offset, like 2026-11-20T08:30:00Z.`);
+  if (happenedAt === null)
+    throw refuse('HAPPENED_AT_INVALID', `happened_at "${input.happened_at}" is not an ISO 8601 timestamp with a UTC offset, like 2026-11-20T08:30:00Z.`);
   if (happenedAt.getTime() > context.now.getTime()) throw refuse('HAPPENED_AT_IN_FUTURE', `happened_at ${happenedAt.toISOString()} is in the future.`);
 
   const named = [...new Set(input.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : [])))];
   // Resolved without locks: nothing is written here; processing resolves them again, locked.
   const entities = new Map(
-    (named.length > 0 ? await referenceStore.resolveEntities(q, named) : []).filter((e) => !e.deleted).map((e) => [e.id, { survivor: e.canonical_id, name: e.name }]),
+    (named.length > 0 ? await referenceStore.resolveEntities(q, named) : [])
+      .filter((e) => !e.deleted)
+      .map((e) => [e.id, { survivor: e.canonical_id, name: e.name }]),
   );
   const values = await resolveRoleValues(input.roles, context.roles, async () => new Set(entities.keys()));
   if (grant) applyPins(grant, values, entities, context.roles);
@@ -77,7 +81,10 @@ export async function checkReportContent(
   const filled = new Set(values.map((v) => v.role.code_name));
   const missing = (templateRoles(type.sentence_template) ?? []).filter((name) => !filled.has(name));
   if (missing.length > 0) {
-    throw refuse('SENTENCE_NOT_RENDERABLE', `The event type's sentence needs the role${missing.length > 1 ? 's' : ''} ${missing.map((n) => `"${n}"`).join(', ')}.`);
+    throw refuse(
+      'SENTENCE_NOT_RENDERABLE',
+      `The event type's sentence needs the role${missing.length > 1 ? 's' : ''} ${missing.map((n) => `"${n}"`).join(', ')}.`,
+    );
   }
   if (!grant && !context.displayName?.trim()) {
     throw refuse('REPORTER_NAME_MISSING', 'The account has no display name to publish the report under; file under a grant, or have the display name set.');
@@ -97,7 +104,10 @@ function applyPins(grant: UsableGrant, values: ResolvedRoleValue[], entities: Ch
       continue;
     }
     if (pin.allowed.size !== 1) {
-      throw refuse('PIN_VIOLATION', `The grant allows ${pin.allowed.size === 0 ? 'no entity any longer' : 'several entities'} in the role "${role.code_name}"; send the role with one of them.`);
+      throw refuse(
+        'PIN_VIOLATION',
+        `The grant allows ${pin.allowed.size === 0 ? 'no entity any longer' : 'several entities'} in the role "${role.code_name}"; send the role with one of them.`,
+      );
     }
     const [entityId, name] = [...pin.allowed][0]!; // a live survivor already
     entities.set(entityId, { survivor: entityId, name });

@@ -16,7 +16,16 @@ export function reportingRoutes(app: TypedApp, deps: { reports: ReportsService; 
 
   app.get(
     '/reporting-grants',
-    { config: read, schema: { operationId: 'listReportingGrants', tags, summary: "The account's reporting grants", description: 'Not paginated; newest first. Empty for an account without the entity reporting entitlement.', response: { 200: ReportingGrantList } } },
+    {
+      config: read,
+      schema: {
+        operationId: 'listReportingGrants',
+        tags,
+        summary: "The account's reporting grants",
+        description: 'Not paginated; newest first. Empty for an account without the entity reporting entitlement.',
+        response: { 200: ReportingGrantList },
+      },
+    },
     async (request) => grants.list(principalOf(request).accountId),
   );
 
@@ -47,13 +56,31 @@ export function reportingRoutes(app: TypedApp, deps: { reports: ReportsService; 
 
   app.get(
     '/reports',
-    { config: read, schema: { operationId: 'listReports', tags, summary: "The account's structured reports, newest first", querystring: ReportListQuery, response: { 200: ReportList } } },
+    {
+      config: read,
+      schema: {
+        operationId: 'listReports',
+        tags,
+        summary: "The account's structured reports, newest first",
+        querystring: ReportListQuery,
+        response: { 200: ReportList },
+      },
+    },
     async (request) => reports.list(principalOf(request).accountId, request.query.limit, request.query.starting_after),
   );
 
   app.get(
     '/reports/:id',
-    { config: read, schema: { operationId: 'getReport', tags, summary: 'One report (404 for a missing id, another account\'s report or a non-structured report)', params: IdParams, response: { 200: Report } } },
+    {
+      config: read,
+      schema: {
+        operationId: 'getReport',
+        tags,
+        summary: "One report (404 for a missing id, another account's report or a non-structured report)",
+        params: IdParams,
+        response: { 200: Report },
+      },
+    },
     async (request) => reports.get(principalOf(request).accountId, request.params.id),
   );
 }
@@ -61,10 +88,32 @@ export function reportingRoutes(app: TypedApp, deps: { reports: ReportsService; 
 export function reportingOpsRoutes(app: TypedApp, grants: GrantsService): void {
   const ops = { access: 'ops' as const };
   const opsTags = ['Operator: corpus'];
-  app.post('/reporting-grants', { config: ops, schema: { operationId: 'opsCreateReportingGrant', summary: 'Create a reporting grant', tags: opsTags, body: CreateGrantBody, response: { 201: OpsReportingGrant } } }, async (request, reply) =>
-    reply.code(201).send(await grants.create(request.body)),
+  app.post(
+    '/reporting-grants',
+    {
+      config: ops,
+      schema: {
+        operationId: 'opsCreateReportingGrant',
+        summary: 'Create a reporting grant',
+        tags: opsTags,
+        body: CreateGrantBody,
+        response: { 201: OpsReportingGrant },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await grants.create(request.body)),
   );
-  app.post('/reporting-grants/:id/revoke', { config: ops, schema: { operationId: 'opsRevokeReportingGrant', summary: 'Revoke a reporting grant', tags: opsTags, params: IdParams, response: { 200: OpsReportingGrant } } }, async (request) =>
-    grants.revoke(request.params.id),
+  app.post(
+    '/reporting-grants/:id/revoke',
+    {
+      config: ops,
+      schema: {
+        operationId: 'opsRevokeReportingGrant',
+        summary: 'Revoke a reporting grant',
+        tags: opsTags,
+        params: IdParams,
+        response: { 200: OpsReportingGrant },
+      },
+    },
+    async (request) => grants.revoke(request.params.id),
   );
 }

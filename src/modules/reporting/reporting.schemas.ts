@@ -17,7 +17,9 @@ const grantFields = {
   object: Type.Literal('reporting_grant'),
   label: Type.String({ description: 'The name reports filed under the grant are published as.' }),
   status: StringEnum(['ACTIVE', 'EXPIRED', 'REVOKED'] as const, { description: 'ACTIVE until it expires or is revoked.' }),
-  is_stale: Type.Boolean({ description: 'True when the grant no longer matches its event type (a pinned role was removed, or no longer takes entities). A stale grant cannot be used.' }),
+  is_stale: Type.Boolean({
+    description: 'True when the grant no longer matches its event type (a pinned role was removed, or no longer takes entities). A stale grant cannot be used.',
+  }),
   expires_at: Timestamp,
   event_type_id: Uuid,
   pins: Type.Array(PinView),
@@ -92,7 +94,9 @@ export const Report = Type.Object(
     description: Nullable(Type.String()),
     grant_id: Nullable(Uuid),
     published_as: Nullable(Type.Object({ name: Type.String(), kind: StringEnum(['INDIVIDUAL', 'ORGANIZATION'] as const) })),
-    incident_id: Nullable(Type.String({ format: 'uuid', description: 'The event the report contributed to (its survivor after a merge); null until processed.' })),
+    incident_id: Nullable(
+      Type.String({ format: 'uuid', description: 'The event the report contributed to (its survivor after a merge); null until processed.' }),
+    ),
     incident_report_id: Nullable(Type.String({ format: 'uuid', description: "The report's entry in the event pipeline; null until processed." })),
     created_at: Timestamp,
   },

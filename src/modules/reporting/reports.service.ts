@@ -78,7 +78,11 @@ function lowercaseIds(input: CreateReportBody): CreateReportBody {
     ...input,
     event_type_id: input.event_type_id.toLowerCase(),
     ...(input.grant_id ? { grant_id: lower(input.grant_id) } : {}),
-    roles: input.roles.map((role) => ({ ...role, ...(isUuid(role.role) ? { role: role.role.toLowerCase() } : {}), ...(role.entity_id ? { entity_id: lower(role.entity_id) } : {}) })),
+    roles: input.roles.map((role) => ({
+      ...role,
+      ...(isUuid(role.role) ? { role: role.role.toLowerCase() } : {}),
+      ...(role.entity_id ? { entity_id: lower(role.entity_id) } : {}),
+    })),
   };
 }
 
@@ -102,9 +106,11 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
       const grantId = input.grant_id ?? null;
       let grant: UsableGrant | null = null;
       if (grantId === null) {
-        if (!account.structured_reporting) throw new ProblemError('not-entitled', 'Filing a report as yourself needs the structured reporting entitlement.', { code: 'FORBIDDEN' });
+        if (!account.structured_reporting)
+          throw new ProblemError('not-entitled', 'Filing a report as yourself needs the structured reporting entitlement.', { code: 'FORBIDDEN' });
       } else {
-        if (!account.entity_reporting) throw new ProblemError('not-entitled', 'Filing under a grant needs the entity reporting entitlement.', { code: 'GRANT_FORBIDDEN' });
+        if (!account.entity_reporting)
+          throw new ProblemError('not-entitled', 'Filing under a grant needs the entity reporting entitlement.', { code: 'GRANT_FORBIDDEN' });
         grant = await grants.usable(db, filer.accountId, grantId, input.event_type_id, now);
       }
 

@@ -37,8 +37,18 @@ export const reportsStore = {
     const inserted = await tx.query(
       `INSERT INTO structured_reports (id, account_id, api_key_id, event_type_id, happened_at, roles, description, grant_id, published_as, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [row.id, row.account_id, row.api_key_id, row.event_type_id, row.happened_at, JSON.stringify(row.roles), row.description, row.grant_id,
-        row.published_as === null ? null : JSON.stringify(row.published_as), row.created_at],
+      [
+        row.id,
+        row.account_id,
+        row.api_key_id,
+        row.event_type_id,
+        row.happened_at,
+        JSON.stringify(row.roles),
+        row.description,
+        row.grant_id,
+        row.published_as === null ? null : JSON.stringify(row.published_as),
+        row.created_at,
+      ],
     );
     return inserted.length > 0;
   },

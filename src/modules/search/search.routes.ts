@@ -18,7 +18,7 @@ export function searchRoutes(app: TypedApp, search: SearchService): void {
         tags: ['Event search'],
         summary: 'Search events (billed per execution)',
         description:
-          'Without `cursor`: a new execution, charged the plan\'s `search_credit_cost` once, answering its first page. ' +
+          "Without `cursor`: a new execution, charged the plan's `search_credit_cost` once, answering its first page. " +
           'With `cursor` (and optionally `limit`): the next page of that execution, not charged. Results are ordered by ' +
           '`first_report_date`, newest first, ties by `id` descending.',
         body: SearchBody,

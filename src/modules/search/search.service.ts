@@ -70,7 +70,10 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     }
     errors.push(...roleFilterValueErrors(body.role_filters, ''));
     // Entity lists: the account's own or public ones; any other (or none) is refused.
-    const listRefs: { pointer: string; id: string }[] = (body.involved_entity_list_ids ?? []).map((id, i) => ({ pointer: `/involved_entity_list_ids/${i}`, id }));
+    const listRefs: { pointer: string; id: string }[] = (body.involved_entity_list_ids ?? []).map((id, i) => ({
+      pointer: `/involved_entity_list_ids/${i}`,
+      id,
+    }));
     body.role_filters?.forEach((rf, i) => {
       if (rf.kind === 'entity_in') rf.entity_list_ids?.forEach((id, j) => listRefs.push({ pointer: `/role_filters/${i}/entity_list_ids/${j}`, id }));
     });
@@ -88,7 +91,11 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     const params = new SqlParams();
     const rows = size > 0 ? await store.page(db, filterConditions(filter, params, scope), params, after, size + 1) : [];
     const shown = rows.slice(0, size);
-    const events = await loadEventViews(db, shown.map((row) => row.id), { seq: scope.countedUpTo });
+    const events = await loadEventViews(
+      db,
+      shown.map((row) => row.id),
+      { seq: scope.countedUpTo },
+    );
     return { rows: shown, hasMore: rows.length > size, data: events.map(searchEventOf) };
   }
 
@@ -108,7 +115,14 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
             x: execution.expires_at.getTime(),
           })
         : null;
-    return { object: 'search_result', data: page.data, has_more: hasMore, next_cursor: nextCursor, execution_id: execution.id, total_count: execution.total_count };
+    return {
+      object: 'search_result',
+      data: page.data,
+      has_more: hasMore,
+      next_cursor: nextCursor,
+      execution_id: execution.id,
+      total_count: execution.total_count,
+    };
   }
 
   async function execute(searcher: Searcher, body: SearchBody): Promise<SearchResult> {
@@ -171,7 +185,10 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
       // is unknown whether the charge happened, so the answer is 502, which keeps the
       // idempotency claim (a same-key retry gets 409, never a second charge).
       if (begun && lostConnection(error)) {
-        throw new ProblemError('upstream-error', 'The search could not be completed and it is unknown whether it was charged. Retry at most once, with the same Idempotency-Key: a 409 then means start over with a new key.');
+        throw new ProblemError(
+          'upstream-error',
+          'The search could not be completed and it is unknown whether it was charged. Retry at most once, with the same Idempotency-Key: a 409 then means start over with a new key.',
+        );
       }
       throw error;
     }
@@ -182,13 +199,26 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     const bad = () => invalid([{ pointer: '/cursor', detail: 'is not a cursor this service issued for event search' }], 'The cursor is not valid.');
     if (payload === null) throw bad();
     const { e, d, i, n, l, t, x } = payload;
-    if (typeof e !== 'string' || typeof d !== 'number' || typeof i !== 'string' || typeof n !== 'number' || typeof l !== 'number' || typeof t !== 'number' || typeof x !== 'number') throw bad();
+    if (
+      typeof e !== 'string' ||
+      typeof d !== 'number' ||
+      typeof i !== 'string' ||
+      typeof n !== 'number' ||
+      typeof l !== 'number' ||
+      typeof t !== 'number' ||
+      typeof x !== 'number'
+    )
+      throw bad();
     return { executionId: e, position: { firstReportDate: new Date(d), id: i }, returned: n, limit: l, issuedAtMs: t, expiresAtMs: x };
   }
 
   async function continueSearch(searcher: Searcher, body: SearchBody): Promise<SearchResult> {
     const sent = FILTER_MEMBERS.filter((member) => body[member] !== undefined);
-    if (sent.length > 0) throw invalid(sent.map((member) => ({ pointer: `/${member}`, detail: 'cannot be sent with a cursor' })), 'A continuation takes only `cursor` and `limit`.');
+    if (sent.length > 0)
+      throw invalid(
+        sent.map((member) => ({ pointer: `/${member}`, detail: 'cannot be sent with a cursor' })),
+        'A continuation takes only `cursor` and `limit`.',
+      );
     let state = readCursor(body.cursor!);
     const execution = await store.getExecution(db, state.executionId);
     const notFound = () => new ProblemError('not-found', 'No search execution of this account matches the cursor.');

@@ -29,7 +29,19 @@ export const searchStore = {
     return db.query(
       `INSERT INTO search_executions (id, account_id, api_key_id, filter, window_start, executed_at, report_seq, expires_at, total_count, max_results, credits)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [row.id, row.account_id, row.api_key_id, JSON.stringify(row.filter), row.window_start, row.executed_at, row.report_seq, row.expires_at, row.total_count, row.max_results, row.credits],
+      [
+        row.id,
+        row.account_id,
+        row.api_key_id,
+        JSON.stringify(row.filter),
+        row.window_start,
+        row.executed_at,
+        row.report_seq,
+        row.expires_at,
+        row.total_count,
+        row.max_results,
+        row.credits,
+      ],
     );
   },
 

@@ -30,7 +30,10 @@ export interface SensorMatchingDeps {
 
 async function buildIndex(db: Database): Promise<FilterIndex> {
   const sensors = await sensorsStore.enabledFilters(db);
-  const compiled = await compileAll(db, sensors.map(({ filter }) => normalizeFilter(filter)));
+  const compiled = await compileAll(
+    db,
+    sensors.map(({ filter }) => normalizeFilter(filter)),
+  );
   const index = new FilterIndex();
   sensors.forEach(({ id }, i) => index.set(id, compiled[i]!));
   return index;
@@ -68,7 +71,11 @@ export function sensorMatching({ db, clock, newId, onDeliveries }: SensorMatchin
     const event = await eventView(eventId);
     if (!event) return;
     const timestamp = clock.now().toISOString();
-    await store('event.matched', eventId, fresh.map((sensorId) => ({ id: newId(), sensorId, body: body('event.matched', timestamp, { sensor_id: sensorId, event }) })));
+    await store(
+      'event.matched',
+      eventId,
+      fresh.map((sensorId) => ({ id: newId(), sensorId, body: body('event.matched', timestamp, { sensor_id: sensorId, event }) })),
+    );
   }
 
   async function announceMerge(eventId: string, mergedIntoEventId: string): Promise<void> {

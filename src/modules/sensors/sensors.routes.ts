@@ -12,12 +12,19 @@ const write = { scope: 'SENSORS_WRITE' as const };
 const DeliveryParams = StrictObject({ id: Uuid, delivery_id: Uuid });
 
 export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
-  app.get('/sensors', { config: read, schema: { operationId: 'listSensors', tags, summary: 'List sensors (newest first)', querystring: ListSensorsQuery, response: { 200: SensorList } } }, async (request) =>
-    sensors.list(principalOf(request).accountId, request.query),
+  app.get(
+    '/sensors',
+    {
+      config: read,
+      schema: { operationId: 'listSensors', tags, summary: 'List sensors (newest first)', querystring: ListSensorsQuery, response: { 200: SensorList } },
+    },
+    async (request) => sensors.list(principalOf(request).accountId, request.query),
   );
 
-  app.get('/sensors/:id', { config: read, schema: { operationId: 'getSensor', tags, summary: 'Read a sensor', params: IdParams, response: { 200: Sensor } } }, async (request) =>
-    sensors.get(principalOf(request).accountId, request.params.id),
+  app.get(
+    '/sensors/:id',
+    { config: read, schema: { operationId: 'getSensor', tags, summary: 'Read a sensor', params: IdParams, response: { 200: Sensor } } },
+    async (request) => sensors.get(principalOf(request).accountId, request.params.id),
   );
 
   app.post(
@@ -38,26 +45,46 @@ export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
 
   app.patch(
     '/sensors/:id',
-    { config: write, schema: { operationId: 'updateSensor', tags, summary: 'Update a sensor (JSON Merge Patch)', params: IdParams, body: PatchSensorBody, response: { 200: Sensor } } },
+    {
+      config: write,
+      schema: {
+        operationId: 'updateSensor',
+        tags,
+        summary: 'Update a sensor (JSON Merge Patch)',
+        params: IdParams,
+        body: PatchSensorBody,
+        response: { 200: Sensor },
+      },
+    },
     async (request) => sensors.patch(principalOf(request).accountId, request.params.id, request.body),
   );
 
   app.post(
     '/sensors/:id/enable',
-    { config: write, schema: { operationId: 'enableSensor', tags, summary: 'Enable a sensor (409 when already enabled)', params: IdParams, response: { 200: Sensor } } },
+    {
+      config: write,
+      schema: { operationId: 'enableSensor', tags, summary: 'Enable a sensor (409 when already enabled)', params: IdParams, response: { 200: Sensor } },
+    },
     async (request) => sensors.setEnabled(principalOf(request).accountId, request.params.id, true),
   );
 
   app.post(
     '/sensors/:id/disable',
-    { config: write, schema: { operationId: 'disableSensor', tags, summary: 'Disable a sensor (409 when already disabled)', params: IdParams, response: { 200: Sensor } } },
+    {
+      config: write,
+      schema: { operationId: 'disableSensor', tags, summary: 'Disable a sensor (409 when already disabled)', params: IdParams, response: { 200: Sensor } },
+    },
     async (request) => sensors.setEnabled(principalOf(request).accountId, request.params.id, false),
   );
 
-  app.delete('/sensors/:id', { config: write, schema: { operationId: 'deleteSensor', tags, summary: 'Delete a sensor and its pending deliveries', params: IdParams } }, async (request, reply) => {
-    await sensors.remove(principalOf(request).accountId, request.params.id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/sensors/:id',
+    { config: write, schema: { operationId: 'deleteSensor', tags, summary: 'Delete a sensor and its pending deliveries', params: IdParams } },
+    async (request, reply) => {
+      await sensors.remove(principalOf(request).accountId, request.params.id);
+      return reply.code(204).send();
+    },
+  );
 
   app.post(
     '/sensors/:id/rotate-secret',
@@ -77,7 +104,17 @@ export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
 
   app.get(
     '/sensors/:id/deliveries',
-    { config: read, schema: { operationId: 'listSensorDeliveries', tags, summary: 'List a sensor\'s deliveries (newest first)', params: IdParams, querystring: ListSensorsQuery, response: { 200: DeliveryList } } },
+    {
+      config: read,
+      schema: {
+        operationId: 'listSensorDeliveries',
+        tags,
+        summary: "List a sensor's deliveries (newest first)",
+        params: IdParams,
+        querystring: ListSensorsQuery,
+        response: { 200: DeliveryList },
+      },
+    },
     async (request) => sensors.deliveries(principalOf(request).accountId, request.params.id, request.query),
   );
 

@@ -9,7 +9,9 @@ const filterFields = savedFilterFields(100);
 const optional = <T extends Record<string, TSchema>>(fields: T) =>
   Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, Type.Optional(schema)])) as { [K in keyof T]: TOptional<T[K]> };
 const optionalNullable = <T extends Record<string, TSchema>>(fields: T) =>
-  Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, Type.Optional(Nullable(schema))])) as { [K in keyof T]: TOptional<TUnion<[T[K], TNull]>> };
+  Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, Type.Optional(Nullable(schema))])) as {
+    [K in keyof T]: TOptional<TUnion<[T[K], TNull]>>;
+  };
 
 const FILTER_DESCRIPTION =
   'Names an event type, or at least one entity, entity list or outlet. The earlier names `incident_template_id` and ' +
@@ -79,8 +81,10 @@ export const SensorDelivery = Type.Object(
     object: Type.Literal('sensor_delivery'),
     type: StringEnum(['event.matched', 'event.merged'] as const),
     event_id: Uuid,
-    status: StringEnum(DELIVERY_STATUSES, { description: 'PENDING while any webhook awaits an attempt; then FAILED if any webhook failed for good, else SUCCEEDED.' }),
-    attempts: Type.Integer({ description: 'Attempts made, over all the sensor\'s webhooks.' }),
+    status: StringEnum(DELIVERY_STATUSES, {
+      description: 'PENDING while any webhook awaits an attempt; then FAILED if any webhook failed for good, else SUCCEEDED.',
+    }),
+    attempts: Type.Integer({ description: "Attempts made, over all the sensor's webhooks." }),
     last_status_code: Nullable(Type.Integer({ description: 'HTTP status of the latest attempt; null when it got no response.' })),
     last_error: Nullable(Type.String({ description: 'Why the latest attempt failed (not a 2xx, timeout, refused address); null after a success.' })),
     last_attempt_at: Nullable(Timestamp),

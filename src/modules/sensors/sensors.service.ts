@@ -95,7 +95,7 @@ function checkActions(actions: CreateSensorBody['actions']): CheckedAction[] {
     seen.add(href);
     return { type: 'webhook' as const, url: href, host: url ? `${url.hostname}:${url.port || '443'}` : '' };
   });
-  if (errors.length > 0) throw new ProblemError('validation-failed', 'The sensor\'s actions are not valid.', { errors });
+  if (errors.length > 0) throw new ProblemError('validation-failed', "The sensor's actions are not valid.", { errors });
   return checked;
 }
 
@@ -116,13 +116,16 @@ export function sensorsService({ db, clock, newId, onRedeliver }: SensorsDeps) {
     if (filter.event_type_id !== null) {
       const found = await q.query('SELECT 1 FROM event_types WHERE id = $1', [filter.event_type_id]);
       if (found.length === 0) {
-        throw new ProblemError('validation-failed', 'The sensor filter is not valid.', { errors: [{ pointer: '/filter/event_type_id', detail: 'names no event type' }] });
+        throw new ProblemError('validation-failed', 'The sensor filter is not valid.', {
+          errors: [{ pointer: '/filter/event_type_id', detail: 'names no event type' }],
+        });
       }
     }
     const lists = [...new Set([...filter.involved_entity_list_ids, ...filter.represented_entity_list_ids])];
     const usable = await usableEntityLists(q, lists, accountId);
     const refused = lists.filter((id) => !usable.has(id));
-    if (refused.length > 0) throw new ProblemError('entity-list-inaccessible', `This account cannot use the entity list${refused.length > 1 ? 's' : ''} ${refused.join(', ')}.`);
+    if (refused.length > 0)
+      throw new ProblemError('entity-list-inaccessible', `This account cannot use the entity list${refused.length > 1 ? 's' : ''} ${refused.join(', ')}.`);
   }
 
   /** Runs a change on the account's sensor, locked; 404 when it is not the account's. */
@@ -170,7 +173,10 @@ export function sensorsService({ db, clock, newId, onRedeliver }: SensorsDeps) {
 
     async list(accountId: string, query: ListQuery) {
       const rows = await store.list(db, accountId, query.starting_after ?? null, query.limit + 1);
-      return listPage(rows.map((row) => view(row)), query.limit);
+      return listPage(
+        rows.map((row) => view(row)),
+        query.limit,
+      );
     },
 
     /** JSON Merge Patch over name, description, filter and actions. */
@@ -239,7 +245,8 @@ export function sensorsService({ db, clock, newId, onRedeliver }: SensorsDeps) {
         if (!(await store.get(tx, accountId, id))) throw notFound(id);
         const targets = await store.lockTargets(tx, id, deliveryId);
         if (targets.length === 0) throw new ProblemError('not-found', `No delivery with id ${deliveryId} for sensor ${id}.`);
-        if (targets.some((t) => t.status === 'PENDING')) throw new ProblemError('state-conflict', `Delivery ${deliveryId} is still pending; it is attempted on its own schedule.`);
+        if (targets.some((t) => t.status === 'PENDING'))
+          throw new ProblemError('state-conflict', `Delivery ${deliveryId} is still pending; it is attempted on its own schedule.`);
         await store.retryTargets(tx, deliveryId, clock.now());
         // Read under the same locks: a sensor deleted right after cannot take the answer away.
         return (await store.deliveries(tx, id, null, 1, deliveryId))[0]!;

@@ -43,24 +43,39 @@ const COLUMNS = `id, account_id, name, description, enabled, filter, actions, si
 
 export const sensorsStore = {
   async insert(tx: Queryable, row: SensorRow): Promise<void> {
-    await tx.query(
-      `INSERT INTO sensors (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [row.id, row.account_id, row.name, row.description, row.enabled, JSON.stringify(row.filter), JSON.stringify(row.actions), row.signing_secret,
-        row.previous_signing_secret, row.previous_secret_expires_at, row.created_at, row.updated_at],
-    );
+    await tx.query(`INSERT INTO sensors (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [
+      row.id,
+      row.account_id,
+      row.name,
+      row.description,
+      row.enabled,
+      JSON.stringify(row.filter),
+      JSON.stringify(row.actions),
+      row.signing_secret,
+      row.previous_signing_secret,
+      row.previous_secret_expires_at,
+      row.created_at,
+      row.updated_at,
+    ]);
   },
 
   /** The account's sensor, or null (another account's sensor is as missing as a missing one). */
   async get(db: Queryable, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<SensorRow | null> {
-    return (await queryOne<SensorRow>(db, `SELECT ${COLUMNS} FROM sensors WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id, accountId])) ?? null;
+    return (
+      (await queryOne<SensorRow>(db, `SELECT ${COLUMNS} FROM sensors WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [
+        id,
+        accountId,
+      ])) ?? null
+    );
   },
 
   /** Newest first, after `startingAfter` (an id of the previous page). */
   list(db: Queryable, accountId: string, startingAfter: string | null, limit: number): Promise<SensorRow[]> {
-    return db.query<SensorRow>(
-      `SELECT ${COLUMNS} FROM sensors WHERE account_id = $1 AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
-      [accountId, startingAfter, limit],
-    );
+    return db.query<SensorRow>(`SELECT ${COLUMNS} FROM sensors WHERE account_id = $1 AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`, [
+      accountId,
+      startingAfter,
+      limit,
+    ]);
   },
 
   async update(tx: Queryable, row: SensorRow): Promise<void> {
@@ -68,8 +83,18 @@ export const sensorsStore = {
       `UPDATE sensors SET name = $2, description = $3, enabled = $4, filter = $5, actions = $6, signing_secret = $7,
               previous_signing_secret = $8, previous_secret_expires_at = $9, updated_at = $10
         WHERE id = $1`,
-      [row.id, row.name, row.description, row.enabled, JSON.stringify(row.filter), JSON.stringify(row.actions), row.signing_secret,
-        row.previous_signing_secret, row.previous_secret_expires_at, row.updated_at],
+      [
+        row.id,
+        row.name,
+        row.description,
+        row.enabled,
+        JSON.stringify(row.filter),
+        JSON.stringify(row.actions),
+        row.signing_secret,
+        row.previous_signing_secret,
+        row.previous_secret_expires_at,
+        row.updated_at,
+      ],
     );
   },
 

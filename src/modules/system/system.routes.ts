@@ -9,7 +9,5 @@ export interface Readiness {
 export function systemRoutes(app: TypedApp, readiness: Readiness): void {
   const probe = { access: 'probe' as const };
   app.get('/healthz', { config: probe, schema: { hide: true } }, async (_request, reply) => reply.code(200).send());
-  app.get('/readyz', { config: probe, schema: { hide: true } }, async (_request, reply) =>
-    reply.code((await readiness.ready()) ? 200 : 503).send(),
-  );
+  app.get('/readyz', { config: probe, schema: { hide: true } }, async (_request, reply) => reply.code((await readiness.ready()) ? 200 : 503).send());
 }

@@ -122,7 +122,16 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
     }
     const delay = retryDelayMs(target.attempts, retryAfter, at.getTime());
     logger.info(
-      { delivery_id: target.delivery_id, host: target.host, attempt: target.attempts, status_code: statusCode, error, cause, refused_address: refusedAddress, retry_in_ms: delay },
+      {
+        delivery_id: target.delivery_id,
+        host: target.host,
+        attempt: target.attempts,
+        status_code: statusCode,
+        error,
+        cause,
+        refused_address: refusedAddress,
+        retry_in_ms: delay,
+      },
       'webhook attempt failed',
     );
     return delay === null

@@ -24,9 +24,7 @@ export async function migrate(db: Database): Promise<string[]> {
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATIONS_LOCK]);
     await tx.query('SET LOCAL statement_timeout = 0'); // a migration may take as long as it needs
-    await tx.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-    );
+    await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const done = new Set((await tx.query<{ name: string }>('SELECT name FROM schema_migrations')).map((r) => r.name));
     for (const migration of listMigrations()) {
       if (done.has(migration.name)) continue;
@@ -40,9 +38,9 @@ export async function migrate(db: Database): Promise<string[]> {
 }
 
 export async function pendingMigrations(db: Database): Promise<string[]> {
-  const rows = await db
-    .query<{ name: string }>('SELECT name FROM schema_migrations')
-    .catch(() => [] as { name: string }[]);
+  const rows = await db.query<{ name: string }>('SELECT name FROM schema_migrations').catch(() => [] as { name: string }[]);
   const done = new Set(rows.map((r) => r.name));
-  return listMigrations().filter((m) => !done.has(m.name)).map((m) => m.name);
+  return listMigrations()
+    .filter((m) => !done.has(m.name))
+    .map((m) => m.name);
 }

@@ -11,8 +11,7 @@ import { PROBLEM_SLUGS, PROBLEMS, type ProblemSlug } from '../problems.js';
 import { operationProblems, problemResponseComponents, problemResponseRefs } from './openapi-problems.js';
 import { ProblemSchema } from './schema-kit.js';
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const inlineCode = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 function page(title: string, body: string): string {
@@ -66,7 +65,10 @@ export async function installDocs(app: FastifyInstance, options: { publicBaseUrl
         const scopes = [config.scope ?? []].flat();
         transformed.security = [{ apiKey: [] }];
         transformed['x-required-scope'] = scopes.length === 1 ? scopes[0] : scopes;
-        const needs = scopes.length === 0 ? 'Any valid API key; no scope needed.' : `${scopes.length === 1 ? 'Scope' : 'Scopes'}: ${scopes.map((s) => `\`${s}\``).join(' and ')}.`;
+        const needs =
+          scopes.length === 0
+            ? 'Any valid API key; no scope needed.'
+            : `${scopes.length === 1 ? 'Scope' : 'Scopes'}: ${scopes.map((s) => `\`${s}\``).join(' and ')}.`;
         transformed.description = [needs, transformed.description].filter(Boolean).join(' ');
       }
       if (config.access === 'ops') transformed.security = [{ opsToken: [] }];
@@ -106,11 +108,17 @@ export async function installDocs(app: FastifyInstance, options: { publicBaseUrl
 
   app.get('/docs/problems', { schema: { hide: true } }, async (_request, reply) => {
     const rows = PROBLEM_SLUGS.map(
-      (slug) => `<tr><td><a href="problems/${slug}"><code>${slug}</code></a></td><td>${PROBLEMS[slug].status}</td><td>${escapeHtml(PROBLEMS[slug].title)}</td></tr>`,
+      (slug) =>
+        `<tr><td><a href="problems/${slug}"><code>${slug}</code></a></td><td>${PROBLEMS[slug].status}</td><td>${escapeHtml(PROBLEMS[slug].title)}</td></tr>`,
     ).join('');
     return reply
       .type('text/html; charset=utf-8')
-      .send(page('Problem types', `<h1>Problem types</h1><p>Every error is an RFC 9457 problem whose <code>type</code> is <code>${escapeHtml(options.docsUrl)}/problems/&lt;slug&gt;</code>. Clients branch on <code>type</code> and <code>status</code>.</p><table><tr><th>slug</th><th>status</th><th>title</th></tr>${rows}</table>`));
+      .send(
+        page(
+          'Problem types',
+          `<h1>Problem types</h1><p>Every error is an RFC 9457 problem whose <code>type</code> is <code>${escapeHtml(options.docsUrl)}/problems/&lt;slug&gt;</code>. Clients branch on <code>type</code> and <code>status</code>.</p><table><tr><th>slug</th><th>status</th><th>title</th></tr>${rows}</table>`,
+        ),
+      );
   });
 
   app.get<{ Params: { slug: string } }>('/docs/problems/:slug', { schema: { hide: true } }, async (request, reply) => {

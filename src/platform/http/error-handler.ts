@@ -14,7 +14,23 @@ import { toFieldErrors } from './validation.js';
 
 // Connection failures, read-only or overloaded servers, timeouts, and deadlock or
 // serialization victims (nothing of theirs was written, so a retry is safe).
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '25006', '53300', '57014', '40P01', '40001']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+  '25006',
+  '53300',
+  '57014',
+  '40P01',
+  '40001',
+]);
 const RETRY_AFTER_SECONDS = '5';
 
 /** A database failure that wrote nothing: 503 write-unavailable, safe to retry. */
@@ -39,7 +55,12 @@ export function formatBytes(bytes: number): string {
 
 const tooLarge = (request: FastifyRequest | undefined): MappedProblem => {
   const limit = request?.routeOptions?.bodyLimit;
-  return { slug: 'payload-too-large', detail: limit ? `The request body is larger than the ${formatBytes(limit)} (${limit} bytes) this endpoint accepts.` : 'The request body is larger than this endpoint accepts.' };
+  return {
+    slug: 'payload-too-large',
+    detail: limit
+      ? `The request body is larger than the ${formatBytes(limit)} (${limit} bytes) this endpoint accepts.`
+      : 'The request body is larger than this endpoint accepts.',
+  };
 };
 const MEDIA_TYPE = 'Send the body as JSON with Content-Type: application/json (for PATCH also application/merge-patch+json).';
 
@@ -126,7 +147,11 @@ export function clientErrorHandler(docsUrl: string) {
   };
 }
 
-export function installErrorHandling(app: FastifyInstance, docsUrl: string, notFoundGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>): void {
+export function installErrorHandling(
+  app: FastifyInstance,
+  docsUrl: string,
+  notFoundGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (clientLeft(request, error)) {
       return sendProblem(request, reply, docsUrl, 'bad-request', 'The client closed the connection before the request was complete.');

@@ -183,7 +183,10 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
       }
       const missing = scopes.filter((scope) => !principal.scopes.has(scope));
       if (missing.length > 0) {
-        throw new ProblemError('missing-scope', `This endpoint needs the scope${scopes.length > 1 ? 's' : ''} ${scopes.join(' and ')}; the key lacks ${missing.join(' and ')}.`);
+        throw new ProblemError(
+          'missing-scope',
+          `This endpoint needs the scope${scopes.length > 1 ? 's' : ''} ${scopes.join(' and ')}; the key lacks ${missing.join(' and ')}.`,
+        );
       }
       request.principal = principal;
     };

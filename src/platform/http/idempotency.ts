@@ -131,7 +131,10 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
 
 /** "The same request": transport, method, path and the exact body bytes. */
 export function requestFingerprint(transport: string, method: string, url: string, body: Buffer | null): Buffer {
-  return createHash('sha256').update(`${transport}\n${method}\n${url}\n`).update(body ?? Buffer.alloc(0)).digest();
+  return createHash('sha256')
+    .update(`${transport}\n${method}\n${url}\n`)
+    .update(body ?? Buffer.alloc(0))
+    .digest();
 }
 
 function replay(reply: FastifyReply, response: StoredResponse): FastifyReply {

@@ -104,13 +104,15 @@ export function problemResponseComponents(docsUrl: string, problemSchemaRef: str
     if (statuses.has(status)) byStatus.set(status, [...(byStatus.get(status) ?? []), slug]);
   }
   return Object.fromEntries(
-    [...byStatus].sort(([a], [b]) => a - b).map(([status, slugs]) => [
-      responseName(status),
-      {
-        description: `A problem document (RFC 9457) of type ${slugs.map((slug) => `[\`${slug}\`](${docsUrl}/problems/${slug})`).join(', ')}; the operation's \`x-problem-types\` lists the ones it answers.`,
-        content: { 'application/problem+json': { schema: { $ref: problemSchemaRef } } },
-      },
-    ]),
+    [...byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, slugs]) => [
+        responseName(status),
+        {
+          description: `A problem document (RFC 9457) of type ${slugs.map((slug) => `[\`${slug}\`](${docsUrl}/problems/${slug})`).join(', ')}; the operation's \`x-problem-types\` lists the ones it answers.`,
+          content: { 'application/problem+json': { schema: { $ref: problemSchemaRef } } },
+        },
+      ]),
   );
 }
 

@@ -14,8 +14,7 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
  * Unicode mode, so a paired surrogate (an emoji) is one code point and passes.
  */
 export const TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*$';
-export const Text = (options: { minLength?: number; maxLength?: number; description?: string } = {}) =>
-  Type.String({ pattern: TEXT_PATTERN, ...options });
+export const Text = (options: { minLength?: number; maxLength?: number; description?: string } = {}) => Type.String({ pattern: TEXT_PATTERN, ...options });
 /** A string from a closed set: one `enum` keyword, so errors list the allowed values. */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

@@ -83,7 +83,9 @@ const DESCRIBED_KEYWORDS = new Set(['type', 'enum', 'const', 'pattern', 'format'
 /** The kinds a discriminated union takes, from its branches' `const` tags. */
 function kindsOf(schema: Schema | undefined, tag: string): string[] {
   const branches = (schema?.oneOf ?? []) as Schema[];
-  return branches.map((branch) => (branch.properties as Record<string, Schema> | undefined)?.[tag]?.const).filter((kind): kind is string => typeof kind === 'string');
+  return branches
+    .map((branch) => (branch.properties as Record<string, Schema> | undefined)?.[tag]?.const)
+    .filter((kind): kind is string => typeof kind === 'string');
 }
 
 function detailOf(error: ErrorObject): { pointer: string; detail: string } {
@@ -100,7 +102,10 @@ function detailOf(error: ErrorObject): { pointer: string; detail: string } {
       return { pointer: `${pointer}/${escapePointer(String(params.missingProperty))}`, detail: 'is required' };
     case 'discriminator': {
       const kinds = kindsOf(parent, String(params.tag));
-      const detail = params.error === 'tag' || kinds.length === 0 ? `is required and must be ${kinds.length > 0 ? `one of ${kinds.join(', ')}` : 'a string'}` : `must be one of ${kinds.join(', ')}`;
+      const detail =
+        params.error === 'tag' || kinds.length === 0
+          ? `is required and must be ${kinds.length > 0 ? `one of ${kinds.join(', ')}` : 'a string'}`
+          : `must be one of ${kinds.join(', ')}`;
       return { pointer: `${pointer}/${escapePointer(String(params.tag))}`, detail };
     }
     case 'maxItems':
@@ -126,10 +131,14 @@ function detailOf(error: ErrorObject): { pointer: string; detail: string } {
  */
 export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
   const isUnion = (e: ErrorObject) => e.keyword === 'anyOf' || (e.keyword === 'oneOf' && !(e.parentSchema as Schema | undefined)?.discriminator);
-  const inside = (union: ErrorObject, e: ErrorObject) => e !== union && e.schemaPath.startsWith(`${union.schemaPath}/`) && e.instancePath.startsWith(union.instancePath);
+  const inside = (union: ErrorObject, e: ErrorObject) =>
+    e !== union && e.schemaPath.startsWith(`${union.schemaPath}/`) && e.instancePath.startsWith(union.instancePath);
   // A union is told as a whole when every branch failed at the value itself (its type, form or range).
   const whole = errors.filter(
-    (u) => isUnion(u) && describeSchema(u.parentSchema as Schema) !== null && errors.every((e) => !inside(u, e) || (e.instancePath === u.instancePath && DESCRIBED_KEYWORDS.has(e.keyword))),
+    (u) =>
+      isUnion(u) &&
+      describeSchema(u.parentSchema as Schema) !== null &&
+      errors.every((e) => !inside(u, e) || (e.instancePath === u.instancePath && DESCRIBED_KEYWORDS.has(e.keyword))),
   );
   const partial = errors.filter((u) => isUnion(u) && !whole.includes(u));
   const byPointer = new Map<string, string>();
