@@ -99,7 +99,6 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
       consolePlugin(consoleApp, {
         sessions: runtime.sessions,
         accounts: runtime.accounts,
-        keys: runtime.keys,
         self: runtime.self,
         sensors: runtime.sensors,
         beats: runtime.beats,
@@ -122,7 +121,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
   if (config.opsToken !== null) {
     await app.register(
       async (opsApp) => {
-        accountsOpsRoutes(opsApp as TypedApp, { accounts: runtime.accounts, keys: runtime.keys });
+        accountsOpsRoutes(opsApp as TypedApp, runtime.accounts);
         opsRoutes(opsApp as TypedApp, { clock: runtime.clock, jobs: runtime.jobs, drain: () => runtime.drain() });
         referenceOpsRoutes(opsApp as TypedApp, runtime.reference);
         eventsOpsRoutes(opsApp as TypedApp, runtime.events);

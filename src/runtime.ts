@@ -92,7 +92,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const secret = await loadSecret(db, config.secret);
   const keys = keyAuthenticator(db, clock);
   const cursors = cursorSigner(secret);
-  const accounts = accountsService({ db, clock, newId });
+  const accounts = accountsService({ db, clock, newId, keyCache: keys });
   const self = selfService({ db, clock });
   const users = consoleUsers({ db, clock, newId });
   const claims = idempotencyClaims(db, clock);

@@ -153,7 +153,7 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
     case 'keys list':
       return { object: 'list', data: await (await runtime()).accounts.listApiKeys(requireId(rest[0], 'an account id')), has_more: false, next_cursor: null };
     case 'keys revoke':
-      return (await (await runtime()).accounts.revokeApiKey(requireId(rest[0], 'a key id'))).view;
+      return (await runtime()).accounts.revokeApiKey(requireId(rest[0], 'a key id'));
     case 'console-users create': {
       const id = requireId(rest[0], 'an account id');
       return (await runtime()).consoleUsers.create(id, validated(CreateConsoleUserBody, { email: v.email, password: v.password }));

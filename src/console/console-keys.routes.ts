@@ -3,8 +3,8 @@
 // user's own account only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CreateApiKeyBody } from '../modules/accounts/accounts.schemas.js';
-import { MAX_ACTIVE_KEYS, type AccountsService, type ApiKeyView } from '../modules/accounts/accounts.service.js';
-import type { KeyAuthenticator } from '../modules/accounts/key-authenticator.js';
+import type { ApiKey } from '../modules/accounts/accounts.schemas.js';
+import { MAX_ACTIVE_KEYS, type AccountsService } from '../modules/accounts/accounts.service.js';
 import { sessionOf } from '../platform/http/guard.js';
 import { IdParams } from '../platform/http/schema-kit.js';
 import { compileBodyValidator } from '../platform/http/validation.js';
@@ -16,7 +16,7 @@ import { apiKeysPage, type ApiKeysPageProps } from './views/api-keys.js';
 const checkKeyBody = compileBodyValidator(CreateApiKeyBody);
 const PATH = '/settings/api-keys';
 
-export function consoleKeysRoutes(app: FastifyInstance, { accounts, keys }: { accounts: AccountsService; keys: KeyAuthenticator }): void {
+export function consoleKeysRoutes(app: FastifyInstance, { accounts }: { accounts: AccountsService }): void {
   const config = { access: 'session' as const };
 
   async function render(
@@ -55,7 +55,7 @@ export function consoleKeysRoutes(app: FastifyInstance, { accounts, keys }: { ac
     if (form.scopes.length === 0) return refuse(400, { message: 'The key was not created.', details: ['Scopes: tick at least one scope.'] });
     const errors = checkKeyBody(form);
     if (errors.length > 0) return refuse(400, { message: 'The key was not created.', details: errors.map(describeField) });
-    let created: ApiKeyView;
+    let created: ApiKey;
     try {
       created = await accounts.createApiKey(sessionOf(request).accountId, { name: form.name, scopes: form.scopes as Scope[] });
     } catch (error) {
@@ -68,8 +68,7 @@ export function consoleKeysRoutes(app: FastifyInstance, { accounts, keys }: { ac
 
   app.post(`${PATH}/:id/revoke`, { config, schema: { params: IdParams } }, async (request, reply) => {
     const { id } = request.params as { id: string };
-    const { view, keyHash } = await accounts.revokeApiKey(id.toLowerCase(), sessionOf(request).accountId);
-    keys.evict(keyHash); // honoured at once in this process
+    const view = await accounts.revokeApiKey(id.toLowerCase(), sessionOf(request).accountId);
     request.log.info({ api_key_id: view.id, account_id: view.account_id }, 'console revoked an API key');
     return reply.redirect(`/console${PATH}?notice=revoked`, 303);
   });

@@ -8,9 +8,8 @@ import formBody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountsService } from '../modules/accounts/accounts.service.js';
-import type { KeyAuthenticator } from '../modules/accounts/key-authenticator.js';
 import { SignInRequired } from '../platform/http/guard.js';
-import { clientLeft, formatBytes, isUnavailable } from '../platform/http/error-handler.js';
+import { clientLeft, databaseProblem, formatBytes } from '../platform/http/error-handler.js';
 import { toFieldErrors } from '../platform/http/validation.js';
 import { PROJECT_ROOT } from '../platform/paths.js';
 import { PROBLEMS, ProblemError } from '../platform/problems.js';
@@ -28,7 +27,6 @@ export const CSRF_COOKIE = '__Host-evmon-csrf';
 export interface ConsoleDeps extends ConsolePagesDeps {
   sessions: ConsoleSessions;
   accounts: AccountsService;
-  keys: KeyAuthenticator;
   /** The edge policy, for requests no route matched. */
   edgeGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
@@ -112,10 +110,9 @@ function consoleError(error: FastifyError, request: FastifyRequest, reply: Fasti
   if (error.validation) {
     return show(400, 'Bad request', 'The address or form is not valid.', toFieldErrors(error.validation as never).map(describeField));
   }
-  if (isUnavailable(error)) {
-    request.log.warn({ err: error }, 'database unavailable');
-    return show(503, 'Unavailable', 'The service cannot take changes right now. Try again in a few seconds.');
-  }
+  const fromDatabase = databaseProblem(request, error);
+  if (fromDatabase?.slug === 'write-unavailable') return show(503, 'Unavailable', 'The service cannot take changes right now. Try again in a few seconds.');
+  if (fromDatabase) return show(PROBLEMS[fromDatabase.slug].status, PROBLEMS[fromDatabase.slug].title, fromDatabase.detail);
   const status = error.statusCode ?? 500;
   if (status === 413) return show(413, 'Form too large', `The form is larger than the ${formatBytes(FORM_LIMIT_BYTES)} the console accepts.`);
   if (status === 415) return show(415, 'Not a form', 'Console pages take forms as a browser sends them (application/x-www-form-urlencoded).');

@@ -19,8 +19,8 @@ import { principalOf } from '../platform/http/guard.js';
 import type { ProblemRenderer } from '../platform/http/reply-problem.js';
 import type { TypedApp } from '../platform/http/typed-app.js';
 import { compileBodyValidator } from '../platform/http/validation.js';
-import { isUnavailable } from '../platform/http/error-handler.js';
-import { problemBody, ProblemError, type FieldError, type ProblemSlug } from '../platform/problems.js';
+import { databaseProblem } from '../platform/http/error-handler.js';
+import { PROBLEMS, problemBody, ProblemError, type FieldError, type ProblemSlug } from '../platform/problems.js';
 import { dispatch } from './mcp-dispatch.js';
 import { MCP_IDEMPOTENCY } from './mcp-idempotency.js';
 import { mcpProblem, RPC_CODES } from './mcp-problems.js';
@@ -109,11 +109,14 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
       if (error instanceof ProblemError && error.slug === 'validation-failed') throw error; // a bad argument (see the route)
       let problem: { slug: ProblemSlug; detail: string; extras?: ProblemError['extras'] };
       if (error instanceof ProblemError) problem = { slug: error.slug, detail: error.detail, extras: error.extras };
-      else if (isUnavailable(error)) problem = { slug: 'write-unavailable', detail: 'The database cannot take writes right now; nothing was charged.' };
       else {
-        request.log.error({ err: error, tool: tool.name }, 'unexpected error in an MCP tool');
-        problem = { slug: 'internal-error', detail: 'An unexpected error occurred; it has been logged with this request id.' };
+        problem = databaseProblem(request, error) ?? {
+          slug: 'internal-error',
+          detail: 'An unexpected error occurred; it has been logged with this request id.',
+        };
+        if (problem.slug === 'internal-error') request.log.error({ err: error, tool: tool.name }, 'unexpected error in an MCP tool');
       }
+      request.outcomeStatus = PROBLEMS[problem.slug].status;
       const body = mcpProblem(problemBody(deps.docsUrl, problem.slug, problem.detail, request.id, problem.extras), problem.slug, deps.clock.now());
       return { content: [{ type: 'text', text: JSON.stringify({ error: body }) }], isError: true };
     }

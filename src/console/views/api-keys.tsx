@@ -1,7 +1,7 @@
 // Settings → API keys (decisions.md, "Web console"): the active keys, the create form (one
 // checkbox per scope), the raw key shown once after creation, revoke with a confirmation, and
 // the 10-key limit stated.
-import type { ApiKeyView } from '../../modules/accounts/accounts.service.js';
+import type { ApiKey } from '../../modules/accounts/accounts.schemas.js';
 import { SCOPES, type Scope } from '../../platform/scopes.js';
 import { Csrf, Notice, page, Table, Problem, when, type Viewer } from './layout.js';
 
@@ -17,10 +17,10 @@ const SCOPE_HINTS: Record<Scope, string> = {
 
 export interface ApiKeysPageProps {
   viewer: Viewer;
-  keys: ApiKeyView[];
+  keys: ApiKey[];
   maxKeys: number;
   reportingEntitled: boolean;
-  created: ApiKeyView | null;
+  created: ApiKey | null;
   form: { name: string; scopes: readonly string[] };
   problem: { message: string; details: string[] } | null;
   notice: string | null;

@@ -6,7 +6,6 @@ import type { TypedApp } from '../../platform/http/typed-app.js';
 import { IdParams } from '../../platform/http/schema-kit.js';
 import { Account, ApiKey, CreateAccountBody, CreateApiKeyBody, CreditsBody, Plan, PlanBody, PlanParams, UpdateAccountBody } from './accounts.schemas.js';
 import type { AccountsService } from './accounts.service.js';
-import type { KeyAuthenticator } from './key-authenticator.js';
 import { principalOf } from '../../platform/http/guard.js';
 import { StrictObject } from '../../platform/http/schema-kit.js';
 import { CreditTransactionList, CreditTransactionsQuery, SelfAccount } from './self-service.schemas.js';
@@ -15,9 +14,7 @@ import type { SelfService } from './self-service.js';
 const ops = { access: 'ops' as const };
 const tags = ['Operator: accounts'];
 
-export function accountsOpsRoutes(app: TypedApp, deps: { accounts: AccountsService; keys: KeyAuthenticator }): void {
-  const { accounts, keys } = deps;
-
+export function accountsOpsRoutes(app: TypedApp, accounts: AccountsService): void {
   app.post(
     '/accounts',
     { config: ops, schema: { operationId: 'opsCreateAccount', summary: 'Create an account', tags, body: CreateAccountBody, response: { 201: Account } } },
@@ -38,11 +35,7 @@ export function accountsOpsRoutes(app: TypedApp, deps: { accounts: AccountsServi
       config: ops,
       schema: { operationId: 'opsUpdateAccount', summary: 'Update an account', tags, params: IdParams, body: UpdateAccountBody, response: { 200: Account } },
     },
-    async (request) => {
-      const account = await accounts.updateAccount(request.params.id, request.body);
-      keys.evictAccount(account.id); // plan changes resize budgets at once in this process
-      return account;
-    },
+    async (request) => accounts.updateAccount(request.params.id, request.body),
   );
 
   app.post(
@@ -88,11 +81,7 @@ export function accountsOpsRoutes(app: TypedApp, deps: { accounts: AccountsServi
   app.post(
     '/api-keys/:id/revoke',
     { config: ops, schema: { operationId: 'opsRevokeApiKey', summary: 'Revoke an API key', tags, params: IdParams, response: { 200: ApiKey } } },
-    async (request) => {
-      const { view, keyHash } = await accounts.revokeApiKey(request.params.id);
-      keys.evict(keyHash); // honoured at once in this process
-      return view;
-    },
+    async (request) => accounts.revokeApiKey(request.params.id),
   );
 
   app.get(
@@ -115,11 +104,7 @@ export function accountsOpsRoutes(app: TypedApp, deps: { accounts: AccountsServi
       config: ops,
       schema: { operationId: 'opsPutPlan', summary: 'Create or replace a plan', tags, params: PlanParams, body: PlanBody, response: { 200: Plan } },
     },
-    async (request) => {
-      const plan = await accounts.putPlan(request.params.name, request.body);
-      keys.evictAll(); // budgets follow the plan at once in this process
-      return plan;
-    },
+    async (request) => accounts.putPlan(request.params.name, request.body),
   );
 }
 

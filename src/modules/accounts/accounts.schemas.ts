@@ -1,5 +1,5 @@
 // Operator API schemas for accounts, API keys, credits and plans (operations.md).
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TInteger } from '@sinclair/typebox';
 import { Nullable, StrictObject, StringEnum, Text, Timestamp, Uuid } from '../../platform/http/schema-kit.js';
 import { SCOPES } from '../../platform/scopes.js';
 import { PLAN_FIELD_MINIMUM, PLAN_FIELDS } from './accounts.store.js';
@@ -27,6 +27,7 @@ export const Account = Type.Object(
   },
   { $id: 'Account' },
 );
+export type Account = Static<typeof Account>;
 
 export const CreateAccountBody = StrictObject({
   display_name: Type.Optional(DisplayName),
@@ -43,6 +44,7 @@ export const UpdateAccountBody = StrictObject({
   plan: Type.Optional(PlanName),
   entitlements: Type.Optional(EntitlementsInput),
 });
+export type UpdateAccountBody = Static<typeof UpdateAccountBody>;
 
 export const CreditsBody = StrictObject({
   amount: Type.Integer({
@@ -69,6 +71,7 @@ export const ApiKey = Type.Object(
   },
   { $id: 'ApiKey' },
 );
+export type ApiKey = Static<typeof ApiKey>;
 
 export const CreateApiKeyBody = StrictObject({
   name: Text({ minLength: 1, maxLength: 200 }),
@@ -82,13 +85,8 @@ export const PlanBody = StrictObject(
   >,
 );
 
-export const Plan = Type.Object(
-  {
-    object: Type.Literal('plan'),
-    name: Type.String(),
-    ...Object.fromEntries(PLAN_FIELDS.map((field) => [field, Type.Integer()])),
-  },
-  { $id: 'Plan' },
-);
+const planValues = Object.fromEntries(PLAN_FIELDS.map((field) => [field, Type.Integer()])) as Record<(typeof PLAN_FIELDS)[number], TInteger>;
+export const Plan = Type.Object({ object: Type.Literal('plan'), name: Type.String(), ...planValues }, { $id: 'Plan' });
+export type Plan = Static<typeof Plan>;
 
 export const PlanParams = StrictObject({ name: PlanName });

@@ -5,8 +5,10 @@ import type { Database } from '../../platform/db/database.js';
 import { ProblemError } from '../../platform/problems.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { generateRawKey } from './api-key-format.js';
+import type { KeyAuthenticator } from './key-authenticator.js';
 import { operatorKind, accountsStore as store, type AccountRow, type ApiKeyRow, type PlanRow, type PlanValues } from './accounts.store.js';
 import type { Scope } from '../../platform/scopes.js';
+import type { Account, ApiKey, CreateAccountBody, Plan, UpdateAccountBody } from './accounts.schemas.js';
 
 export const MAX_ACTIVE_KEYS = 10;
 
@@ -14,54 +16,11 @@ export interface AccountsDeps {
   db: Database;
   clock: Clock;
   newId: IdGenerator;
+  /** The authenticator's cache: what changes a key's principal evicts it, at once in this process. */
+  keyCache: Pick<KeyAuthenticator, 'evict' | 'evictAccount' | 'evictAll'>;
 }
 
-export interface Entitlements {
-  structured_reporting: boolean;
-  entity_reporting: boolean;
-  beats: boolean;
-}
-
-export interface AccountView {
-  object: 'account';
-  id: string;
-  display_name: string | null;
-  kind: 'INDIVIDUAL' | 'ORGANIZATION';
-  plan: string;
-  credit_balance: number;
-  entitlements: Entitlements;
-  created_at: string;
-}
-
-export interface ApiKeyView {
-  object: 'api_key';
-  id: string;
-  account_id: string;
-  name: string;
-  scopes: string[];
-  prefix: string;
-  key?: string;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
-export interface PlanView extends PlanValues {
-  object: 'plan';
-  name: string;
-}
-
-export interface CreateAccountInput {
-  display_name?: string | null;
-  kind?: 'INDIVIDUAL' | 'ORGANIZATION';
-  plan?: string;
-  credit_balance?: number;
-  entitlements?: Partial<Entitlements>;
-}
-
-export type UpdateAccountInput = Omit<CreateAccountInput, 'credit_balance'>;
-
-export function accountView(row: AccountRow): AccountView {
+export function accountView(row: AccountRow): Account {
   return {
     object: 'account',
     id: row.id,
@@ -78,7 +37,7 @@ export function accountView(row: AccountRow): AccountView {
   };
 }
 
-export function apiKeyView(row: ApiKeyRow, rawKey?: string): ApiKeyView {
+export function apiKeyView(row: ApiKeyRow, rawKey?: string): ApiKey {
   return {
     object: 'api_key',
     id: row.id,
@@ -93,13 +52,13 @@ export function apiKeyView(row: ApiKeyRow, rawKey?: string): ApiKeyView {
   };
 }
 
-export function planView(row: PlanRow): PlanView {
+export function planView(row: PlanRow): Plan {
   return { object: 'plan', ...row };
 }
 
 const notFound = (what: string, id: string) => new ProblemError('not-found', `No ${what} with id ${id}.`);
 
-export function accountsService({ db, clock, newId }: AccountsDeps) {
+export function accountsService({ db, clock, newId, keyCache }: AccountsDeps) {
   async function requirePlan(tx: Parameters<Parameters<Database['transaction']>[0]>[0], name: string) {
     const plan = await store.getPlan(tx, name);
     if (!plan) {
@@ -111,7 +70,7 @@ export function accountsService({ db, clock, newId }: AccountsDeps) {
   }
 
   return {
-    async createAccount(input: CreateAccountInput): Promise<AccountView> {
+    async createAccount(input: CreateAccountBody): Promise<Account> {
       return db.transaction(async (tx) => {
         await requirePlan(tx, input.plan ?? 'standard');
         const now = clock.now();
@@ -130,14 +89,14 @@ export function accountsService({ db, clock, newId }: AccountsDeps) {
       });
     },
 
-    async getAccount(id: string): Promise<AccountView> {
+    async getAccount(id: string): Promise<Account> {
       const row = await store.getAccount(db, id);
       if (!row) throw notFound('account', id);
       return accountView(row);
     },
 
-    async updateAccount(id: string, input: UpdateAccountInput): Promise<AccountView> {
-      return db.transaction(async (tx) => {
+    async updateAccount(id: string, input: UpdateAccountBody): Promise<Account> {
+      const account = await db.transaction(async (tx) => {
         const current = await store.getAccount(tx, id, true);
         if (!current) throw notFound('account', id);
         if (input.plan !== undefined) await requirePlan(tx, input.plan);
@@ -152,10 +111,12 @@ export function accountsService({ db, clock, newId }: AccountsDeps) {
         });
         return accountView(row!);
       });
+      keyCache.evictAccount(id); // a plan change resizes the account's budgets at once
+      return account;
     },
 
     /** Grants (positive) or debits (negative) credits; a debit never takes the balance below zero. */
-    async adjustCredits(id: string, amount: number, reason: string): Promise<AccountView> {
+    async adjustCredits(id: string, amount: number, reason: string): Promise<Account> {
       return db.transaction(async (tx) => {
         const current = await store.getAccount(tx, id, true);
         if (!current) throw notFound('account', id);
@@ -173,7 +134,7 @@ export function accountsService({ db, clock, newId }: AccountsDeps) {
       return (await store.ledgerSum(db, id))?.total ?? 0;
     },
 
-    async createApiKey(accountId: string, input: { name: string; scopes: Scope[] }): Promise<ApiKeyView> {
+    async createApiKey(accountId: string, input: { name: string; scopes: Scope[] }): Promise<ApiKey> {
       return db.transaction(async (tx) => {
         // The account row lock serializes key creation, so two concurrent creates cannot both
         // pass the count check and make an 11th key.
@@ -206,28 +167,28 @@ export function accountsService({ db, clock, newId }: AccountsDeps) {
       });
     },
 
-    /**
-     * Revokes a key (a second revoke changes nothing), of one account when `accountId` is
-     * given: the console's own. Returns the key hash for cache eviction.
-     */
-    async revokeApiKey(id: string, accountId: string | null = null): Promise<{ view: ApiKeyView; keyHash: Buffer }> {
+    /** Revokes a key (a second revoke changes nothing), of one account when `accountId` is given: the console's own. */
+    async revokeApiKey(id: string, accountId: string | null = null): Promise<ApiKey> {
       const row = await store.revokeApiKey(db, id, clock.now(), accountId);
       if (!row) throw notFound('API key', id);
       const { key_hash: keyHash, ...key } = row;
-      return { view: apiKeyView(key), keyHash: Buffer.from(keyHash) }; // PGlite returns bytea as Uint8Array
+      keyCache.evict(Buffer.from(keyHash)); // honoured at once in this process (PGlite returns bytea as Uint8Array)
+      return apiKeyView(key);
     },
 
-    async listApiKeys(accountId: string): Promise<ApiKeyView[]> {
+    async listApiKeys(accountId: string): Promise<ApiKey[]> {
       await this.getAccount(accountId);
       return (await store.listApiKeys(db, accountId)).map((row) => apiKeyView(row));
     },
 
-    async listPlans(): Promise<PlanView[]> {
+    async listPlans(): Promise<Plan[]> {
       return (await store.listPlans(db)).map(planView);
     },
 
-    async putPlan(name: string, values: PlanValues): Promise<PlanView> {
-      return planView(await store.upsertPlan(db, name, values, clock.now()));
+    async putPlan(name: string, values: PlanValues): Promise<Plan> {
+      const plan = planView(await store.upsertPlan(db, name, values, clock.now()));
+      keyCache.evictAll(); // budgets follow the plan at once
+      return plan;
     },
   };
 }

@@ -35,6 +35,7 @@ export const Entity = Type.Object(
   { object: Type.Literal('entity'), id: Uuid, name: Type.String(), type: Nullable(Type.String()) },
   { $id: 'Entity', description: 'Listed by its current canonical id.' },
 );
+export type Entity = Static<typeof Entity>;
 export const CreateEntityBody = StrictObject({
   name: Text({ minLength: 1, maxLength: 300 }),
   type: Type.Optional(Nullable(Text({ minLength: 1, maxLength: 64 }))),
@@ -53,6 +54,7 @@ export const CreateEntityListBody = StrictObject({
 
 const ExpectedType = Nullable(StringEnum(ROLE_VALUE_TYPES));
 export const RoleDefinition = Type.Object({ id: Uuid, code_name: Type.String(), name: Type.String(), expected_type: ExpectedType }, { $id: 'RoleDefinition' });
+export type RoleDefinition = Static<typeof RoleDefinition>;
 const RoleInput = StrictObject({
   id: Type.Optional(Uuid),
   code_name: CodeName,
@@ -74,6 +76,7 @@ export const OpsEventType = Type.Object(
   },
   { $id: 'OpsEventType' },
 );
+export type OpsEventType = Static<typeof OpsEventType>;
 export const CreateEventTypeBody = StrictObject({
   code_name: CodeName,
   name: Text({ minLength: 1, maxLength: 200 }),
@@ -104,6 +107,7 @@ export const EventType = Type.Object(
   },
   { $id: 'EventType' },
 );
+export type EventType = Static<typeof EventType>;
 export const EventTypeList = ListEnvelope(EventType);
 
 export const EntitySearchQuery = StrictObject({

@@ -6,7 +6,16 @@ import type { IdGenerator } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import { REFRESH_EVENTS_JOB } from './event-changes.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
-import type { CreateEventTypeBody, RoleInput, RoleValueType, UpdateEventTypeBody } from './reference.schemas.js';
+import type {
+  CreateEventTypeBody,
+  Entity,
+  EventType,
+  OpsEventType,
+  RoleDefinition,
+  RoleInput,
+  RoleValueType,
+  UpdateEventTypeBody,
+} from './reference.schemas.js';
 import { referenceStore as store, type EntityRow, type EventTypeRow, type RoleRow } from './reference.store.js';
 import { templateRoles } from './sentence.js';
 import { listPage } from '../../platform/list-page.js';
@@ -18,46 +27,18 @@ export interface CorpusDeps {
   jobs: JobQueue;
 }
 
-export interface EntityView {
-  object: 'entity';
-  id: string;
-  name: string;
-  type: string | null;
-}
-
-export interface RoleView {
-  id: string;
-  code_name: string;
-  name: string;
-  expected_type: RoleValueType | null;
-}
-
-export interface EventTypeView {
-  object: 'event_type';
-  id: string;
-  code_name: string;
-  name: string;
-  description: string;
-  roles: RoleView[];
-}
-
-export interface OpsEventTypeView extends EventTypeView {
-  sentence_template: string;
-  accepting_reports: boolean;
-}
-
 const invalid = fieldProblem;
 const notFound = (what: string, id: string) => new ProblemError('not-found', `No ${what} with id ${id}.`);
 
-const entityView = (row: { id: string; name: string; type: string | null }): EntityView => ({ object: 'entity', id: row.id, name: row.name, type: row.type });
-const roleView = (row: RoleRow): RoleView => ({
+const entityView = (row: { id: string; name: string; type: string | null }): Entity => ({ object: 'entity', id: row.id, name: row.name, type: row.type });
+const roleView = (row: RoleRow): RoleDefinition => ({
   id: row.id,
   code_name: row.code_name,
   name: row.name,
   expected_type: row.expected_type as RoleValueType | null,
 });
 
-function eventTypeView(row: EventTypeRow, roles: RoleRow[]): OpsEventTypeView {
+function eventTypeView(row: EventTypeRow, roles: RoleRow[]): OpsEventType {
   return {
     object: 'event_type',
     id: row.id,
@@ -89,7 +70,7 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
     if (rows.length > 0) await jobs.enqueue(tx, REFRESH_EVENTS_JOB, { event_ids: rows.map((r) => r.event_id) });
   }
 
-  async function loadEventType(tx: Queryable, id: string, forUpdate = false): Promise<OpsEventTypeView> {
+  async function loadEventType(tx: Queryable, id: string, forUpdate = false): Promise<OpsEventType> {
     const row = await store.getEventType(tx, id, forUpdate);
     if (!row) throw notFound('event type', id);
     return eventTypeView(row, await store.rolesOf(tx, [id]));
@@ -101,12 +82,12 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
       return { object: 'news_outlet' as const, ...row! };
     },
 
-    async createEntity(input: { name: string; type?: string | null }): Promise<EntityView> {
+    async createEntity(input: { name: string; type?: string | null }): Promise<Entity> {
       return entityView((await store.insertEntity(db, { id: newId(), name: input.name, type: input.type ?? null, created_at: clock.now() }))!);
     },
 
     /** Merges `id` into `intoId` (or into its survivor); answers the survivor. */
-    async mergeEntity(id: string, intoId: string): Promise<EntityView> {
+    async mergeEntity(id: string, intoId: string): Promise<Entity> {
       return db.transaction(async (tx) => {
         const [first, second] = [id, intoId].sort(); // lock in one order: no deadlock between opposite merges
         await store.getEntity(tx, first!, true);
@@ -161,7 +142,7 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
       });
     },
 
-    async createEventType(input: CreateEventTypeBody): Promise<OpsEventTypeView> {
+    async createEventType(input: CreateEventTypeBody): Promise<OpsEventType> {
       input.roles.forEach((role, i) => {
         if (role.id !== undefined) throw invalid(`/roles/${i}/id`, 'is assigned by the server; omit it on create');
       });
@@ -188,7 +169,7 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
       });
     },
 
-    async updateEventType(id: string, input: UpdateEventTypeBody): Promise<OpsEventTypeView> {
+    async updateEventType(id: string, input: UpdateEventTypeBody): Promise<OpsEventType> {
       return db.transaction(async (tx) => {
         const current = await loadEventType(tx, id, true);
         const currentIds = new Set(current.roles.map((r) => r.id));
@@ -225,7 +206,7 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
     getEventType: (id: string) => loadEventType(db, id),
 
     /** Event types accepting reports, public view. */
-    async listEventTypes(): Promise<EventTypeView[]> {
+    async listEventTypes(): Promise<EventType[]> {
       const types = await store.acceptingEventTypes(db);
       const roles = await store.rolesOf(
         db,

@@ -5,7 +5,8 @@
 // filter after the cursor's position, counts cut off at the execution's time.
 import type { Clock } from '../../platform/clock.js';
 import type { CursorSigner } from '../../platform/cursors.js';
-import { DatabaseUnavailableError, type Database } from '../../platform/db/database.js';
+import type { Database } from '../../platform/db/database.js';
+import { databaseFailure } from '../../platform/db/failures.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, chargeSearch } from '../accounts/billing.js';
@@ -48,12 +49,6 @@ interface CursorState {
   limit: number;
   issuedAtMs: number;
   expiresAtMs: number;
-}
-
-/** The connection failed or the server went away: a commit may or may not have happened. */
-function lostConnection(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return error instanceof DatabaseUnavailableError || (typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P')));
 }
 
 const invalid = (errors: FieldError[], detail = 'The search request is not valid.') => new ProblemError('validation-failed', detail, { errors });
@@ -173,18 +168,16 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
 
   /** The charge and the execution record, in one transaction; the last step before answering. */
   async function charge(execution: ExecutionRow, insufficient: () => ProblemError): Promise<void> {
-    let begun = false;
     try {
       await db.transaction(async (tx) => {
-        begun = true;
         if (!(await chargeSearch(tx, execution.account_id, execution.credits, execution.id, execution.executed_at))) throw insufficient();
         await store.insertExecution(tx, execution);
       });
     } catch (error) {
-      // A connection lost after the transaction began may have lost the commit's answer: it
-      // is unknown whether the charge happened, so the answer is 502, which keeps the
-      // idempotency claim (a same-key retry gets 409, never a second charge).
-      if (begun && lostConnection(error)) {
+      // The connection was lost while the commit was in flight: it is unknown whether the charge
+      // happened, so the answer is 502, which keeps the idempotency claim (a same-key retry gets
+      // 409, never a second charge). Lost before the commit, nothing was charged: 503.
+      if (databaseFailure(error) === 'commit-in-doubt') {
         throw new ProblemError(
           'upstream-error',
           'The search could not be completed and it is unknown whether it was charged. Retry at most once, with the same Idempotency-Key: a 409 then means start over with a new key.',

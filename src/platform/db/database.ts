@@ -34,13 +34,6 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
-/** Raised when a write cannot reach the database; surfaces as 503 write-unavailable. */
-export class DatabaseUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('database unavailable', { cause });
-  }
-}
-
 export async function queryOne<T>(db: Queryable, sql: string, params?: readonly unknown[]): Promise<T | undefined> {
   const rows = await db.query<T>(sql, params);
   return rows[0];

@@ -3,7 +3,8 @@
 // awaited another query on the outer handle would wait on itself. The Database contract
 // forbids that by handing the callback its own `tx`.
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { DatabaseUnavailableError, commitHooks, type Database, type Queryable, type Row } from './database.js';
+import { commitHooks, type Database, type Queryable, type Row } from './database.js';
+import { classified, DatabaseUnavailableError } from './failures.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -15,11 +16,19 @@ function asQueryable(target: PGlite | Transaction, isClosed: () => boolean): Que
   return {
     async query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
       guard();
-      return (await target.query(sql, params as unknown[])).rows as T[];
+      try {
+        return (await target.query(sql, params as unknown[])).rows as T[];
+      } catch (error) {
+        throw classified(error);
+      }
     },
     async exec(sql: string) {
       guard();
-      await target.exec(sql);
+      try {
+        await target.exec(sql);
+      } catch (error) {
+        throw classified(error);
+      }
     },
   };
 }

@@ -1,7 +1,8 @@
 // PostgreSQL through a pg pool. Several server processes may share one database: every
 // rule that must hold across them lives in a transaction with the rows it depends on locked.
 import pg from 'pg';
-import { DatabaseUnavailableError, commitHooks, type Database, type Queryable, type Row } from './database.js';
+import { commitHooks, type Database, type Queryable, type Row } from './database.js';
+import { classified, DatabaseUnavailableError } from './failures.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -18,34 +19,20 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /** No statement of a request may hang it; migrations lift this for themselves. */
 const STATEMENT_TIMEOUT = '30s';
 
-/** A failure to reach the server (not an error the server reported) means "unavailable". */
-function classify(error: unknown): unknown {
-  const reported = typeof (error as { severity?: unknown }).severity === 'string';
-  const message = error instanceof Error ? error.message : '';
-  const code = (error as { code?: unknown }).code;
-  // pg raises plain Errors (or Node's errno errors) when it cannot reach the server; anything
-  // else, such as a ProblemError thrown inside a transaction, passes through untouched.
-  const plain = error instanceof Error && Object.getPrototypeOf(error) === Error.prototype;
-  if (!reported && ((plain && /timeout|connect|terminat|socket|pool/i.test(message)) || (typeof code === 'string' && /^E[A-Z]+$/.test(code)))) {
-    return new DatabaseUnavailableError(error);
-  }
-  return error;
-}
-
 function asQueryable(target: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
       try {
         return (await target.query(sql, params as unknown[])).rows as T[];
       } catch (error) {
-        throw classify(error);
+        throw classified(error);
       }
     },
     async exec(sql: string) {
       try {
         await target.query(sql); // no parameters: the simple protocol runs several statements
       } catch (error) {
-        throw classify(error);
+        throw classified(error);
       }
     },
   };
@@ -91,20 +78,35 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     async transaction(work) {
       if (closed) throw unavailable();
       const client = await pool.connect().catch((error) => {
-        throw classify(error);
+        throw classified(error);
       });
+      // A checked-out client whose connection breaks (the backend terminated, the server
+      // restarted) emits 'error'; the pool listens only while a client is idle, and an
+      // unheard 'error' would end the process. The failure reaches `work` through its
+      // statements; the broken client is discarded on release instead of going back to the pool.
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on('error', onError);
       const hooks = commitHooks();
       try {
-        await client.query('BEGIN');
-        const result = await work(hooks.wrap(asQueryable(client)));
-        await client.query('COMMIT');
+        let result: Awaited<ReturnType<typeof work>>;
+        try {
+          await client.query('BEGIN');
+          result = await work(hooks.wrap(asQueryable(client)));
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw classified(error);
+        }
+        await client.query('COMMIT').catch((error: unknown) => {
+          throw classified(error, 'commit');
+        });
         hooks.committed();
         return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw classify(error);
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(broken);
       }
     },
     async close() {

@@ -6,44 +6,53 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { DatabaseUnavailableError } from '../db/database.js';
+import { type DatabaseFailure, databaseFailure } from '../db/failures.js';
 import { problemBody, PROBLEMS, ProblemError, type FieldError, type ProblemSlug } from '../problems.js';
 import { sendProblem } from './reply-problem.js';
 import { REQUEST_TIMEOUT_DETAIL } from './slow-clients.js';
 import { toFieldErrors } from './validation.js';
 
-// Connection failures, read-only or overloaded servers, timeouts, and deadlock or
-// serialization victims (nothing of theirs was written, so a retry is safe).
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08000',
-  '08001',
-  '08003',
-  '08006',
-  '25006',
-  '53300',
-  '57014',
-  '40P01',
-  '40001',
-]);
 const RETRY_AFTER_SECONDS = '5';
-
-/** A database failure that wrote nothing: 503 write-unavailable, safe to retry. */
-export function isUnavailable(error: unknown): boolean {
-  if (error instanceof DatabaseUnavailableError) return true;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && UNAVAILABLE_CODES.has(code);
-}
+const UNAVAILABLE_DETAIL = 'The database cannot take writes right now; nothing was charged.';
 
 interface MappedProblem {
   slug: ProblemSlug;
   detail: string;
   errors?: FieldError[];
+  headers?: Record<string, string>;
+}
+
+/** The line a database failure is logged with (at warn: the client got a problem, not a 500). */
+const FAILURE_LOG_LINES: Record<DatabaseFailure, string> = {
+  unavailable: 'database unavailable',
+  'commit-in-doubt': 'database connection lost while committing',
+  'unique-violation': 'database refused a duplicate value',
+  'invalid-value': 'database refused a value',
+};
+
+/**
+ * The problem a database failure answers (its meaning decided by the database layer), logged
+ * on the request; null when the error is not the database's. Shared by the API, MCP and the
+ * console.
+ */
+export function databaseProblem(request: FastifyRequest, error: unknown): MappedProblem | null {
+  const failure = databaseFailure(error);
+  if (failure !== null) request.log.warn({ err: error, failure }, FAILURE_LOG_LINES[failure]);
+  switch (failure) {
+    // A commit in doubt on a request that charges nothing: nothing was charged either way. (The
+    // billed search tells this case apart itself: 502.)
+    case 'unavailable':
+    case 'commit-in-doubt':
+      return { slug: 'write-unavailable', detail: UNAVAILABLE_DETAIL, headers: { 'retry-after': RETRY_AFTER_SECONDS } };
+    // Two requests wrote the same unique value at once: the loser conflicts with the winner.
+    case 'unique-violation':
+      return { slug: 'state-conflict', detail: 'Another request wrote the same record at the same time; read the current state and retry.' };
+    // A value validation should have caught; the request is at fault, not the server.
+    case 'invalid-value':
+      return { slug: 'validation-failed', detail: 'A value in the request cannot be stored.' };
+    case null:
+      return null;
+  }
 }
 
 /** "1 MiB", "64 KiB": a body limit as people write it. */
@@ -76,16 +85,6 @@ function frameworkProblem(error: FastifyError, request?: FastifyRequest): Mapped
       return { slug: 'validation-failed', detail: 'The body is not valid JSON.', errors: [{ pointer: '', detail: 'is not valid JSON' }] };
     case 'FST_ERR_BAD_URL':
       return { slug: 'validation-failed', detail: 'The URL is not validly encoded.' };
-  }
-  // Two requests wrote the same unique value at once: the loser conflicts with the winner.
-  if ((error as { code?: unknown }).code === '23505' && (error as { severity?: unknown }).severity) {
-    return { slug: 'state-conflict', detail: 'Another request wrote the same record at the same time; read the current state and retry.' };
-  }
-  // A value the database refuses as data (SQLSTATE class 22: out of range, bad encoding…)
-  // that validation should have caught; the request is at fault, not the server.
-  const sqlState = (error as { code?: unknown }).code;
-  if (typeof sqlState === 'string' && /^22[0-9A-Z]{3}$/.test(sqlState) && (error as { severity?: unknown }).severity) {
-    return { slug: 'validation-failed', detail: 'A value in the request cannot be stored.' };
   }
   const status = error.statusCode ?? 500;
   if (status === 413) return tooLarge(request);
@@ -170,17 +169,12 @@ export function installErrorHandling(
       const described = fields.map((f) => `${f.pointer.replace(/^\//, '') || where} ${f.detail}`).join('; ');
       return sendProblem(request, reply, docsUrl, 'validation-failed', `Invalid ${where}: ${described}.`);
     }
-    if (isUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable');
-      return sendProblem(request, reply, docsUrl, 'write-unavailable', 'The database cannot take writes right now; nothing was charged.', {
-        headers: { 'retry-after': RETRY_AFTER_SECONDS },
-      });
+    const fromDatabase = databaseProblem(request, error);
+    if (fromDatabase) {
+      return sendProblem(request, reply, docsUrl, fromDatabase.slug, fromDatabase.detail, fromDatabase.headers ? { headers: fromDatabase.headers } : {});
     }
     const mapped = frameworkProblem(error, request);
-    if (mapped) {
-      if (mapped.slug === 'validation-failed' && (error as { severity?: unknown }).severity) request.log.warn({ err: error }, 'database refused a value');
-      return sendProblem(request, reply, docsUrl, mapped.slug, mapped.detail, mapped.errors ? { errors: mapped.errors } : {});
-    }
+    if (mapped) return sendProblem(request, reply, docsUrl, mapped.slug, mapped.detail, mapped.errors ? { errors: mapped.errors } : {});
     request.log.error({ err: error }, 'unexpected error');
     return sendProblem(request, reply, docsUrl, 'internal-error', 'An unexpected error occurred; it has been logged with this request id.');
   });

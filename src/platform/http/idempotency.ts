@@ -24,7 +24,8 @@ export type SettleAction = 'complete' | 'release' | 'hold' | 'keep';
 export interface IdempotencyPolicy {
   /** Whether this request charges (a billed claim is never taken over after a crash). */
   billed(body: unknown): boolean;
-  settle(status: number, body: Buffer): SettleAction;
+  /** `outcomeStatus`: what the route recorded when the HTTP status does not tell the outcome. */
+  settle(status: number, body: Buffer, outcomeStatus?: number | null): SettleAction;
 }
 
 /** The v1 document's table: 400, 402 and 503 release; other server errors stay in flight. */
@@ -52,12 +53,18 @@ declare module 'fastify' {
     /** The body exactly as received, for the idempotency fingerprint. */
     rawBody: Buffer | null;
     idempotencyClaim: { apiKeyId: string; key: string; owner: string } | null;
+    /**
+     * The status of the outcome when the HTTP status does not tell it (an MCP tool that ran and
+     * failed answers 200 with its problem inside); null otherwise.
+     */
+    outcomeStatus: number | null;
   }
 }
 
 export function installIdempotency(app: FastifyInstance, claims: IdempotencyClaims): void {
   app.decorateRequest('rawBody', null);
   app.decorateRequest('idempotencyClaim', null);
+  app.decorateRequest('outcomeStatus', null);
 
   // The body parser (body-parsing.ts) keeps JSON bodies as bytes in rawBody: "the same
   // request" means the same body bytes, not the same JSON value.
@@ -115,7 +122,7 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
       request.idempotencyClaim = null;
       try {
         const stored = storedResponse(reply, payload);
-        const action = policy.settle(reply.statusCode, stored?.body ?? Buffer.alloc(0));
+        const action = policy.settle(reply.statusCode, stored?.body ?? Buffer.alloc(0), request.outcomeStatus);
         if (action === 'release') await claims.release(claim.apiKeyId, claim.key, claim.owner);
         else if (action === 'hold') await claims.hold(claim.apiKeyId, claim.key, claim.owner);
         else if (action === 'complete' && stored) await claims.complete(claim.apiKeyId, claim.key, claim.owner, stored);
