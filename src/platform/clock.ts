@@ -41,12 +41,7 @@ export function isManualClock(clock: Clock): clock is ManualClock {
   return clock.mode === 'manual';
 }
 
-/** ISO 8601 UTC with milliseconds, the one timestamp format of the API. */
 /** The first instant of the UTC month of `at` (monthly counters, caps and usage reset there). */
 export function monthStart(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
-}
-
-export function toIso(value: Date | string): string {
-  return (typeof value === 'string' ? new Date(value) : value).toISOString();
 }

@@ -84,7 +84,14 @@ export function accountsService({ db, clock, newId, keyCache }: AccountsDeps) {
           beats: input.entitlements?.beats ?? false,
           created_at: now,
         });
-        if (input.credit_balance) row = await store.appendLedger(tx, row.id, input.credit_balance, 'initial balance', now, operatorKind(input.credit_balance));
+        if (input.credit_balance) {
+          row = await store.appendLedger(
+            tx,
+            row.id,
+            [{ amount: input.credit_balance, reason: 'initial balance', kind: operatorKind(input.credit_balance) }],
+            now,
+          );
+        }
         return accountView(row);
       });
     },
@@ -126,7 +133,7 @@ export function accountsService({ db, clock, newId, keyCache }: AccountsDeps) {
             `A debit of ${-amount} would take the balance of ${current.credit_balance} below zero. Nothing was changed.`,
           );
         }
-        return accountView(await store.appendLedger(tx, id, amount, reason, clock.now(), operatorKind(amount)));
+        return accountView(await store.appendLedger(tx, id, [{ amount, reason, kind: operatorKind(amount) }], clock.now()));
       });
     },
 

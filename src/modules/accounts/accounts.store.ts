@@ -74,6 +74,15 @@ export interface KeyPrincipalRow {
 
 /** What a ledger row is (decisions.md, "Account self-service"). */
 export type LedgerKind = 'SEARCH' | 'BEAT_ENTRY' | 'GRANT' | 'ADJUSTMENT';
+/** One ledger row: a grant or adjustment (signed), or a charge (negative). */
+export interface LedgerRow {
+  amount: number;
+  reason: string;
+  kind: LedgerKind;
+  executionId?: string;
+  beatId?: string;
+}
+
 /** An operator's change of a balance: a grant when it adds, an adjustment when it takes. */
 export const operatorKind = (amount: number): LedgerKind => (amount > 0 ? 'GRANT' : 'ADJUSTMENT');
 
@@ -103,17 +112,35 @@ export const accountsStore = {
     ]);
   },
 
-  /** Appends a ledger row and moves the balance with it; the caller holds the account row lock. */
-  async appendLedger(db: Queryable, accountId: string, amount: number, reason: string, at: Date, kind: LedgerKind, executionId: string | null = null) {
-    const account = await queryOne<AccountRow>(db, `UPDATE accounts SET credit_balance = credit_balance + $2 WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`, [
-      accountId,
-      amount,
-    ]);
-    await db.query(
-      `INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at, kind, execution_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [accountId, amount, account!.credit_balance, reason, at, kind, executionId],
+  /**
+   * Appends ledger rows and moves the balance by their sum, in one statement; each row's
+   * `balance_after` is the balance once it and those before it are applied (the only place
+   * that arithmetic is written). The caller holds the account row lock.
+   */
+  async appendLedger(db: Queryable, accountId: string, rows: readonly LedgerRow[], at: Date): Promise<AccountRow> {
+    const total = rows.reduce((sum, row) => sum + row.amount, 0);
+    const [account] = await db.query<AccountRow>(
+      `WITH moved AS (UPDATE accounts SET credit_balance = credit_balance + $2 WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}),
+            r AS (SELECT amount, reason, kind, execution_id, beat_id, n, sum(amount) OVER (ORDER BY n) AS running
+                    FROM unnest($3::bigint[], $4::text[], $5::text[], $6::uuid[], $7::uuid[])
+                         WITH ORDINALITY AS t(amount, reason, kind, execution_id, beat_id, n)),
+            written AS (INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at, kind, execution_id, beat_id)
+                        SELECT $1, r.amount, moved.credit_balance - $2 + r.running, r.reason, $8, r.kind, r.execution_id, r.beat_id
+                          FROM r, moved ORDER BY r.n)
+       SELECT * FROM moved`,
+      [
+        accountId,
+        total,
+        rows.map((row) => row.amount),
+        rows.map((row) => row.reason),
+        rows.map((row) => row.kind),
+        rows.map((row) => row.executionId ?? null),
+        rows.map((row) => row.beatId ?? null),
+        at,
+      ],
     );
-    return account!;
+    if (!account) throw new Error(`account ${accountId} does not exist`);
+    return account;
   },
 
   ledgerSum(db: Queryable, accountId: string) {

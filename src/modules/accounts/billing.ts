@@ -21,7 +21,7 @@ export async function accountAndPlan(db: Queryable, accountId: string): Promise<
 export async function chargeSearch(tx: Queryable, accountId: string, amount: number, executionId: string, at: Date): Promise<boolean> {
   const account = await store.getAccount(tx, accountId, true);
   if (!account || account.credit_balance < amount) return false;
-  if (amount > 0) await store.appendLedger(tx, accountId, -amount, `event search ${executionId}`, at, 'SEARCH', executionId);
+  if (amount > 0) await store.appendLedger(tx, accountId, [{ amount: -amount, reason: `event search ${executionId}`, kind: 'SEARCH', executionId }], at);
   return true;
 }
 
@@ -53,15 +53,10 @@ export async function recordEntryCharges(
 ): Promise<void> {
   const paid = charges.filter((charge) => charge.amount > 0);
   if (paid.length === 0) return;
-  const total = paid.reduce((sum, charge) => sum + charge.amount, 0);
-  // balance_after of the n-th charge: the balance after all of them plus those after the n-th.
-  await tx.query(
-    `WITH charged AS (UPDATE accounts SET credit_balance = credit_balance - $2 WHERE id = $1 RETURNING credit_balance),
-          c AS (SELECT amount, beat_id, entry_id, n, sum(amount) OVER (ORDER BY n) AS running
-                  FROM unnest($3::bigint[], $4::uuid[], $5::uuid[]) WITH ORDINALITY AS t(amount, beat_id, entry_id, n))
-     INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at, kind, beat_id)
-     SELECT $1, -c.amount, charged.credit_balance + $2 - c.running, 'beat ' || c.beat_id || ' entry ' || c.entry_id, $6, 'BEAT_ENTRY', c.beat_id
-       FROM c, charged ORDER BY c.n`,
-    [accountId, total, paid.map((c) => c.amount), paid.map((c) => c.beatId), paid.map((c) => c.entryId), at],
+  await store.appendLedger(
+    tx,
+    accountId,
+    paid.map((charge) => ({ amount: -charge.amount, reason: `beat ${charge.beatId} entry ${charge.entryId}`, kind: 'BEAT_ENTRY', beatId: charge.beatId })),
+    at,
   );
 }

@@ -140,7 +140,7 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
 
     async revoke(id: string) {
       return db.transaction(async (tx) => {
-        const row = await store.get(tx, id, true);
+        const row = await store.get(tx, id, 'update');
         if (!row) throw notFound(id);
         // As with API keys, revoking a revoked grant changes nothing and answers it.
         if (row.revoked_at === null) await store.revoke(tx, id, clock.now());
@@ -159,10 +159,11 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
     /**
      * The grant a report is filed under, if this account may use it now for this event type;
      * else 403 GRANT_NOT_USABLE (the answer never says which rule failed). Staleness is left to
-     * the content checks (GRANT_STALE).
+     * the content checks (GRANT_STALE). Called in the filing's transaction: the grant row is
+     * share-locked until it ends, so a revocation waits for the filing or comes before it.
      */
     async usable(q: Queryable, accountId: string, grantId: string, eventTypeId: string, now: Date): Promise<UsableGrant> {
-      const row = await store.get(q, grantId);
+      const row = await store.get(q, grantId, 'share');
       if (!row || row.account_id !== accountId || statusOf(row, now) !== 'ACTIVE' || row.event_type_id !== eventTypeId) throw grantNotUsable();
       const pins = await store.pinsOf(q, [row.id]);
       const entities = await store.allowedEntities(q, [...new Set(pins.flatMap((p) => p.allowed_entity_ids))]);

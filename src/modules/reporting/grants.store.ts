@@ -54,8 +54,10 @@ export const grantsStore = {
     ]);
   },
 
-  get(db: Queryable, id: string, forUpdate = false) {
-    return queryOne<GrantRow>(db, `SELECT ${GRANT_COLUMNS} FROM reporting_grants WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  /** `lock`: FOR UPDATE (revocation) or FOR SHARE (a filing: revocation waits for it). */
+  get(db: Queryable, id: string, lock: 'update' | 'share' | null = null) {
+    const locking = lock === null ? '' : ` FOR ${lock.toUpperCase()}`;
+    return queryOne<GrantRow>(db, `SELECT ${GRANT_COLUMNS} FROM reporting_grants WHERE id = $1${locking}`, [id]);
   },
 
   /** An account's grants, newest first. */

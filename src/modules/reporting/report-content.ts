@@ -31,9 +31,6 @@ export function readTimestamp(text: string): Date | null {
   return new Date(date.getTime() - offset * 60_000);
 }
 
-/** An instant the database stores: in the years 1 to 9999, UTC. */
-export const storableInstant = (date: Date) => date.getUTCFullYear() >= 1 && date.getUTCFullYear() <= 9999;
-
 export interface CheckedReport {
   happenedAt: Date;
   description: string | null;

@@ -15,7 +15,8 @@ import { accountsStore } from '../accounts/accounts.store.js';
 import { liveSurvivors, type EventsService } from '../corpus/events.service.js';
 import { referenceStore } from '../corpus/reference.store.js';
 import type { GrantsService, UsableGrant } from './grants.service.js';
-import { checkReportContent, readTimestamp, storableInstant } from './report-content.js';
+import { storableInstant } from '../../platform/instants.js';
+import { checkReportContent, readTimestamp } from './report-content.js';
 import type { CreateReportBody, Report } from './reporting.schemas.js';
 import { reportsStore as store, type ReportRow, type StoredRole } from './reports.store.js';
 
@@ -97,50 +98,52 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
       const input = lowercaseIds(sent);
       const now = clock.now();
       const id = idempotencyKey === null ? newId() : uuidv5(idempotencyKey, filer.keyId);
-      // A key that filed its report already (its answer lost, or its replay window past) says
-      // so before anything that may have changed since (entitlement, grant, event type).
-      if (idempotencyKey !== null && (await store.get(db, id))) throw alreadySubmitted();
-      // Entitlement: re-checked on every call (Authentication, 7).
-      const account = await accountsStore.getAccount(db, filer.accountId);
-      if (!account) throw new Error(`account ${filer.accountId} does not exist`);
-      const grantId = input.grant_id ?? null;
-      let grant: UsableGrant | null = null;
-      if (grantId === null) {
-        if (!account.structured_reporting)
-          throw new ProblemError('not-entitled', 'Filing a report as yourself needs the structured reporting entitlement.', { code: 'FORBIDDEN' });
-      } else {
-        if (!account.entity_reporting)
-          throw new ProblemError('not-entitled', 'Filing under a grant needs the entity reporting entitlement.', { code: 'GRANT_FORBIDDEN' });
-        grant = await grants.usable(db, filer.accountId, grantId, input.event_type_id, now);
-      }
+      // The checks read what the filing depends on in the transaction that stores it.
+      const row = await db.transaction(async (tx) => {
+        // A key that filed its report already (its answer lost, or its replay window past) says
+        // so before anything that may have changed since (entitlement, grant, event type).
+        if (idempotencyKey !== null && (await store.get(tx, id))) throw alreadySubmitted();
+        // Entitlement: re-checked on every call (Authentication, 7).
+        const account = await accountsStore.getAccount(tx, filer.accountId);
+        if (!account) throw new Error(`account ${filer.accountId} does not exist`);
+        const grantId = input.grant_id ?? null;
+        let grant: UsableGrant | null = null;
+        if (grantId === null) {
+          if (!account.structured_reporting)
+            throw new ProblemError('not-entitled', 'Filing a report as yourself needs the structured reporting entitlement.', { code: 'FORBIDDEN' });
+        } else {
+          if (!account.entity_reporting)
+            throw new ProblemError('not-entitled', 'Filing under a grant needs the entity reporting entitlement.', { code: 'GRANT_FORBIDDEN' });
+          grant = await grants.usable(tx, filer.accountId, grantId, input.event_type_id, now);
+        }
 
-      const type = await referenceStore.getEventType(db, input.event_type_id);
-      const roles = type ? await referenceStore.rolesOf(db, [type.id]) : [];
-      const checked = await checkReportContent(db, input, { type, roles, grant, now, displayName: account.display_name });
-      // The values sent, in their order (each `role` as sent), then those pins filled in.
-      const storedRoles: StoredRole[] = checked.values.map((value, i) => {
-        const base = { role: input.roles[i]?.role ?? value.role.code_name, role_id: value.role.id };
-        if (value.entityId !== null) return { ...base, entity_id: value.entityId, name: checked.entities.get(value.entityId)!.name };
-        if (value.date !== null) return { ...base, date: value.date };
-        if (value.amount !== null) return { ...base, amount: value.amount };
-        return { ...base, text: value.text! };
-      });
+        const type = await referenceStore.getEventType(tx, input.event_type_id);
+        const roles = type ? await referenceStore.rolesOf(tx, [type.id]) : [];
+        const checked = await checkReportContent(tx, input, { type, roles, grant, now, displayName: account.display_name });
+        // The values sent, in their order (each `role` as sent), then those pins filled in.
+        const storedRoles: StoredRole[] = checked.values.map((value, i) => {
+          const base = { role: input.roles[i]?.role ?? value.role.code_name, role_id: value.role.id };
+          if (value.entityId !== null) return { ...base, entity_id: value.entityId, name: checked.entities.get(value.entityId)!.name };
+          if (value.date !== null) return { ...base, date: value.date };
+          if (value.amount !== null) return { ...base, amount: value.amount };
+          return { ...base, text: value.text! };
+        });
 
-      const row = {
-        id,
-        account_id: filer.accountId,
-        api_key_id: filer.keyId,
-        event_type_id: type!.id,
-        happened_at: checked.happenedAt,
-        roles: storedRoles,
-        description: checked.description,
-        grant_id: grantId,
-        published_as: grant ? { name: grant.row.label, kind: 'ORGANIZATION' as const } : { name: account.display_name!.trim(), kind: account.kind },
-        created_at: now,
-      };
-      await db.transaction(async (tx) => {
-        if (!(await store.insert(tx, row))) throw alreadySubmitted();
-        await jobs.enqueue(tx, PROCESS_REPORT_JOB, { report_id: row.id });
+        const filed = {
+          id,
+          account_id: filer.accountId,
+          api_key_id: filer.keyId,
+          event_type_id: type!.id,
+          happened_at: checked.happenedAt,
+          roles: storedRoles,
+          description: checked.description,
+          grant_id: grantId,
+          published_as: grant ? { name: grant.row.label, kind: 'ORGANIZATION' as const } : { name: account.display_name!.trim(), kind: account.kind },
+          created_at: now,
+        };
+        if (!(await store.insert(tx, filed))) throw alreadySubmitted();
+        await jobs.enqueue(tx, PROCESS_REPORT_JOB, { report_id: filed.id });
+        return filed;
       });
       return reportView({ ...row, incident_id: null, incident_report_id: null });
     },

@@ -105,7 +105,6 @@ export function frameworkErrorHandler(docsUrl: string) {
   };
 }
 
-/** The client went away before its request was complete (it disconnected, or timed out). */
 /**
  * True, and logged at info, when the client left before its request was complete: nothing can
  * reach it, and it is not a fault of ours (a database error would be, and is told apart here).
