@@ -32,6 +32,7 @@ import { PROCESS_REPORT_JOB, reportsService, type ReportsService } from './modul
 import { sensorMatching } from './modules/sensors/sensor-matching.js';
 import { sensorsService, type SensorsService } from './modules/sensors/sensors.service.js';
 import { PER_HOST_RUNNING, webhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
+import { deliveryOutbox } from './modules/webhooks/outbox.js';
 import { webhookTransport } from './modules/webhooks/webhook-transport.js';
 
 export interface Runtime {
@@ -90,14 +91,16 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const counters = counterDb ? postgresCounterStore(counterDb) : memoryCounterStore();
   const limiter = rateLimiter(counters, clock, { maxPerMinute: config.edgeMaxPerMinute, banSeconds: config.edgeBanSeconds });
   const secret = await loadSecret(db, config.secret);
-  const keys = keyAuthenticator(db, clock);
   const cursors = cursorSigner(secret);
+  const claims = idempotencyClaims(db, clock);
+
+  // Each module after the modules it is handed.
+  const keys = keyAuthenticator(db, clock);
   const accounts = accountsService({ db, clock, newId, keyCache: keys });
   const self = selfService({ db, clock });
   const users = consoleUsers({ db, clock, newId });
-  const claims = idempotencyClaims(db, clock);
-  const search = searchService({ db, clock, newId, cursors, ...testPause(config, logger) });
-  const sensors = sensorsService({ db, clock, newId, onRedeliver: () => webhooks.wake() });
+  const sessions = consoleSessions({ db, clock, newId });
+
   if (config.webhookAllowPrivate) {
     // The address rule is what keeps customers' webhooks off the operator's own network.
     logger.warn(
@@ -106,13 +109,17 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   }
   const transport = webhookTransport({ allowPrivate: config.webhookAllowPrivate, connectionsPerHost: PER_HOST_RUNNING });
   const webhooks = webhookDispatcher({ db, clock, logger, transport });
+  const outbox = deliveryOutbox({ db, clock, wake: () => webhooks.wake() });
+  const sensors = sensorsService({ db, clock, newId, outbox });
+
+  const search = searchService({ db, clock, newId, cursors, ...testPause(config, logger) });
   const beats = beatsService({ db, clock, newId, jobs });
   const beatEntries = beatEntriesService({ db, clock, cursors });
   const recording = beatRecording({ db, clock, newId });
 
-  // The features that react to corpus changes, each with a durable job of its own.
+  // The corpus hands every event change to these subscribers, each with a durable job of its own.
   const changes = eventChanges(jobs, {
-    sensors: sensorMatching({ db, clock, newId, onDeliveries: () => webhooks.wake() }),
+    sensors: sensorMatching({ db, clock, newId, outbox }),
     beats: recording.onEventChange,
   });
   const events = eventsService({ db, clock, newId, changes });
@@ -139,7 +146,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     accounts,
     self,
     consoleUsers: users,
-    sessions: consoleSessions({ db, clock, newId }),
+    sessions,
     reference,
     changes,
     events,

@@ -2,10 +2,12 @@
 // kept in the database, so every process sharing the database signs alike.
 import { randomBytes } from 'node:crypto';
 import type { Database } from './db/database.js';
+import { settings } from './settings.js';
+
+const SIGNING_SECRET = 'signing_secret';
 
 export async function loadSecret(db: Database, configured: string | null): Promise<string> {
   if (configured !== null) return configured;
-  await db.query(`INSERT INTO settings (name, value) VALUES ('signing_secret', $1) ON CONFLICT (name) DO NOTHING`, [randomBytes(32).toString('base64url')]);
-  const rows = await db.query<{ value: string }>(`SELECT value FROM settings WHERE name = 'signing_secret'`);
-  return rows[0]!.value;
+  await settings.claim(db, SIGNING_SECRET, randomBytes(32).toString('base64url'));
+  return (await settings.get(db, SIGNING_SECRET))!;
 }

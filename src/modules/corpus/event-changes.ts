@@ -19,9 +19,20 @@ export type EventChange =
 
 export type EventChangeSubscriber = (change: EventChange) => Promise<void>;
 
-/** The hand-off to these subscribers, by name (the name is part of their jobs' kind). */
-export function eventChanges(jobs: JobQueue, subscribers: Readonly<Record<string, EventChangeSubscriber>>) {
-  const kinds = Object.entries(subscribers).map(([name, subscriber]) => {
+/**
+ * Every feature that reacts to an event change, by name (the name is part of its jobs' kind,
+ * so renaming one strands its queued jobs). The corpus does not import them; the composition
+ * root hands them in, and this type makes it hand in each one.
+ */
+export interface EventChangeSubscribers {
+  /** sensors/sensor-matching.ts: `event.matched` and `event.merged` deliveries to webhooks. */
+  sensors: EventChangeSubscriber;
+  /** beats/beat-recording.ts: charged beat entries, carried entries on merges. */
+  beats: EventChangeSubscriber;
+}
+
+export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers) {
+  const kinds = Object.entries(subscribers).map(([name, subscriber]: [string, EventChangeSubscriber]) => {
     const kind = `${EVENT_CHANGED_JOB}:${name}`;
     jobs.register(kind, (payload) => subscriber(payload as EventChange));
     return kind;

@@ -3,9 +3,13 @@
 // printed once; then the demo corpus (about 20,000 events over the past year), generated in the
 // background while the server already serves, its progress in the log.
 import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { ConsoleUsers } from '../../console/console-users.js';
 import { SCOPES } from '../../platform/scopes.js';
-import type { Runtime } from '../../runtime.js';
-import { generateDemoCorpus } from './demo-corpus.js';
+import { settings } from '../../platform/settings.js';
+import type { AccountsService } from '../accounts/accounts.service.js';
+import { type DemoDeps, generateDemoCorpus } from './demo-corpus.js';
 
 export const DEMO_CREDITS = 10_000;
 export const DEMO_CONSOLE_EMAIL = 'demo@example.com';
@@ -14,38 +18,43 @@ export const DEMO_CONSOLE_EMAIL = 'demo@example.com';
 // the corpus is complete, then 'yes'. A process stopped in between leaves 'corpus-pending'.
 const SEEDED = 'demo_seeded';
 
+/** What seeding uses: the services it goes through and where it reports. */
+export interface DemoSeedDeps extends DemoDeps {
+  config: Pick<Config, 'publicBaseUrl' | 'demoEvents'>;
+  logger: Logger;
+  accounts: Pick<AccountsService, 'createAccount' | 'createApiKey'>;
+  consoleUsers: Pick<ConsoleUsers, 'create'>;
+}
+
 export interface DemoAccountSeed {
   /** What to print once the server listens: the raw key and password exist only here. */
   banner: string;
 }
 
 /** The demo account, key and console user, on an empty database only; null otherwise. */
-export async function seedDemoAccount(runtime: Runtime): Promise<DemoAccountSeed | null> {
-  const existing = await runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts');
+export async function seedDemoAccount(deps: DemoSeedDeps): Promise<DemoAccountSeed | null> {
+  const existing = await deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts');
   if ((existing[0]?.n ?? 0) > 0) {
-    await warnIfCorpusIncomplete(runtime);
+    await warnIfCorpusIncomplete(deps);
     return null;
   }
   // Of several processes starting together on one empty database, only the one that records
   // the seeding seeds.
-  const claimed = await runtime.db.query(`INSERT INTO settings (name, value) VALUES ($1, 'corpus-pending') ON CONFLICT (name) DO NOTHING RETURNING name`, [
-    SEEDED,
-  ]);
-  if (claimed.length === 0) return null;
-  const account = await runtime.accounts.createAccount({
+  if (!(await settings.claim(deps.db, SEEDED, 'corpus-pending'))) return null;
+  const account = await deps.accounts.createAccount({
     display_name: 'Demo Newsroom',
     kind: 'ORGANIZATION',
     credit_balance: DEMO_CREDITS,
     entitlements: { structured_reporting: true, entity_reporting: true, beats: true },
   });
-  const key = await runtime.accounts.createApiKey(account.id, { name: 'demo', scopes: [...SCOPES] });
+  const key = await deps.accounts.createApiKey(account.id, { name: 'demo', scopes: [...SCOPES] });
   const consolePassword = randomBytes(15).toString('base64url');
-  await runtime.consoleUsers.create(account.id, { email: DEMO_CONSOLE_EMAIL, password: consolePassword });
+  await deps.consoleUsers.create(account.id, { email: DEMO_CONSOLE_EMAIL, password: consolePassword });
   return {
     banner:
       `\nDemo account ${account.id} seeded with ${DEMO_CREDITS} credits.\nDemo API key (all scopes, shown once): ${key.key}\n` +
-      `Web console: ${runtime.config.publicBaseUrl}/console, email ${DEMO_CONSOLE_EMAIL}, password (shown once): ${consolePassword}\n` +
-      `Demo corpus: ${runtime.config.demoEvents} events, generated in the background now; searches see what is loaded so far, ` +
+      `Web console: ${deps.config.publicBaseUrl}/console, email ${DEMO_CONSOLE_EMAIL}, password (shown once): ${consolePassword}\n` +
+      `Demo corpus: ${deps.config.demoEvents} events, generated in the background now; searches see what is loaded so far, ` +
       `and the log says "demo corpus seeded" when it is complete.\n\n`,
   };
 }
@@ -58,15 +67,15 @@ export interface DemoCorpusSeeding {
 }
 
 /** Generates the demo corpus in the background, logging progress about every quarter. */
-export function seedDemoCorpusInBackground(runtime: Runtime): DemoCorpusSeeding {
-  const { logger } = runtime;
-  const total = runtime.config.demoEvents;
+export function seedDemoCorpusInBackground(deps: DemoSeedDeps): DemoCorpusSeeding {
+  const { logger } = deps;
+  const total = deps.config.demoEvents;
   const abort = new AbortController();
   let quartersLogged = 0;
   const settled = (async () => {
     logger.info({ events: total }, 'demo corpus: seeding in the background');
     try {
-      const corpus = await generateDemoCorpus(runtime, {
+      const corpus = await generateDemoCorpus(deps, {
         events: total,
         // Smaller batches than a bulk load's, so a request waits for one batch at most briefly.
         batchSize: 100,
@@ -78,7 +87,7 @@ export function seedDemoCorpusInBackground(runtime: Runtime): DemoCorpusSeeding 
           logger.info({ done, total }, 'demo corpus: events loaded');
         },
       });
-      await runtime.db.query(`UPDATE settings SET value = 'yes' WHERE name = $1`, [SEEDED]);
+      await settings.set(deps.db, SEEDED, 'yes');
       logger.info(corpus, 'demo corpus seeded');
     } catch (error) {
       if (abort.signal.aborted) logger.warn('demo corpus: seeding stopped before it was complete');
@@ -94,11 +103,10 @@ export function seedDemoCorpusInBackground(runtime: Runtime): DemoCorpusSeeding 
   };
 }
 
-async function warnIfCorpusIncomplete(runtime: Runtime): Promise<void> {
-  const rows = await runtime.db.query<{ value: string }>('SELECT value FROM settings WHERE name = $1', [SEEDED]);
-  if (rows[0]?.value !== 'corpus-pending') return;
-  const events = await runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
-  runtime.logger.warn(
+async function warnIfCorpusIncomplete(deps: DemoSeedDeps): Promise<void> {
+  if ((await settings.get(deps.db, SEEDED)) !== 'corpus-pending') return;
+  const events = await deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
+  deps.logger.warn(
     { events: events[0]?.n ?? 0 },
     'demo corpus incomplete: another process is seeding it, or an earlier start stopped before it was complete (start on an empty database for the whole corpus)',
   );

@@ -17,15 +17,15 @@ import { loadEventFacts } from '../filters/event-facts.js';
 import { filterIndexCache } from '../filters/filter-index-cache.js';
 import { normalizeFilter } from '../filters/filter.js';
 import { FilterIndex } from '../filters/matching.js';
-import { outboxStore, type DeliveryType, type NewDelivery } from '../webhooks/outbox.store.js';
+import type { DeliveryOutbox, DeliveryType } from '../webhooks/outbox.js';
 import { sensorsStore } from './sensors.store.js';
 
 export interface SensorMatchingDeps {
   db: Database;
   clock: Clock;
   newId: IdGenerator;
-  /** Called after deliveries were stored (the dispatcher looks at once). */
-  onDeliveries: () => void;
+  /** The webhooks module's outbox, which alone writes deliveries. */
+  outbox: DeliveryOutbox;
 }
 
 async function buildIndex(db: Database): Promise<FilterIndex> {
@@ -40,17 +40,11 @@ async function buildIndex(db: Database): Promise<FilterIndex> {
 }
 
 /** The sensors' subscriber to the "event changed" hand-off. */
-export function sensorMatching({ db, clock, newId, onDeliveries }: SensorMatchingDeps): EventChangeSubscriber {
+export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps): EventChangeSubscriber {
   const filters = filterIndexCache(db, ['sensors', 'entities'], () => buildIndex(db));
 
   function body(type: DeliveryType, timestamp: string, data: Record<string, unknown>): string {
     return JSON.stringify({ type, timestamp, data });
-  }
-
-  async function store(type: DeliveryType, eventId: string, deliveries: NewDelivery[]): Promise<void> {
-    // One statement: atomic on its own, and committed when it returns.
-    const stored = await outboxStore.create(db, type, eventId, deliveries, clock.now());
-    if (stored > 0) onDeliveries();
   }
 
   async function eventView(eventId: string): Promise<SearchEvent | null> {
@@ -65,13 +59,13 @@ export function sensorMatching({ db, clock, newId, onDeliveries }: SensorMatchin
     if (!facts?.live) return;
     const matched = index.match(facts);
     if (matched.length === 0) return;
-    const delivered = await outboxStore.sensorsDelivered(db, eventId, 'event.matched');
+    const delivered = await outbox.sentTo(eventId, 'event.matched');
     const fresh = matched.filter((sensorId) => !delivered.has(sensorId));
     if (fresh.length === 0) return;
     const event = await eventView(eventId);
     if (!event) return;
     const timestamp = clock.now().toISOString();
-    await store(
+    await outbox.store(
       'event.matched',
       eventId,
       fresh.map((sensorId) => ({ id: newId(), sensorId, body: body('event.matched', timestamp, { sensor_id: sensorId, event }) })),
@@ -79,12 +73,12 @@ export function sensorMatching({ db, clock, newId, onDeliveries }: SensorMatchin
   }
 
   async function announceMerge(eventId: string, mergedIntoEventId: string): Promise<void> {
-    const sent = await outboxStore.sensorsDelivered(db, eventId, 'event.matched');
+    const sent = await outbox.sentTo(eventId, 'event.matched');
     if (sent.size === 0) return;
     const event = await eventView(mergedIntoEventId);
     if (!event) return;
     const timestamp = clock.now().toISOString();
-    await store(
+    await outbox.store(
       'event.merged',
       eventId,
       [...sent].map((sensorId) => ({

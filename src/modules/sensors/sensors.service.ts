@@ -12,6 +12,7 @@ import { bumpFilterVersion } from '../filters/filter-versions.js';
 import { normalizeFilter } from '../filters/filter.js';
 import type { CreateSensorBody, PatchSensorBody, Sensor, SensorDelivery, SensorFilter } from './sensors.schemas.js';
 import { sensorsStore as store, type DeliveryRow, type SensorRow, type StoredAction } from './sensors.store.js';
+import type { DeliveryOutbox } from '../webhooks/outbox.js';
 
 /** After a rotation the previous secret keeps signing this long. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
@@ -20,8 +21,8 @@ export interface SensorsDeps {
   db: Database;
   clock: Clock;
   newId: IdGenerator;
-  /** Called after a delivery was made due again (the dispatcher looks at once). */
-  onRedeliver?: () => void;
+  /** The webhooks module's outbox, which alone writes deliveries. */
+  outbox: DeliveryOutbox;
 }
 
 export interface ListQuery {
@@ -104,7 +105,7 @@ function withIds(actions: readonly CheckedAction[], previous: readonly StoredAct
   return actions.map((action) => ({ id: previous.find((p) => p.url === action.url)?.id ?? newId(), ...action }));
 }
 
-export function sensorsService({ db, clock, newId, onRedeliver }: SensorsDeps) {
+export function sensorsService({ db, clock, newId, outbox }: SensorsDeps) {
   /** The content rules a schema cannot state. */
   async function checkFilter(q: Queryable, accountId: string, filter: SensorFilter): Promise<void> {
     const names = filter.involved_entity_ids.length + filter.involved_entity_list_ids.length + filter.required_source_news_outlet_ids.length;
@@ -243,15 +244,12 @@ export function sensorsService({ db, clock, newId, onRedeliver }: SensorsDeps) {
     async redeliver(accountId: string, id: string, deliveryId: string) {
       const row = await db.transaction(async (tx) => {
         if (!(await store.get(tx, accountId, id))) throw notFound(id);
-        const targets = await store.lockTargets(tx, id, deliveryId);
-        if (targets.length === 0) throw new ProblemError('not-found', `No delivery with id ${deliveryId} for sensor ${id}.`);
-        if (targets.some((t) => t.status === 'PENDING'))
-          throw new ProblemError('state-conflict', `Delivery ${deliveryId} is still pending; it is attempted on its own schedule.`);
-        await store.retryTargets(tx, deliveryId, clock.now());
+        const outcome = await outbox.redeliver(tx, id, deliveryId);
+        if (outcome === 'not-found') throw new ProblemError('not-found', `No delivery with id ${deliveryId} for sensor ${id}.`);
+        if (outcome === 'pending') throw new ProblemError('state-conflict', `Delivery ${deliveryId} is still pending; it is attempted on its own schedule.`);
         // Read under the same locks: a sensor deleted right after cannot take the answer away.
         return (await store.deliveries(tx, id, null, 1, deliveryId))[0]!;
       });
-      onRedeliver?.();
       return deliveryView(row);
     },
 

@@ -71,6 +71,24 @@ export const outboxStore = {
     return new Set(rows.map((row) => row.sensor_id));
   },
 
+  /** A delivery's targets (one per webhook), locked, if the delivery is the sensor's. */
+  lockTargets(tx: Queryable, sensorId: string, deliveryId: string) {
+    return tx.query<{ status: string }>(
+      `SELECT t.status FROM sensor_delivery_targets t JOIN sensor_deliveries d ON d.id = t.delivery_id
+        WHERE d.id = $1 AND d.sensor_id = $2 ORDER BY t.action_id FOR UPDATE OF t`,
+      [deliveryId, sensorId],
+    );
+  },
+
+  /** Makes every target of a delivery due now, with a fresh retry schedule. */
+  retryTargets(tx: Queryable, deliveryId: string, now: Date) {
+    return tx.query(
+      `UPDATE sensor_delivery_targets SET status = 'PENDING', attempts = 0, next_attempt_at = $2, leased_by = NULL, lease_until = NULL
+        WHERE delivery_id = $1`,
+      [deliveryId, now],
+    );
+  },
+
   /**
    * Leases up to `limit` targets due at `now`, at most `room(host)` per host (`rooms` for the
    * hosts named there, `perHost` for the others), counting the attempt, with what signing

@@ -1,0 +1,51 @@
+// The delivery outbox as the features that make deliveries (sensors) see it. The webhooks
+// module alone writes its tables (sensor_deliveries, sensor_delivery_targets): deliveries are
+// stored and made due again here, attempted and settled by the dispatcher. Whatever makes a
+// delivery due wakes the dispatcher once it is committed.
+import type { Clock } from '../../platform/clock.js';
+import type { Queryable } from '../../platform/db/database.js';
+import { type DeliveryType, type NewDelivery, outboxStore as store } from './outbox.store.js';
+
+export type { DeliveryType, NewDelivery } from './outbox.store.js';
+
+export interface OutboxDeps {
+  db: Queryable;
+  clock: Clock;
+  /** Tells the dispatcher that deliveries are due now. */
+  wake: () => void;
+}
+
+export function deliveryOutbox({ db, clock, wake }: OutboxDeps) {
+  return {
+    /**
+     * Stores deliveries of one event, at most one per (sensor, event, type) ever, due now. One
+     * statement: atomic on its own, and committed when it returns. Answers how many were new.
+     */
+    async store(type: DeliveryType, eventId: string, deliveries: readonly NewDelivery[]): Promise<number> {
+      const stored = await store.create(db, type, eventId, deliveries, clock.now());
+      if (stored > 0) wake();
+      return stored;
+    },
+
+    /** The sensors that were given a delivery of this type for the event. */
+    sentTo(eventId: string, type: DeliveryType): Promise<Set<string>> {
+      return store.sensorsDelivered(db, eventId, type);
+    },
+
+    /**
+     * In the caller's transaction: a finished delivery of the sensor is made due now with a
+     * fresh retry schedule (the same webhook-id and body). Answers 'not-found' when the
+     * delivery is not the sensor's, 'pending' when it is still on its own schedule.
+     */
+    async redeliver(tx: Queryable, sensorId: string, deliveryId: string): Promise<'redelivered' | 'not-found' | 'pending'> {
+      const targets = await store.lockTargets(tx, sensorId, deliveryId);
+      if (targets.length === 0) return 'not-found';
+      if (targets.some((target) => target.status === 'PENDING')) return 'pending';
+      await store.retryTargets(tx, deliveryId, clock.now());
+      tx.afterCommit?.(wake);
+      return 'redelivered';
+    },
+  };
+}
+
+export type DeliveryOutbox = ReturnType<typeof deliveryOutbox>;
