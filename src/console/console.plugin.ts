@@ -8,6 +8,7 @@ import formBody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountsService } from '../modules/accounts/accounts.service.js';
+import { feature } from '../platform/http/feature.js';
 import { SignInRequired } from '../platform/http/guard.js';
 import { clientLeft, databaseProblem, formatBytes } from '../platform/http/error-handler.js';
 import { toFieldErrors } from '../platform/http/validation.js';
@@ -18,6 +19,8 @@ import { consoleKeysRoutes } from './console-keys.routes.js';
 import { consolePagesRoutes, type ConsolePagesDeps } from './console-pages.routes.js';
 import { describeField, problemMessage, sendHtml } from './console-replies.js';
 import type { ConsoleSessions } from './console-sessions.js';
+import type { ConsoleUsers } from './console-users.js';
+import { consoleUsersOpsRoutes } from './console-users.routes.js';
 import { messagePage } from './views/message.js';
 
 const FORM_LIMIT_BYTES = 64 * 1024;
@@ -120,3 +123,13 @@ function consoleError(error: FastifyError, request: FastifyRequest, reply: Fasti
   request.log.error({ err: error }, 'unexpected error');
   return show(500, 'Something went wrong', `An unexpected error occurred; it has been logged with the request id ${request.id}.`);
 }
+
+/** The console as a feature: `/` leads to it, its pages live under /console, its users are made on the operator API. */
+export const consoleFeature = (deps: ConsoleDeps & { consoleUsers: ConsoleUsers }) =>
+  feature({
+    root: async (app) => {
+      app.get('/', { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => reply.redirect('/console', 302));
+      await app.register((consoleApp) => consolePlugin(consoleApp, deps), { prefix: '/console' });
+    },
+    ops: (app) => consoleUsersOpsRoutes(app, deps.consoleUsers),
+  });

@@ -25,6 +25,7 @@ import { dispatch } from './mcp-dispatch.js';
 import { MCP_IDEMPOTENCY } from './mcp-idempotency.js';
 import { mcpProblem, RPC_CODES } from './mcp-problems.js';
 import { mcpTools, toolInputSchema, type McpTool, type ToolServices } from './mcp-tools.js';
+import { feature } from '../platform/http/feature.js';
 
 /** The protocol revisions served; older ones are refused (decisions.md, "MCP"). */
 export const PROTOCOL_VERSIONS = ['2025-06-18', '2025-11-25'] as const;
@@ -225,3 +226,5 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
     },
   );
 }
+
+export const mcpFeature = (deps: McpDeps) => feature({ root: (app) => mcpRoutes(app, deps) });

@@ -10,6 +10,7 @@ import { principalOf } from '../../platform/http/guard.js';
 import { StrictObject } from '../../platform/http/schema-kit.js';
 import { CreditTransactionList, CreditTransactionsQuery, SelfAccount } from './self-service.schemas.js';
 import type { SelfService } from './self-service.js';
+import { feature } from '../../platform/http/feature.js';
 
 const ops = { access: 'ops' as const };
 const tags = ['Operator: accounts'];
@@ -141,3 +142,7 @@ export function accountSelfRoutes(app: TypedApp, self: SelfService): void {
     async (request) => self.creditTransactions(principalOf(request).accountId, request.query.limit, request.query.starting_after),
   );
 }
+
+/** Accounts: self-service on the public API; accounts, keys, credits and plans on the operator API. */
+export const accountsFeature = (deps: { accounts: AccountsService; self: SelfService }) =>
+  feature({ v1: (app) => accountSelfRoutes(app, deps.self), ops: (app) => accountsOpsRoutes(app, deps.accounts) });

@@ -6,6 +6,7 @@ import type { TypedApp } from '../../platform/http/typed-app.js';
 import type { BeatEntriesService } from './beat-entries.service.js';
 import { Beat, BeatEntries, BeatList, CreateBeatBody, EntriesBody, ReplaceBeatBody, SpendCapBody } from './beats.schemas.js';
 import type { BeatsService } from './beats.service.js';
+import { feature } from '../../platform/http/feature.js';
 
 const tags = ['Beats'];
 /** The list takes no paging parameters (or any other): unknown ones are refused. */
@@ -139,3 +140,6 @@ export function beatsRoutes(app: TypedApp, beats: BeatsService, entries: BeatEnt
     async (request) => entries.read(principalOf(request).accountId, request.params.id, request.body),
   );
 }
+
+export const beatsFeature = (deps: { beats: BeatsService; beatEntries: BeatEntriesService }) =>
+  feature({ v1: (app) => beatsRoutes(app, deps.beats, deps.beatEntries) });

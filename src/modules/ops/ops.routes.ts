@@ -5,6 +5,7 @@ import { StrictObject, Timestamp } from '../../platform/http/schema-kit.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import { ProblemError } from '../../platform/problems.js';
+import { feature } from '../../platform/http/feature.js';
 
 const ops = { access: 'ops' as const };
 const tags = ['Operator: time and background work'];
@@ -62,3 +63,5 @@ export function opsRoutes(app: TypedApp, deps: { clock: Clock; jobs: JobQueue; d
     },
   );
 }
+
+export const opsFeature = (deps: { clock: Clock; jobs: JobQueue; drain: () => Promise<void> }) => feature({ ops: (app) => opsRoutes(app, deps) });

@@ -7,6 +7,7 @@ import type { GrantsService } from './grants.service.js';
 import { REPORT_IDEMPOTENCY } from './report-idempotency.js';
 import { CreateGrantBody, CreateReportBody, OpsReportingGrant, Report, ReportingGrantList, ReportList, ReportListQuery } from './reporting.schemas.js';
 import type { ReportsService } from './reports.service.js';
+import { feature } from '../../platform/http/feature.js';
 
 const tags = ['Structured reporting'];
 const read = { scope: 'REPORTS_READ' as const };
@@ -117,3 +118,7 @@ export function reportingOpsRoutes(app: TypedApp, grants: GrantsService): void {
     async (request) => grants.revoke(request.params.id),
   );
 }
+
+/** Reporting: filing and reading reports and grants; grants are made and revoked on the operator API. */
+export const reportingFeature = (deps: { reports: ReportsService; grants: GrantsService }) =>
+  feature({ v1: (app) => reportingRoutes(app, deps), ops: (app) => reportingOpsRoutes(app, deps.grants) });

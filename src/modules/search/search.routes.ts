@@ -4,6 +4,7 @@ import { billedWhen } from '../../platform/http/idempotency.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { SearchBody, SearchResult } from './search.schemas.js';
 import type { SearchService } from './search.service.js';
+import { feature } from '../../platform/http/feature.js';
 
 /** A cursor-less search charges; its idempotency claim is never taken over after a crash. */
 const isBilled = (body: unknown) => body === null || typeof body !== 'object' || !('cursor' in body);
@@ -31,3 +32,5 @@ export function searchRoutes(app: TypedApp, search: SearchService): void {
     },
   );
 }
+
+export const searchFeature = (search: SearchService) => feature({ v1: (app) => searchRoutes(app, search) });

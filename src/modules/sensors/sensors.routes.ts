@@ -5,6 +5,7 @@ import { IdParams, StrictObject, Uuid } from '../../platform/http/schema-kit.js'
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { CreateSensorBody, DeliveryList, ListSensorsQuery, PatchSensorBody, Sensor, SensorDelivery, SensorList } from './sensors.schemas.js';
 import type { SensorsService } from './sensors.service.js';
+import { feature } from '../../platform/http/feature.js';
 
 const tags = ['Sensors'];
 const read = { scope: 'SENSORS_READ' as const };
@@ -134,3 +135,5 @@ export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
     async (request) => sensors.redeliver(principalOf(request).accountId, request.params.id, request.params.delivery_id),
   );
 }
+
+export const sensorsFeature = (sensors: SensorsService) => feature({ v1: (app) => sensorsRoutes(app, sensors) });
