@@ -5,7 +5,7 @@ import { seedDemoAccount, seedDemoCorpusInBackground, type DemoCorpusSeeding } f
 import { DataDirLockedError } from './platform/db/data-dir-lock.js';
 import { createLogger } from './platform/logger.js';
 import { loadTls } from './platform/tls.js';
-import { createRuntime } from './runtime.js';
+import { createRuntime, type Runtime } from './runtime.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
 
-  let runtime;
+  let runtime: Runtime;
   try {
     runtime = await createRuntime(config, logger);
   } catch (error) {

@@ -76,7 +76,7 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
   app.addHook('preHandler', (request, reply, done) => (request.method === 'POST' ? app.csrfProtection(request, reply, done) : done()));
 
   app.setErrorHandler((error: FastifyError, request, reply) => consoleError(error, request, reply));
-  app.setNotFoundHandler({ preValidation: deps.edgeGuard as never }, (request, reply) =>
+  app.setNotFoundHandler({ preValidation: deps.edgeGuard as never }, (_request, reply) =>
     sendHtml(reply, 404, messagePage({ title: 'Not found', viewer: null, message: 'There is no console page here.', back: '/console' })),
   );
 

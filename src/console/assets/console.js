@@ -1,5 +1,6 @@
 // The console works without this script; it only adds a copy button, confirmations, and the
 // scope ticks of the key form. Served as a file: the Content-Security-Policy forbids inline scripts.
+// biome-ignore lint/suspicious/noRedundantUseStrict: a classic script (not a module), where it is not redundant
 'use strict';
 document.addEventListener('DOMContentLoaded', () => {
   for (const button of document.querySelectorAll('[data-copy-from]')) {

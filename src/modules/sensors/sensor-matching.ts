@@ -35,7 +35,7 @@ async function buildIndex(db: Database): Promise<FilterIndex> {
     sensors.map(({ filter }) => normalizeFilter(filter)),
   );
   const index = new FilterIndex();
-  sensors.forEach(({ id }, i) => index.set(id, compiled[i]!));
+  for (const [i, { id }] of sensors.entries()) index.set(id, compiled[i]!);
   return index;
 }
 

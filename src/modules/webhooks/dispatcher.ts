@@ -161,7 +161,7 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
       .finally(() => {
         flushing = null;
         if (settled.length > 0) scheduleFlush();
-        else if (held === 0) idleWaiters.splice(0).forEach((resolve) => resolve());
+        else if (held === 0) for (const resolve of idleWaiters.splice(0)) resolve();
       });
     return flushing;
   }

@@ -20,7 +20,9 @@ export function commitHooks() {
   return {
     /** The transaction's handle, with `afterCommit`. */
     wrap: (tx: Queryable): Queryable => ({ query: tx.query, exec: tx.exec, afterCommit: (callback) => callbacks.push(callback) }),
-    committed: () => callbacks.forEach((callback) => callback()),
+    committed: () => {
+      for (const callback of callbacks) callback();
+    },
   };
 }
 

@@ -34,7 +34,7 @@ export function installBodyParsing(app: FastifyInstance): void {
     if (request.headers['content-type']?.toLowerCase().startsWith('application/merge-patch+json') && request.method !== 'PATCH') {
       return done(unsupported('application/merge-patch+json is for PATCH; send this body as application/json.'), undefined);
     }
-    parseJson(request, text, (error, parsed) => {
+    void parseJson(request, text, (error, parsed) => {
       if (error) return done(error, undefined);
       const errors = unrepresentable(parsed);
       if (errors.length > 0) return done(new ProblemError('validation-failed', 'The body holds a number that cannot be represented.', { errors }), undefined);

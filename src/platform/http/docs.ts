@@ -11,6 +11,17 @@ import { PROBLEM_SLUGS, PROBLEMS, type ProblemSlug } from '../problems.js';
 import { operationProblems, problemResponseComponents, problemResponseRefs } from './openapi-problems.js';
 import { ProblemSchema } from './schema-kit.js';
 
+/** The parts of the generated OpenAPI document that are rewritten here. */
+interface OpenApiOperation {
+  operationId: string;
+  responses?: Record<string, unknown>;
+  'x-problem-types'?: ProblemSlug[];
+}
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+  components?: Record<string, unknown>;
+}
+
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const inlineCode = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 
@@ -76,11 +87,11 @@ export async function installDocs(app: FastifyInstance, options: { publicBaseUrl
     },
     // Each operation's problem types become references to shared responses, one per status.
     transformObject: (documentObject) => {
-      const document = (documentObject as { openapiObject: Record<string, any> }).openapiObject;
+      const document = (documentObject as { openapiObject: OpenApiDocument }).openapiObject;
       const operationIds = new Set<string>();
       const statuses = new Set<number>();
-      for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
-        for (const operation of Object.values<any>(item)) {
+      for (const item of Object.values(document.paths ?? {})) {
+        for (const operation of Object.values(item)) {
           if (operationIds.has(operation.operationId)) throw new Error(`operationId ${operation.operationId} is used twice`);
           operationIds.add(operation.operationId);
           const refs = problemResponseRefs(operation['x-problem-types'] ?? []);

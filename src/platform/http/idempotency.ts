@@ -89,7 +89,7 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
       const apiKeyId = principalOf(request).keyId;
       const fingerprint = requestFingerprint(transport, request.method, request.url, request.rawBody);
       const owner = randomUUID();
-      let outcome;
+      let outcome: Awaited<ReturnType<IdempotencyClaims['claim']>>;
       try {
         outcome = await claims.claim({ apiKeyId, key: header, fingerprint, billed: billed(request.body), owner });
       } catch (error) {
