@@ -10,6 +10,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, chargeSearch } from '../accounts/billing.js';
 import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-view.js';
+import { referenceStore } from '../corpus/reference.store.js';
 import { databaseEntityResolver, usableEntityLists } from '../filters/entity-resolver.js';
 import { filterConditions, SqlParams, type FilterScope } from '../filters/filter-sql.js';
 import { compileFilter, normalizeFilter, roleFilterValueErrors, type CompiledFilter, type EventFilter } from '../filters/filter.js';
@@ -62,8 +63,8 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
   async function checkFilter(searcher: Searcher, body: SearchBody): Promise<void> {
     const errors: FieldError[] = [];
     if (body.event_type_id) {
-      const roles = await store.roleCodeNames(db, body.event_type_id);
-      if (roles === null) errors.push({ pointer: '/event_type_id', detail: 'names no event type' });
+      const roles = (await referenceStore.eventTypesWithRoles(db, [body.event_type_id])).get(body.event_type_id)?.codeNames;
+      if (!roles) errors.push({ pointer: '/event_type_id', detail: 'names no event type' });
       body.role_filters?.forEach((rf, i) => {
         if (roles && !roles.has(rf.role_code_name)) errors.push({ pointer: `/role_filters/${i}/role_code_name`, detail: 'is not a role of the event type' });
       });

@@ -82,12 +82,4 @@ export const searchStore = {
     for (const row of rows) ids.get(row.code_name)!.push(row.id);
     return ids;
   },
-
-  /** The role code names an event type has or had; null when there is no such type. */
-  async roleCodeNames(db: Queryable, eventTypeId: string) {
-    const type = await db.query('SELECT 1 FROM event_types WHERE id = $1', [eventTypeId]);
-    if (type.length === 0) return null;
-    const rows = await db.query<{ code_name: string }>('SELECT DISTINCT code_name FROM event_type_roles WHERE event_type_id = $1', [eventTypeId]);
-    return new Set(rows.map((r) => r.code_name));
-  },
 };

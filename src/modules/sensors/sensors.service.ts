@@ -7,6 +7,7 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { listPage } from '../../platform/list-page.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
+import { referenceStore } from '../corpus/reference.store.js';
 import { usableEntityLists } from '../filters/entity-resolver.js';
 import { bumpFilterVersion } from '../filters/filter-versions.js';
 import { normalizeFilter } from '../filters/filter.js';
@@ -114,8 +115,8 @@ export function sensorsService({ db, clock, newId, onRedeliver }: SensorsDeps) {
       });
     }
     if (filter.event_type_id !== null) {
-      const found = await q.query('SELECT 1 FROM event_types WHERE id = $1', [filter.event_type_id]);
-      if (found.length === 0) {
+      const found = await referenceStore.eventTypesWithRoles(q, [filter.event_type_id]);
+      if (!found.has(filter.event_type_id)) {
         throw new ProblemError('validation-failed', 'The sensor filter is not valid.', {
           errors: [{ pointer: '/filter/event_type_id', detail: 'names no event type' }],
         });
