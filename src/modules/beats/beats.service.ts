@@ -12,7 +12,7 @@ import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, lockAccount } from '../accounts/billing.js';
 import type { PlanRow } from '../accounts/accounts.store.js';
 import { referenceStore } from '../corpus/reference.store.js';
-import { usableEntityLists } from '../filters/entity-resolver.js';
+import { entityListReferences, entityListsInaccessible, unusableEntityLists } from '../filters/entity-list-access.js';
 import { bumpFilterVersion } from '../filters/filter-versions.js';
 import { normalizeFilter, roleFilterValueErrors } from '../filters/filter.js';
 import { asOf, closeGap, statusOf } from './beat-state.js';
@@ -71,19 +71,6 @@ function completeClause(id: string, input: ClauseInput): Clause {
   return { id, ...normalizeFilter(fields) };
 }
 
-/** Every entity list the clauses name, with where. */
-function listReferences(clauses: readonly ClauseInput[]): string[] {
-  return [
-    ...new Set(
-      clauses.flatMap((c) => [
-        ...(c.involved_entity_list_ids ?? []),
-        ...(c.represented_entity_list_ids ?? []),
-        ...(c.role_filters ?? []).flatMap((rf) => (rf.kind === 'entity_in' ? (rf.entity_list_ids ?? []) : [])),
-      ]),
-    ),
-  ];
-}
-
 export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
   /** The content rules a schema cannot state (400, pointing into the body). */
   async function checkClauses(clauses: readonly ClauseInput[], options: { create: boolean }): Promise<void> {
@@ -114,11 +101,12 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
   }
 
   async function checkLists(tx: Queryable, accountId: string, clauses: readonly ClauseInput[]): Promise<void> {
-    const lists = listReferences(clauses);
-    const usable = await usableEntityLists(tx, lists, accountId);
-    const refused = lists.filter((id) => !usable.has(id));
-    if (refused.length > 0)
-      throw new ProblemError('entity-list-inaccessible', `This account cannot use the entity list${refused.length > 1 ? 's' : ''} ${refused.join(', ')}.`);
+    const refused = await unusableEntityLists(
+      tx,
+      accountId,
+      clauses.flatMap((clause, i) => entityListReferences(clause, `/clauses/${i}`)),
+    );
+    if (refused.length > 0) throw entityListsInaccessible(refused);
   }
 
   async function checkQuota(tx: Queryable, accountId: string, plan: PlanRow, clauses: number, replacing: string | null): Promise<void> {

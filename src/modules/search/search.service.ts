@@ -11,7 +11,8 @@ import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, chargeSearch } from '../accounts/billing.js';
 import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-view.js';
 import { referenceStore } from '../corpus/reference.store.js';
-import { databaseEntityResolver, usableEntityLists } from '../filters/entity-resolver.js';
+import { entityListReferences, unusableEntityLists } from '../filters/entity-list-access.js';
+import { databaseEntityResolver } from '../filters/entity-resolver.js';
 import { filterConditions, SqlParams, type FilterScope } from '../filters/filter-sql.js';
 import { compileFilter, normalizeFilter, roleFilterValueErrors, type CompiledFilter, type EventFilter } from '../filters/filter.js';
 import { FILTER_MEMBERS, type SearchBody, type SearchResult } from './search.schemas.js';
@@ -70,16 +71,8 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
       });
     }
     errors.push(...roleFilterValueErrors(body.role_filters, ''));
-    // Entity lists: the account's own or public ones; any other (or none) is refused.
-    const listRefs: { pointer: string; id: string }[] = (body.involved_entity_list_ids ?? []).map((id, i) => ({
-      pointer: `/involved_entity_list_ids/${i}`,
-      id,
-    }));
-    body.role_filters?.forEach((rf, i) => {
-      if (rf.kind === 'entity_in') rf.entity_list_ids?.forEach((id, j) => listRefs.push({ pointer: `/role_filters/${i}/entity_list_ids/${j}`, id }));
-    });
-    const usable = await usableEntityLists(db, [...new Set(listRefs.map((ref) => ref.id))], searcher.accountId);
-    for (const ref of listRefs) if (!usable.has(ref.id)) errors.push({ pointer: ref.pointer, detail: 'names no entity list this account can use' });
+    const refused = await unusableEntityLists(db, searcher.accountId, entityListReferences(body, ''));
+    for (const ref of refused) errors.push({ pointer: ref.pointer, detail: 'names no entity list this account can use' });
     if (errors.length > 0) throw invalid(errors);
   }
 

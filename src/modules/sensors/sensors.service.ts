@@ -8,7 +8,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import { listPage } from '../../platform/list-page.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { referenceStore } from '../corpus/reference.store.js';
-import { usableEntityLists } from '../filters/entity-resolver.js';
+import { entityListReferences, entityListsInaccessible, unusableEntityLists } from '../filters/entity-list-access.js';
 import { bumpFilterVersion } from '../filters/filter-versions.js';
 import { normalizeFilter } from '../filters/filter.js';
 import type { CreateSensorBody, PatchSensorBody, Sensor, SensorDelivery, SensorFilter } from './sensors.schemas.js';
@@ -122,11 +122,8 @@ export function sensorsService({ db, clock, newId, onRedeliver }: SensorsDeps) {
         });
       }
     }
-    const lists = [...new Set([...filter.involved_entity_list_ids, ...filter.represented_entity_list_ids])];
-    const usable = await usableEntityLists(q, lists, accountId);
-    const refused = lists.filter((id) => !usable.has(id));
-    if (refused.length > 0)
-      throw new ProblemError('entity-list-inaccessible', `This account cannot use the entity list${refused.length > 1 ? 's' : ''} ${refused.join(', ')}.`);
+    const refused = await unusableEntityLists(q, accountId, entityListReferences(filter, '/filter'));
+    if (refused.length > 0) throw entityListsInaccessible(refused);
   }
 
   /** Runs a change on the account's sensor, locked; 404 when it is not the account's. */
