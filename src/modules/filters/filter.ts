@@ -1,7 +1,8 @@
 // The one filter vocabulary of event search, sensors and beat clauses (v1 document: sensor
 // filter, beat clause, event search request; decisions.md: "Event search", "Beats").
 // This file holds its meaning; matching.ts is its matching face (one changed event against
-// many saved filters), and filter-sql.ts its SQL face (queries over the whole corpus).
+// many saved filters), and filter-sql.ts its SQL face (queries over the whole corpus, which
+// filtered-events.ts runs).
 import { storableInstant } from '../../platform/instants.js';
 
 export type ReportSourceKind = 'ANY' | 'ARTICLES_ONLY' | 'USER_REPORTS_ONLY' | 'REPRESENTED_ONLY';
