@@ -1,6 +1,7 @@
 // Sensors: saved filters whose matching events are pushed to webhooks (decisions.md,
-// "Sensors"). Every write happens in one transaction with the sensor row locked, and moves the
-// "sensors" filter version so every process's matching index picks the change up.
+// "Sensors"). Every write happens in one transaction with the checks that read for it, an
+// existing sensor's row locked; a change of filter or state moves the "sensors" filter version
+// so every process's matching index picks it up.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
@@ -139,28 +140,28 @@ export function sensorsService({ db, clock, newId, onRedeliver }: SensorsDeps) {
     async create(accountId: string, body: CreateSensorBody): Promise<Sensor> {
       const filter = completeFilter(body.filter);
       const actions = withIds(checkActions(body.actions), [], newId);
-      await checkFilter(db, accountId, filter);
-      const now = clock.now();
-      const secret = newSigningSecret();
-      const row: SensorRow = {
-        id: newId(),
-        account_id: accountId,
-        name: body.name,
-        description: body.description ?? null,
-        enabled: body.enabled ?? true,
-        filter,
-        actions,
-        signing_secret: secret,
-        previous_signing_secret: null,
-        previous_secret_expires_at: null,
-        created_at: now,
-        updated_at: now,
-      };
-      await db.transaction(async (tx) => {
+      return db.transaction(async (tx) => {
+        await checkFilter(tx, accountId, filter);
+        const now = clock.now();
+        const secret = newSigningSecret();
+        const row: SensorRow = {
+          id: newId(),
+          account_id: accountId,
+          name: body.name,
+          description: body.description ?? null,
+          enabled: body.enabled ?? true,
+          filter,
+          actions,
+          signing_secret: secret,
+          previous_signing_secret: null,
+          previous_secret_expires_at: null,
+          created_at: now,
+          updated_at: now,
+        };
         await store.insert(tx, row);
         await bumpFilterVersion(tx, 'sensors');
+        return view(row, secret);
       });
-      return view(row, secret);
     },
 
     async get(accountId: string, id: string): Promise<Sensor> {
