@@ -6,12 +6,9 @@ import type { Queryable } from '../../platform/db/database.js';
 import { compileAll } from './entity-resolver.js';
 import { filterConditions, SqlParams, type FilterScope } from './filter-sql.js';
 import { filterStore as store, type EventOrder, type EventPosition } from './filter.store.js';
-import { normalizeFilter, type EventFilter } from './filter.js';
+import { normalizeFilter, type FilterInput } from './filter.js';
 
 export type { EventOrder, EventPosition } from './filter.store.js';
-
-/** A filter as saved or sent: omitted fields, and `null` ones, take their defaults. */
-export type FilterInput = { [K in keyof EventFilter]?: EventFilter[K] | null };
 
 /** Which reports count (received up to `countedUpTo`) and which events (first reported from `windowStart`). */
 export type CorpusScope = Omit<FilterScope, 'roleIds'>;
@@ -31,7 +28,7 @@ export interface FilteredEvents {
   batches(order: EventOrder, size: number): AsyncGenerator<FilteredEvent[]>;
 }
 
-/** The events that satisfy any of `filters` within `scope`. */
+/** The events that satisfy any of `filters` (as saved or sent: defaults fill what is omitted) within `scope`. */
 export async function filteredEvents(db: Queryable, filters: readonly FilterInput[], scope: CorpusScope): Promise<FilteredEvents> {
   const compiled = await compileAll(
     db,
