@@ -7,9 +7,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import { accountAndPlan } from '../accounts/billing.js';
 import { receivedUpTo } from '../corpus/event-view.js';
-import { databaseEntityResolver } from '../filters/entity-resolver.js';
-import { filterConditions, SqlParams } from '../filters/filter-sql.js';
-import { compileFilter, normalizeFilter, type CompiledFilter } from '../filters/filter.js';
+import { filteredEvents } from '../filters/filtered-events.js';
 import type { Candidate } from './beat-entries.store.js';
 import { occurredAt, recording } from './beat-state.js';
 import { beatsStore, type BeatState } from './beats.store.js';
@@ -35,29 +33,19 @@ export function beatBackfill({ db, record }: BeatBackfillDeps) {
     // an event that arrived while the beat was being created is found here, whatever its
     // report date, and one that arrives later is matched live.
     const countedUpTo = await receivedUpTo(db);
-    const resolver = databaseEntityResolver(db);
-    const compiled: CompiledFilter[] = [];
-    for (const clause of beat.clauses) compiled.push(await compileFilter(normalizeFilter(clause), resolver));
-
-    let after: { date: Date; id: string } | null = null;
-    for (;;) {
-      const params = new SqlParams();
-      const conditions = compiled.map((filter) => filterConditions(filter, params, { countedUpTo, windowStart }));
-      const events = await beatsStore.matchingEvents(db, conditions, params, after, BATCH);
-      if (events.length === 0) return;
+    const matching = await filteredEvents(db, beat.clauses, { countedUpTo, windowStart });
+    for await (const events of matching.batches('oldest-first', BATCH)) {
       const candidates = events.map((event) => ({
         beatId,
         eventId: event.id,
-        clauseId: beat.clauses[event.pos]!.id,
-        occurredAt: occurredAt(event.happened_at, event.first_report_date),
+        clauseId: beat.clauses[event.filterIndex]!.id,
+        occurredAt: occurredAt(event.happenedAt, event.firstReportDate),
         backfilled: true,
         carriedFromEventId: null,
       }));
       const now = (await record(beat.account_id, candidates)).get(beatId);
       // Deleted, disabled or paused by the cap: the look-back ends there.
-      if (!now || !recording(now) || events.length < BATCH) return;
-      const last = events[events.length - 1]!;
-      after = { date: last.first_report_date, id: last.id };
+      if (!now || !recording(now)) return;
     }
   };
 }

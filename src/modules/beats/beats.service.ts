@@ -11,7 +11,8 @@ import type { JobQueue } from '../../platform/jobs.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, lockAccount } from '../accounts/billing.js';
 import type { PlanRow } from '../accounts/accounts.store.js';
-import { usableEntityLists } from '../filters/entity-resolver.js';
+import { referenceStore } from '../corpus/reference.store.js';
+import { entityListReferences, entityListsInaccessible, unusableEntityLists } from '../filters/entity-list-access.js';
 import { bumpFilterVersion } from '../filters/filter-versions.js';
 import { normalizeFilter, roleFilterValueErrors } from '../filters/filter.js';
 import { asOf, closeGap, statusOf } from './beat-state.js';
@@ -70,41 +71,19 @@ function completeClause(id: string, input: ClauseInput): Clause {
   return { id, ...normalizeFilter(fields) };
 }
 
-/** Every entity list the clauses name, with where. */
-function listReferences(clauses: readonly ClauseInput[]): string[] {
-  return [
-    ...new Set(
-      clauses.flatMap((c) => [
-        ...(c.involved_entity_list_ids ?? []),
-        ...(c.represented_entity_list_ids ?? []),
-        ...(c.role_filters ?? []).flatMap((rf) => (rf.kind === 'entity_in' ? (rf.entity_list_ids ?? []) : [])),
-      ]),
-    ),
-  ];
-}
-
 export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
   /** The content rules a schema cannot state (400, pointing into the body). */
   async function checkClauses(clauses: readonly ClauseInput[], options: { create: boolean }): Promise<void> {
     const errors: FieldError[] = [];
-    const typeIds = [...new Set(clauses.flatMap((c) => (c.event_type_id ? [c.event_type_id] : [])))];
-    const roleRows =
-      typeIds.length === 0
-        ? []
-        : await db.query<{ event_type_id: string; code_name: string | null }>(
-            `SELECT t.id AS event_type_id, r.code_name FROM event_types t LEFT JOIN event_type_roles r ON r.event_type_id = t.id WHERE t.id = ANY($1::uuid[])`,
-            [typeIds],
-          );
-    const roles = new Map<string, Set<string>>();
-    for (const row of roleRows) (roles.get(row.event_type_id) ?? roles.set(row.event_type_id, new Set()).get(row.event_type_id)!).add(row.code_name ?? '');
+    const types = await referenceStore.eventTypesWithRoles(db, [...new Set(clauses.flatMap((c) => (c.event_type_id ? [c.event_type_id] : [])))]);
     clauses.forEach((clause, i) => {
       const at = `/clauses/${i}`;
       if (options.create && clause.id !== undefined)
         errors.push({ pointer: `${at}/id`, detail: 'cannot be sent on create; clause ids are assigned by the service' });
       const named = (clause.involved_entity_ids?.length ?? 0) + (clause.involved_entity_list_ids?.length ?? 0);
       if (!clause.event_type_id && named === 0) errors.push({ pointer: at, detail: 'names no event type, so it must name at least one entity or entity list' });
-      if (clause.event_type_id && !roles.has(clause.event_type_id)) errors.push({ pointer: `${at}/event_type_id`, detail: 'names no event type' });
-      const typeRoles = clause.event_type_id ? roles.get(clause.event_type_id) : undefined;
+      if (clause.event_type_id && !types.has(clause.event_type_id)) errors.push({ pointer: `${at}/event_type_id`, detail: 'names no event type' });
+      const typeRoles = clause.event_type_id ? types.get(clause.event_type_id)?.codeNames : undefined;
       clause.role_filters?.forEach((rf, j) => {
         if (typeRoles && !typeRoles.has(rf.role_code_name))
           errors.push({ pointer: `${at}/role_filters/${j}/role_code_name`, detail: 'is not a role of the event type' });
@@ -122,11 +101,12 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
   }
 
   async function checkLists(tx: Queryable, accountId: string, clauses: readonly ClauseInput[]): Promise<void> {
-    const lists = listReferences(clauses);
-    const usable = await usableEntityLists(tx, lists, accountId);
-    const refused = lists.filter((id) => !usable.has(id));
-    if (refused.length > 0)
-      throw new ProblemError('entity-list-inaccessible', `This account cannot use the entity list${refused.length > 1 ? 's' : ''} ${refused.join(', ')}.`);
+    const refused = await unusableEntityLists(
+      tx,
+      accountId,
+      clauses.flatMap((clause, i) => entityListReferences(clause, `/clauses/${i}`)),
+    );
+    if (refused.length > 0) throw entityListsInaccessible(refused);
   }
 
   async function checkQuota(tx: Queryable, accountId: string, plan: PlanRow, clauses: number, replacing: string | null): Promise<void> {

@@ -1,7 +1,6 @@
 // SQL for beats (migration 005). Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
-import type { SqlParams } from '../filters/filter-sql.js';
 import type { Clause } from './beats.schemas.js';
 
 export interface Gap {
@@ -175,25 +174,5 @@ export const beatsStore = {
   /** Every enabled beat's clauses, for the matching index. */
   enabledClauses(db: Queryable) {
     return db.query<{ id: string; account_id: string; clauses: Clause[] }>('SELECT id, account_id, clauses FROM beats WHERE enabled');
-  },
-
-  /**
-   * Backfill order: the events first reported after `after`, oldest first, that satisfy any
-   * of the clauses' conditions; `pos` is the first clause each satisfies.
-   */
-  matchingEvents(db: Queryable, clauseConditions: readonly string[][], params: SqlParams, after: { date: Date; id: string } | null, limit: number) {
-    const bound: string[] = [];
-    if (after) bound.push(`(e.first_report_date, e.id) > (${params.add(after.date, '::timestamptz')}, ${params.add(after.id, '::uuid')})`);
-    const n = params.add(limit, '::int');
-    const branches = clauseConditions.map(
-      (conditions, pos) =>
-        `(SELECT e.id, e.first_report_date, e.happened_at, ${pos} AS pos FROM events e WHERE ${[...conditions, ...bound].join(' AND ')}
-           ORDER BY e.first_report_date, e.id LIMIT ${n})`,
-    );
-    return db.query<{ id: string; first_report_date: Date; happened_at: string | null; pos: number }>(
-      `SELECT id, first_report_date, happened_at, min(pos)::int AS pos FROM (${branches.join(' UNION ALL ')}) m
-        GROUP BY id, first_report_date, happened_at ORDER BY first_report_date, id LIMIT ${n}`,
-      params.values,
-    );
   },
 };

@@ -101,9 +101,7 @@ export async function refreshEvent(
   const before = locked ?? (await store.getEvent(tx, eventId, true));
   const reports = await store.reportsWithValues(tx, eventId);
   if (reports.length === 0) return;
-  // One after another: a transaction is one connection (pg warns on overlapping queries).
-  const type = known?.type ?? (await referenceStore.getEventType(tx, eventTypeId));
-  const roles = known?.roles ?? (await referenceStore.rolesOf(tx, [eventTypeId]));
+  const { type, roles } = known ?? (await referenceStore.eventTypesWithRoles(tx, [eventTypeId])).get(eventTypeId)!;
   const state = eventState(
     reports.map((report) => ({
       id: report.id,
@@ -122,7 +120,7 @@ export async function refreshEvent(
         })),
       mentions: report.mentions,
     })),
-    { template: type!.sentence_template, roles },
+    { template: type.sentence_template, roles },
   );
   await store.writeSummary(tx, eventId, { ...state, sourceSeqs: sourceSeqs(reports), at });
   // A new report that leaves the first report date alone only adds index rows; anything else
@@ -143,9 +141,9 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
   async function ingestArticleIn(tx: Queryable, input: IngestArticleBody) {
     const outlet = await tx.query('SELECT id FROM news_outlets WHERE id = $1', [input.outlet_id]);
     if (outlet.length === 0) throw invalid('/outlet_id', 'names no news outlet');
-    const type = await referenceStore.getEventType(tx, input.event_type_id);
-    if (!type) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
-    const roles = await referenceStore.rolesOf(tx, [type.id]);
+    const known = (await referenceStore.eventTypesWithRoles(tx, [input.event_type_id])).get(input.event_type_id);
+    if (!known) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
+    const { type, roles } = known;
     // Every entity the report names, resolved in one query: live ones with their survivors.
     const mentioned = [...new Set(input.mentioned_entity_ids ?? [])];
     const named = input.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : []));

@@ -30,6 +30,15 @@ export interface RoleRow {
   position: number;
 }
 
+/** An event type with its roles, as those who check a filter or a report against it need them. */
+export interface EventTypeWithRoles {
+  type: EventTypeRow;
+  /** Its current roles, in their order. */
+  roles: RoleRow[];
+  /** The code names of every role it has or had: a saved filter may name a role removed since. */
+  codeNames: ReadonlySet<string>;
+}
+
 const ENTITY_COLUMNS = 'id, name, type, canonical_id, merged_into, deleted_at';
 const EVENT_TYPE_COLUMNS = 'id, code_name, name, description, sentence_template, accepting_reports';
 const ROLE_COLUMNS = 'id, event_type_id, code_name, name, expected_type, position';
@@ -192,6 +201,31 @@ export const referenceStore = {
       row.accepting_reports,
       row.at,
     ]);
+  },
+
+  /**
+   * Does each of these event types exist, and what are its roles: the one question ingest,
+   * search, sensors and beats ask of an event type. Answers the types found, by id; an id that
+   * names no event type is absent.
+   */
+  async eventTypesWithRoles(db: Queryable, ids: readonly string[]): Promise<Map<string, EventTypeWithRoles>> {
+    const found = new Map<string, EventTypeWithRoles>();
+    if (ids.length === 0) return found;
+    const types = await db.query<EventTypeRow>(`SELECT ${EVENT_TYPE_COLUMNS} FROM event_types WHERE id = ANY($1::uuid[])`, [ids]);
+    if (types.length === 0) return found;
+    const roles = await db.query<RoleRow & { removed: boolean }>(
+      `SELECT ${ROLE_COLUMNS}, removed_at IS NOT NULL AS removed FROM event_type_roles WHERE event_type_id = ANY($1::uuid[]) ORDER BY event_type_id, position`,
+      [types.map((type) => type.id)],
+    );
+    for (const type of types) {
+      const own = roles.filter((role) => role.event_type_id === type.id);
+      found.set(type.id, {
+        type,
+        roles: own.filter((role) => !role.removed).map(({ removed: _removed, ...role }) => role),
+        codeNames: new Set(own.map((role) => role.code_name)),
+      });
+    }
+    return found;
   },
 
   /** Current roles of event types, in their order. */

@@ -20,16 +20,6 @@ export function databaseEntityResolver(db: Queryable): EntityResolver {
   };
 }
 
-/** Of these entity lists, those the account may use: its own and public ones. */
-export async function usableEntityLists(db: Queryable, listIds: readonly string[], accountId: string): Promise<Set<string>> {
-  if (listIds.length === 0) return new Set();
-  const rows = await db.query<{ id: string }>(
-    'SELECT id FROM entity_lists WHERE id = ANY($1::uuid[]) AND (owner_account_id IS NULL OR owner_account_id = $2)',
-    [listIds, accountId],
-  );
-  return new Set(rows.map((r) => r.id));
-}
-
 /**
  * A resolver answering from two queries made up front, for compiling many filters at once:
  * every id and list the filters name is looked up together.

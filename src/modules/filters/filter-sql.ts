@@ -1,6 +1,7 @@
 // The SQL face of the filter vocabulary: a compiled filter as conditions on `events e`, for
-// queries over the whole corpus (event search, beat backfill). It means exactly what
-// matchesFilter (matching.ts) means; test/filters/filter-faces.test.ts holds the two to it.
+// queries over the whole corpus (filtered-events.ts, for event search and beat backfill). It
+// means exactly what matchesFilter (matching.ts) means; test/filters/filter-faces.test.ts
+// holds the two to it.
 import type { CompiledFilter, RoleValueTest } from './filter.js';
 
 /** Positional parameters collected while conditions are written. */

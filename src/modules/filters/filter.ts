@@ -1,7 +1,8 @@
 // The one filter vocabulary of event search, sensors and beat clauses (v1 document: sensor
 // filter, beat clause, event search request; decisions.md: "Event search", "Beats").
 // This file holds its meaning; matching.ts is its matching face (one changed event against
-// many saved filters), and filter-sql.ts its SQL face (queries over the whole corpus).
+// many saved filters), and filter-sql.ts its SQL face (queries over the whole corpus, which
+// filtered-events.ts runs).
 import { storableInstant } from '../../platform/instants.js';
 
 export type ReportSourceKind = 'ANY' | 'ARTICLES_ONLY' | 'USER_REPORTS_ONLY' | 'REPRESENTED_ONLY';
@@ -42,26 +43,31 @@ export const foldUnit = (unit: string): string => unit.replace(/[A-Z]/g, (c) => 
  * under `at`.
  */
 export function roleFilterValueErrors(roleFilters: readonly RoleFilter[] | undefined, at: string): { pointer: string; detail: string }[] {
-  return (roleFilters ?? []).flatMap((rf, i) => {
-    const pointer = (member: string) => `${at}/role_filters/${i}/${member}`;
-    switch (rf.kind) {
-      case 'date_after':
-      case 'date_before': {
-        const [member, iso] = rf.kind === 'date_after' ? ['after_iso', rf.after_iso] : ['before_iso', rf.before_iso];
-        return storableInstant(iso) ? [] : [{ pointer: pointer(member), detail: 'is not a timestamp between the years 1 and 9999' }];
-      }
-      case 'amount_gte':
-        return Number.isFinite(rf.min_value) ? [] : [{ pointer: pointer('min_value'), detail: 'is not a finite number' }];
-      case 'amount_lte':
-        return Number.isFinite(rf.max_value) ? [] : [{ pointer: pointer('max_value'), detail: 'is not a finite number' }];
-      case 'entity_in':
-        return [];
-    }
-  });
+  return (roleFilters ?? []).flatMap((rf, i) => valueErrors(rf, (member) => `${at}/role_filters/${i}/${member}`));
 }
 
-/** Fills the defaults of every omitted field; `null` counts as omitted (a merge patch's reset). */
-export function normalizeFilter(input: { [K in keyof EventFilter]?: EventFilter[K] | null }): EventFilter {
+/** One role filter's values that cannot be compared, each pointed at by `pointer(member)`. */
+function valueErrors(rf: RoleFilter, pointer: (member: string) => string): { pointer: string; detail: string }[] {
+  switch (rf.kind) {
+    case 'date_after':
+    case 'date_before': {
+      const [member, iso] = rf.kind === 'date_after' ? ['after_iso', rf.after_iso] : ['before_iso', rf.before_iso];
+      return storableInstant(iso) ? [] : [{ pointer: pointer(member), detail: 'is not a timestamp between the years 1 and 9999' }];
+    }
+    case 'amount_gte':
+      return Number.isFinite(rf.min_value) ? [] : [{ pointer: pointer('min_value'), detail: 'is not a finite number' }];
+    case 'amount_lte':
+      return Number.isFinite(rf.max_value) ? [] : [{ pointer: pointer('max_value'), detail: 'is not a finite number' }];
+    case 'entity_in':
+      return [];
+  }
+}
+
+/** A filter as saved or sent: any field may be omitted, or `null` (a merge patch's reset). */
+export type FilterInput = { [K in keyof EventFilter]?: EventFilter[K] | null };
+
+/** Fills the defaults of every omitted field; `null` counts as omitted. */
+export function normalizeFilter(input: FilterInput): EventFilter {
   return {
     event_type_id: input.event_type_id ?? null,
     involved_entity_ids: input.involved_entity_ids ?? [],

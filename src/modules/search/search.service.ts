@@ -11,11 +11,12 @@ import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, chargeSearch } from '../accounts/billing.js';
 import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-view.js';
-import { databaseEntityResolver, usableEntityLists } from '../filters/entity-resolver.js';
-import { filterConditions, SqlParams, type FilterScope } from '../filters/filter-sql.js';
-import { compileFilter, normalizeFilter, roleFilterValueErrors, type CompiledFilter, type EventFilter } from '../filters/filter.js';
+import { referenceStore } from '../corpus/reference.store.js';
+import { entityListReferences, unusableEntityLists } from '../filters/entity-list-access.js';
+import { filteredEvents, type EventPosition, type FilteredEvents } from '../filters/filtered-events.js';
+import { normalizeFilter, roleFilterValueErrors, type EventFilter } from '../filters/filter.js';
 import { FILTER_MEMBERS, type SearchBody, type SearchResult } from './search.schemas.js';
-import { searchStore as store, type ExecutionRow, type SearchPosition } from './search.store.js';
+import { searchStore as store, type ExecutionRow } from './search.store.js';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_LIMIT = 20;
@@ -44,7 +45,7 @@ export interface Searcher {
 
 interface CursorState {
   executionId: string;
-  position: SearchPosition | null;
+  position: EventPosition | null;
   returned: number;
   limit: number;
   issuedAtMs: number;
@@ -57,67 +58,16 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
   async function checkFilter(searcher: Searcher, body: SearchBody): Promise<void> {
     const errors: FieldError[] = [];
     if (body.event_type_id) {
-      const roles = await store.roleCodeNames(db, body.event_type_id);
-      if (roles === null) errors.push({ pointer: '/event_type_id', detail: 'names no event type' });
+      const roles = (await referenceStore.eventTypesWithRoles(db, [body.event_type_id])).get(body.event_type_id)?.codeNames;
+      if (!roles) errors.push({ pointer: '/event_type_id', detail: 'names no event type' });
       body.role_filters?.forEach((rf, i) => {
         if (roles && !roles.has(rf.role_code_name)) errors.push({ pointer: `/role_filters/${i}/role_code_name`, detail: 'is not a role of the event type' });
       });
     }
     errors.push(...roleFilterValueErrors(body.role_filters, ''));
-    // Entity lists: the account's own or public ones; any other (or none) is refused.
-    const listRefs: { pointer: string; id: string }[] = (body.involved_entity_list_ids ?? []).map((id, i) => ({
-      pointer: `/involved_entity_list_ids/${i}`,
-      id,
-    }));
-    body.role_filters?.forEach((rf, i) => {
-      if (rf.kind === 'entity_in') rf.entity_list_ids?.forEach((id, j) => listRefs.push({ pointer: `/role_filters/${i}/entity_list_ids/${j}`, id }));
-    });
-    const usable = await usableEntityLists(db, [...new Set(listRefs.map((ref) => ref.id))], searcher.accountId);
-    for (const ref of listRefs) if (!usable.has(ref.id)) errors.push({ pointer: ref.pointer, detail: 'names no entity list this account can use' });
+    const refused = await unusableEntityLists(db, searcher.accountId, entityListReferences(body, ''));
+    for (const ref of refused) errors.push({ pointer: ref.pointer, detail: 'names no entity list this account can use' });
     if (errors.length > 0) throw invalid(errors);
-  }
-
-  async function filterScope(filter: CompiledFilter, countedUpTo: number, windowStart: Date): Promise<Required<FilterScope>> {
-    return { countedUpTo, windowStart, roleIds: await store.roleIds(db, [...new Set(filter.roleFilters.map((rf) => rf.role))]) };
-  }
-
-  /** Reads the page after `after` (null: the first) of a compiled filter, with its events. */
-  async function readPage(filter: CompiledFilter, scope: Required<FilterScope>, after: SearchPosition | null, size: number) {
-    const params = new SqlParams();
-    const rows = size > 0 ? await store.page(db, filterConditions(filter, params, scope), params, after, size + 1) : [];
-    const shown = rows.slice(0, size);
-    const events = await loadEventViews(
-      db,
-      shown.map((row) => row.id),
-      { seq: scope.countedUpTo },
-    );
-    return { rows: shown, hasMore: rows.length > size, data: events.map(searchEventOf) };
-  }
-
-  function result(execution: ExecutionRow, state: { returned: number; limit: number }, page: Awaited<ReturnType<typeof readPage>>): SearchResult {
-    const returned = state.returned + page.data.length;
-    const hasMore = page.hasMore && returned < execution.max_results;
-    const last = page.rows[page.rows.length - 1];
-    const nextCursor =
-      hasMore && last
-        ? cursors.sign(CURSOR_KIND, {
-            e: execution.id,
-            d: last.first_report_date.getTime(),
-            i: last.id,
-            n: returned,
-            l: state.limit,
-            t: clock.now().getTime(),
-            x: execution.expires_at.getTime(),
-          })
-        : null;
-    return {
-      object: 'search_result',
-      data: page.data,
-      has_more: hasMore,
-      next_cursor: nextCursor,
-      execution_id: execution.id,
-      total_count: execution.total_count,
-    };
   }
 
   async function execute(searcher: Searcher, body: SearchBody): Promise<SearchResult> {
@@ -140,12 +90,10 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     const executedAt = clock.now();
     const reportSeq = await receivedUpTo(db);
     const windowStart = new Date(executedAt.getTime() - body.lookback_days * DAY_MS);
-    const compiled = await compileFilter(filter, databaseEntityResolver(db));
-    const scope = await filterScope(compiled, reportSeq, windowStart);
-    const countParams = new SqlParams();
-    const totalCount = await store.count(db, filterConditions(compiled, countParams, scope), countParams);
+    const events = await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart });
+    const totalCount = await events.count();
     const limit = body.limit ?? DEFAULT_LIMIT;
-    const page = await readPage(compiled, scope, null, Math.min(limit, plan.search_max_results));
+    const page = await readPage(events, reportSeq, null, Math.min(limit, plan.search_max_results));
     const execution: ExecutionRow = {
       id: newId(),
       account_id: searcher.accountId,
@@ -164,6 +112,44 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     await charge(execution, insufficient);
     await pause?.('after-charge');
     return result(execution, { returned: 0, limit }, page);
+  }
+
+  /** Reads the page after `after` (null: the first), newest first, with its events as counted at `countedUpTo`. */
+  async function readPage(events: FilteredEvents, countedUpTo: number, after: EventPosition | null, size: number) {
+    const rows = size > 0 ? await events.page('newest-first', after, size + 1) : [];
+    const shown = rows.slice(0, size);
+    const views = await loadEventViews(
+      db,
+      shown.map((row) => row.id),
+      { seq: countedUpTo },
+    );
+    return { rows: shown, hasMore: rows.length > size, data: views.map(searchEventOf) };
+  }
+
+  function result(execution: ExecutionRow, state: { returned: number; limit: number }, page: Awaited<ReturnType<typeof readPage>>): SearchResult {
+    const returned = state.returned + page.data.length;
+    const hasMore = page.hasMore && returned < execution.max_results;
+    const last = page.rows[page.rows.length - 1];
+    const nextCursor =
+      hasMore && last
+        ? cursors.sign(CURSOR_KIND, {
+            e: execution.id,
+            d: last.firstReportDate.getTime(),
+            i: last.id,
+            n: returned,
+            l: state.limit,
+            t: clock.now().getTime(),
+            x: execution.expires_at.getTime(),
+          })
+        : null;
+    return {
+      object: 'search_result',
+      data: page.data,
+      has_more: hasMore,
+      next_cursor: nextCursor,
+      execution_id: execution.id,
+      total_count: execution.total_count,
+    };
   }
 
   /** The charge and the execution record, in one transaction; the last step before answering. */
@@ -224,9 +210,10 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     // (Only once the change is in force: under a test clock set before it, cursors page on.)
     if (state.issuedAtMs < ORDERING_CHANGE_MS && clock.now().getTime() >= ORDERING_CHANGE_MS) state = { ...state, position: null, returned: 0 };
     const limit = body.limit ?? state.limit;
-    const compiled = await compileFilter(execution.filter, databaseEntityResolver(db));
     const size = Math.max(0, Math.min(limit, execution.max_results - state.returned));
-    const page = await readPage(compiled, await filterScope(compiled, execution.report_seq, execution.window_start), state.position, size);
+    // The corpus as the execution saw it: reports received up to its cut-off, events within its window.
+    const events = await filteredEvents(db, [execution.filter], { countedUpTo: execution.report_seq, windowStart: execution.window_start });
+    const page = await readPage(events, execution.report_seq, state.position, size);
     return result(execution, { returned: state.returned, limit }, page);
   }
 

@@ -1,13 +1,15 @@
 // Sensors: saved filters whose matching events are pushed to webhooks (decisions.md,
-// "Sensors"). Every write happens in one transaction with the sensor row locked, and moves the
-// "sensors" filter version so every process's matching index picks the change up.
+// "Sensors"). Every write happens in one transaction with the checks that read for it, an
+// existing sensor's row locked; a change of filter or state moves the "sensors" filter version
+// so every process's matching index picks it up.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { listPage } from '../../platform/list-page.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
-import { usableEntityLists } from '../filters/entity-resolver.js';
+import { referenceStore } from '../corpus/reference.store.js';
+import { entityListReferences, entityListsInaccessible, unusableEntityLists } from '../filters/entity-list-access.js';
 import { bumpFilterVersion } from '../filters/filter-versions.js';
 import { normalizeFilter } from '../filters/filter.js';
 import type { CreateSensorBody, PatchSensorBody, Sensor, SensorDelivery, SensorFilter } from './sensors.schemas.js';
@@ -115,18 +117,15 @@ export function sensorsService({ db, clock, newId, outbox }: SensorsDeps) {
       });
     }
     if (filter.event_type_id !== null) {
-      const found = await q.query('SELECT 1 FROM event_types WHERE id = $1', [filter.event_type_id]);
-      if (found.length === 0) {
+      const found = await referenceStore.eventTypesWithRoles(q, [filter.event_type_id]);
+      if (!found.has(filter.event_type_id)) {
         throw new ProblemError('validation-failed', 'The sensor filter is not valid.', {
           errors: [{ pointer: '/filter/event_type_id', detail: 'names no event type' }],
         });
       }
     }
-    const lists = [...new Set([...filter.involved_entity_list_ids, ...filter.represented_entity_list_ids])];
-    const usable = await usableEntityLists(q, lists, accountId);
-    const refused = lists.filter((id) => !usable.has(id));
-    if (refused.length > 0)
-      throw new ProblemError('entity-list-inaccessible', `This account cannot use the entity list${refused.length > 1 ? 's' : ''} ${refused.join(', ')}.`);
+    const refused = await unusableEntityLists(q, accountId, entityListReferences(filter, '/filter'));
+    if (refused.length > 0) throw entityListsInaccessible(refused);
   }
 
   /** Runs a change on the account's sensor, locked; 404 when it is not the account's. */
@@ -142,28 +141,28 @@ export function sensorsService({ db, clock, newId, outbox }: SensorsDeps) {
     async create(accountId: string, body: CreateSensorBody): Promise<Sensor> {
       const filter = completeFilter(body.filter);
       const actions = withIds(checkActions(body.actions), [], newId);
-      await checkFilter(db, accountId, filter);
-      const now = clock.now();
-      const secret = newSigningSecret();
-      const row: SensorRow = {
-        id: newId(),
-        account_id: accountId,
-        name: body.name,
-        description: body.description ?? null,
-        enabled: body.enabled ?? true,
-        filter,
-        actions,
-        signing_secret: secret,
-        previous_signing_secret: null,
-        previous_secret_expires_at: null,
-        created_at: now,
-        updated_at: now,
-      };
-      await db.transaction(async (tx) => {
+      return db.transaction(async (tx) => {
+        await checkFilter(tx, accountId, filter);
+        const now = clock.now();
+        const secret = newSigningSecret();
+        const row: SensorRow = {
+          id: newId(),
+          account_id: accountId,
+          name: body.name,
+          description: body.description ?? null,
+          enabled: body.enabled ?? true,
+          filter,
+          actions,
+          signing_secret: secret,
+          previous_signing_secret: null,
+          previous_secret_expires_at: null,
+          created_at: now,
+          updated_at: now,
+        };
         await store.insert(tx, row);
         await bumpFilterVersion(tx, 'sensors');
+        return view(row, secret);
       });
-      return view(row, secret);
     },
 
     async get(accountId: string, id: string): Promise<Sensor> {

@@ -1,0 +1,54 @@
+// SQL of the queries over the corpus by filter (filtered-events.ts): the role ids that make
+// role filters plannable, the count, and pages in report order. Conditions come from the SQL
+// face (filter-sql.ts), one list per filter, written into the same parameters.
+import { queryOne, type Queryable } from '../../platform/db/database.js';
+import type { SqlParams } from './filter-sql.js';
+
+/** Report order: event search reads newest first, beat backfill oldest first; ties by id. */
+export type EventOrder = 'newest-first' | 'oldest-first';
+
+/** A position in report order: the events strictly after it come next. */
+export interface EventPosition {
+  firstReportDate: Date;
+  id: string;
+}
+
+export const filterStore = {
+  /** The ids of the roles (of any event type, removed ones too) with these code names. */
+  async roleIds(db: Queryable, codeNames: readonly string[]) {
+    const ids = new Map<string, string[]>(codeNames.map((code) => [code, []]));
+    if (codeNames.length === 0) return ids;
+    const rows = await db.query<{ id: string; code_name: string }>('SELECT id, code_name FROM event_type_roles WHERE code_name = ANY($1::text[])', [codeNames]);
+    for (const row of rows) ids.get(row.code_name)!.push(row.id);
+    return ids;
+  },
+
+  /** How many events satisfy any of the filters' conditions. */
+  async count(db: Queryable, anyOf: readonly string[][], params: SqlParams) {
+    const where = anyOf.map((conditions) => `(${conditions.join(' AND ')})`).join(' OR ');
+    const row = await queryOne<{ n: number }>(db, `SELECT count(*)::int AS n FROM events e WHERE ${where}`, params.values);
+    return row?.n ?? 0;
+  },
+
+  /**
+   * The next events after `after` in `order` that satisfy any of the filters' conditions;
+   * `pos` is the first filter each satisfies. Each filter's branch reads only as far as the
+   * page goes, so a filter's own index look-ups stay bounded.
+   */
+  page(db: Queryable, anyOf: readonly string[][], params: SqlParams, order: EventOrder, after: EventPosition | null, limit: number) {
+    const [beyond, direction] = order === 'newest-first' ? ['<', ' DESC'] : ['>', ''];
+    const bound: string[] = [];
+    if (after) bound.push(`(e.first_report_date, e.id) ${beyond} (${params.add(after.firstReportDate, '::timestamptz')}, ${params.add(after.id, '::uuid')})`);
+    const n = params.add(limit, '::int');
+    const branches = anyOf.map(
+      (conditions, pos) =>
+        `(SELECT e.id, e.first_report_date, e.happened_at, ${pos} AS pos FROM events e WHERE ${[...conditions, ...bound].join(' AND ')}
+           ORDER BY e.first_report_date${direction}, e.id${direction} LIMIT ${n})`,
+    );
+    return db.query<{ id: string; first_report_date: Date; happened_at: string | null; pos: number }>(
+      `SELECT id, first_report_date, happened_at, min(pos)::int AS pos FROM (${branches.join(' UNION ALL ')}) m
+        GROUP BY id, first_report_date, happened_at ORDER BY first_report_date${direction}, id${direction} LIMIT ${n}`,
+      params.values,
+    );
+  },
+};

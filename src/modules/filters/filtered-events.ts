@@ -1,0 +1,69 @@
+// The one way to query the corpus by filter (event search, beat backfill): the filters are
+// normalized, compiled against live entities, their role code names looked up, and written as
+// SQL; the answer counts and pages the events that satisfy any of them. Callers bring the
+// scope and keep what is theirs (billing, cursors and executions; beat entries).
+import type { Queryable } from '../../platform/db/database.js';
+import { compileAll } from './entity-resolver.js';
+import { filterConditions, SqlParams, type FilterScope } from './filter-sql.js';
+import { filterStore as store, type EventOrder, type EventPosition } from './filter.store.js';
+import { normalizeFilter, type FilterInput } from './filter.js';
+
+export type { EventOrder, EventPosition } from './filter.store.js';
+
+/** Which reports count (received up to `countedUpTo`) and which events (first reported from `windowStart`). */
+export type CorpusScope = Omit<FilterScope, 'roleIds'>;
+
+export interface FilteredEvent extends EventPosition {
+  happenedAt: string | null;
+  /** The first of the filters, in the order given, that the event satisfies. */
+  filterIndex: number;
+}
+
+export interface FilteredEvents {
+  /** How many events satisfy any of the filters. */
+  count(): Promise<number>;
+  /** Up to `limit` of them after `after` (null: from the start) in `order`. */
+  page(order: EventOrder, after: EventPosition | null, limit: number): Promise<FilteredEvent[]>;
+  /** All of them in `order`, `size` at a time; stopping early (break) reads no further. */
+  batches(order: EventOrder, size: number): AsyncGenerator<FilteredEvent[]>;
+}
+
+/** The events that satisfy any of `filters` (as saved or sent: defaults fill what is omitted) within `scope`. */
+export async function filteredEvents(db: Queryable, filters: readonly FilterInput[], scope: CorpusScope): Promise<FilteredEvents> {
+  const compiled = await compileAll(
+    db,
+    filters.map((filter) => normalizeFilter(filter)),
+  );
+  // As literal values, role ids let the planner estimate a role filter's selectivity.
+  const roleIds = await store.roleIds(db, [...new Set(compiled.flatMap((filter) => filter.roleFilters.map((rf) => rf.role)))]);
+  /** Each filter's conditions, written into the parameters of the query that carries them. */
+  const anyOf = (params: SqlParams) => compiled.map((filter) => filterConditions(filter, params, { ...scope, roleIds }));
+
+  async function page(order: EventOrder, after: EventPosition | null, limit: number): Promise<FilteredEvent[]> {
+    if (compiled.length === 0) return [];
+    const params = new SqlParams();
+    const rows = await store.page(db, anyOf(params), params, order, after, limit);
+    return rows.map((row) => ({ id: row.id, firstReportDate: row.first_report_date, happenedAt: row.happened_at, filterIndex: row.pos }));
+  }
+
+  return {
+    async count() {
+      if (compiled.length === 0) return 0;
+      const params = new SqlParams();
+      return store.count(db, anyOf(params), params);
+    },
+
+    page,
+
+    async *batches(order, size) {
+      let after: EventPosition | null = null;
+      for (;;) {
+        const batch = await page(order, after, size);
+        if (batch.length === 0) return;
+        yield batch;
+        if (batch.length < size) return;
+        after = batch[batch.length - 1]!;
+      }
+    },
+  };
+}
