@@ -45,7 +45,10 @@ export const filterStore = {
         `(SELECT e.id, e.first_report_date, e.happened_at, ${pos} AS pos FROM events e WHERE ${[...conditions, ...bound].join(' AND ')}
            ORDER BY e.first_report_date${direction}, e.id${direction} LIMIT ${n})`,
     );
-    return db.query<{ id: string; first_report_date: Date; happened_at: string | null; pos: number }>(
+    type Row = { id: string; first_report_date: Date; happened_at: string | null; pos: number };
+    // One filter (a search) is its own branch: nothing to merge.
+    if (branches.length === 1) return db.query<Row>(branches[0]!.slice(1, -1), params.values);
+    return db.query<Row>(
       `SELECT id, first_report_date, happened_at, min(pos)::int AS pos FROM (${branches.join(' UNION ALL ')}) m
         GROUP BY id, first_report_date, happened_at ORDER BY first_report_date${direction}, id${direction} LIMIT ${n}`,
       params.values,

@@ -2,7 +2,7 @@
 // may go together (a cursor alone with `limit`, `lookback_days` without one) is checked by
 // the service, so each mistake is named by its own pointer.
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, StrictObject, Text, Uuid } from '../../platform/http/schema-kit.js';
+import { Nullable, StrictObject, Uuid } from '../../platform/http/schema-kit.js';
 import { SearchEvent } from '../corpus/events.schemas.js';
 import { RoleFilter } from '../filters/filter.schemas.js';
 
