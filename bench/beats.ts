@@ -38,7 +38,7 @@ const CLAUSES = 5;
 
 const config = loadConfig({
   EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'memory://',
-  EVMON_DATA_DIR: os.tmpdir() + '/evmon-bench-beats',
+  EVMON_DATA_DIR: `${os.tmpdir()}/evmon-bench-beats`,
   EVMON_SEED: 'none',
 });
 const runtime = await createRuntime(config, pino({ level: 'warn' }));

@@ -26,7 +26,7 @@ const OPS = 'bench-ops-token-0123456789';
 
 const config = loadConfig({
   EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'memory://',
-  EVMON_DATA_DIR: os.tmpdir() + '/evmon-bench-corpus',
+  EVMON_DATA_DIR: `${os.tmpdir()}/evmon-bench-corpus`,
   EVMON_OPS_TOKEN: OPS,
   EVMON_SEED: 'none',
   EVMON_EDGE_MAX_PER_MINUTE: '0',
@@ -99,7 +99,10 @@ const hot = Array.from({ length: 2_000 }, (_, i) => `hot${i}`);
 const cold = Array.from({ length: 200_000 }, (_, i) => `cold${i}`);
 const types = Array.from({ length: 50 }, (_, i) => `t${i}`);
 let seed = 1;
-const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+const random = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
 const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)]!;
 const compiled = (eventTypeId: string | null, entities: string[] | null): CompiledFilter => ({
   eventTypeId,

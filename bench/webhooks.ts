@@ -72,6 +72,7 @@ const server: ChildProcess = spawn(pinned ? 'taskset' : process.execPath, pinned
 });
 const dispatcher = new Agent({ connect: { rejectUnauthorized: false }, connections: 64 });
 
+// biome-ignore lint/suspicious/noExplicitAny: a benchmark reads whichever members it needs
 async function call(method: string, url: string, body?: unknown, key = OPS_TOKEN): Promise<any> {
   const response = await request(`https://127.0.0.1:${PORT}${url}`, {
     method: method as never,
