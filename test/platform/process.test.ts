@@ -8,7 +8,7 @@ import { runOwned } from '../helpers/processes.js';
 import { OPS_TOKEN, programArgs, ROOT, spawnServer, tempDir, timeLimit } from '../helpers/server.js';
 
 describe('server process', () => {
-  it('when a setting is invalid, then start-up stops with a message naming it', { timeout: timeLimit({ starts: 1 }) }, async (t) => {
+  it('when a setting is invalid, then start-up stops with a message naming it', { timeout: timeLimit({ runs: 1 }) }, async (t) => {
     const result = await runOwned(t, process.execPath, programArgs('src/main.ts'), {
       cwd: ROOT,
       env: { ...process.env, EVMON_PORT: 'eighty', EVMON_SEED: 'sometimes', EVMON_TRUSTED_PROXIES: '10.0.0.1,banana', EVMON_DATA_DIR: tempDir() },
