@@ -4,7 +4,7 @@ import pg from 'pg';
 import { BEAT_SCOPES } from '../helpers/beats.js';
 import { testCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { isolatedDatabase, PG_URL, spawnServers, spawnTimeout, type SpawnedServer } from '../helpers/server.js';
+import { isolatedDatabase, PG_URL, spawnServers, timeLimit, type SpawnedServer } from '../helpers/server.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
 
@@ -13,11 +13,12 @@ describe('beats across processes', { skip: PG_URL === null ? 'PostgreSQL only (E
   let servers: SpawnedServer[] = [];
 
   before(
-    async () => {
+    // The suite's context: the servers serve every test of the suite; \`after\` stops them.
+    async (suite) => {
       database = await isolatedDatabase();
-      servers = await spawnServers(2, database.env);
+      servers = await spawnServers(suite, 2, database.env);
     },
-    { timeout: spawnTimeout(2) },
+    { timeout: timeLimit({ starts: 2 }) },
   );
   after(async () => {
     await Promise.all(servers.map((server) => server.stop('SIGKILL')));

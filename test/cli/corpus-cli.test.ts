@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { evmon } from '../helpers/evmon.js';
-import { PG_URL, tempDir } from '../helpers/server.js';
+import { PG_URL, tempDir, timeLimit } from '../helpers/server.js';
 
 const token = () => Math.random().toString(36).slice(2, 10);
 
@@ -11,12 +11,14 @@ describe('evmon corpus commands', () => {
   const dir = tempDir();
   const env = PG_URL ? { EVMON_DATABASE_URL: PG_URL, EVMON_DATA_DIR: dir } : { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dir };
 
-  it('when reference data is made with evmon and articles imported from NDJSON, then good lines land and bad ones are reported by line', () => {
-    const outlet = evmon(env, 'outlets', 'create', '--name', 'Wire', '--domain', 'wire.example');
+  it('when reference data is made with evmon and articles imported from NDJSON, then good lines land and bad ones are reported by line', {
+    timeout: timeLimit({ runs: 7 }),
+  }, async (t) => {
+    const outlet = await evmon(t, env, 'outlets', 'create', '--name', 'Wire', '--domain', 'wire.example');
     assert.equal(outlet.status, 0, outlet.stderr);
-    const a = evmon(env, 'entities', 'create', '--name', `Maker ${token()}`, '--type', 'ORGANIZATION').json;
-    const b = evmon(env, 'entities', 'create', '--name', `Maker Inc ${token()}`, '--type', 'ORGANIZATION').json;
-    assert.equal(evmon(env, 'entities', 'merge', a.id, '--into', b.id).json.id, b.id);
+    const a = (await evmon(t, env, 'entities', 'create', '--name', `Maker ${token()}`, '--type', 'ORGANIZATION')).json;
+    const b = (await evmon(t, env, 'entities', 'create', '--name', `Maker Inc ${token()}`, '--type', 'ORGANIZATION')).json;
+    assert.equal((await evmon(t, env, 'entities', 'merge', a.id, '--into', b.id)).json.id, b.id);
     const typeFile = path.join(dir, 'type.json');
     fs.writeFileSync(
       typeFile,
@@ -28,9 +30,9 @@ describe('evmon corpus commands', () => {
         sentence_template: '{maker} launched a product',
       }),
     );
-    const type = evmon(env, 'event-types', 'create', '--file', typeFile);
+    const type = await evmon(t, env, 'event-types', 'create', '--file', typeFile);
     assert.equal(type.status, 0, type.stderr);
-    const list = evmon(env, 'entity-lists', 'create', '--name', 'Makers', '--entities', `${a.id},${b.id}`);
+    const list = await evmon(t, env, 'entity-lists', 'create', '--name', 'Makers', '--entities', `${a.id},${b.id}`);
     assert.equal(list.status, 0, list.stderr);
 
     const article = (day: string, entity: string) => ({
@@ -53,7 +55,7 @@ describe('evmon corpus commands', () => {
         JSON.stringify(article('20', b.id)),
       ].join('\n'),
     );
-    const imported = evmon(env, 'import', file);
+    const imported = await evmon(t, env, 'import', file);
     assert.equal(imported.status, 0, imported.stderr);
     assert.equal(imported.json.imported, 3);
     assert.equal(imported.json.refused, 3);
@@ -62,9 +64,11 @@ describe('evmon corpus commands', () => {
     assert.match(imported.stderr, /line 5: UNKNOWN_ROLE_CODE_NAME/);
   });
 
-  it('when a reporting grant is made and revoked with evmon, then pins read back by role and a refused pin names its field', () => {
-    const account = evmon(env, 'accounts', 'create', '--display-name', 'Newsroom', '--entitlements', 'entity_reporting').json;
-    const entity = evmon(env, 'entities', 'create', '--name', `Maker ${token()}`).json;
+  it('when a reporting grant is made and revoked with evmon, then pins read back by role and a refused pin names its field', {
+    timeout: timeLimit({ runs: 6 }),
+  }, async (t) => {
+    const account = (await evmon(t, env, 'accounts', 'create', '--display-name', 'Newsroom', '--entitlements', 'entity_reporting')).json;
+    const entity = (await evmon(t, env, 'entities', 'create', '--name', `Maker ${token()}`)).json;
     const typeFile = path.join(dir, 'grant-type.json');
     fs.writeFileSync(
       typeFile,
@@ -76,7 +80,7 @@ describe('evmon corpus commands', () => {
         sentence_template: '{maker} recalled a product',
       }),
     );
-    const type = evmon(env, 'event-types', 'create', '--file', typeFile).json;
+    const type = (await evmon(t, env, 'event-types', 'create', '--file', typeFile)).json;
     const grantFile = path.join(dir, 'grant.json');
     fs.writeFileSync(
       grantFile,
@@ -88,13 +92,13 @@ describe('evmon corpus commands', () => {
         pins: [{ role: 'maker', allowed_entity_ids: [entity.id] }],
       }),
     );
-    const grant = evmon(env, 'grants', 'create', '--file', grantFile);
+    const grant = await evmon(t, env, 'grants', 'create', '--file', grantFile);
     assert.equal(grant.status, 0, grant.stderr);
     assert.equal(grant.json.object, 'reporting_grant');
     assert.deepEqual(grant.json.pins, [
       { role_definition_id: type.roles[0].id, role: 'maker', allowed_entities: [{ object: 'entity', id: entity.id, name: entity.name, type: null }] },
     ]);
-    const revoked = evmon(env, 'grants', 'revoke', grant.json.id);
+    const revoked = await evmon(t, env, 'grants', 'revoke', grant.json.id);
     assert.equal(revoked.status, 0, revoked.stderr);
     assert.equal(revoked.json.status, 'REVOKED');
     fs.writeFileSync(
@@ -107,16 +111,16 @@ describe('evmon corpus commands', () => {
         pins: [{ role: 'nobody', allowed_entity_ids: [entity.id] }],
       }),
     );
-    const refused = evmon(env, 'grants', 'create', '--file', grantFile);
+    const refused = await evmon(t, env, 'grants', 'create', '--file', grantFile);
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /\/pins\/0\/role/);
   });
 
-  it('when evmon demo runs, then it generates the requested corpus and reports it', () => {
-    const demo = evmon(env, 'demo', '--events', '300', '--seed', '7');
+  it('when evmon demo runs, then it generates the requested corpus and reports it', { timeout: timeLimit({ runs: 2 }) }, async (t) => {
+    const demo = await evmon(t, env, 'demo', '--events', '300', '--seed', '7');
     assert.equal(demo.status, 0, demo.stderr);
     assert.equal(demo.json.events, 300);
     assert.ok(demo.json.reports >= 300);
-    assert.equal(evmon(env, 'demo', '--events', 'many').status, 2);
+    assert.equal((await evmon(t, env, 'demo', '--events', 'many')).status, 2);
   });
 });

@@ -1,38 +1,51 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { evmon, evmonBin } from '../helpers/evmon.js';
-import { bearer, PG_URL, spawnServer, spawnTimeout, tempDir } from '../helpers/server.js';
+import { bearer, PG_URL, spawnServer, tempDir, timeLimit } from '../helpers/server.js';
 
 describe('evmon command line', () => {
   const env = PG_URL ? { EVMON_DATABASE_URL: PG_URL, EVMON_DATA_DIR: tempDir() } : { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir() };
 
   it('when an account and a key are made with evmon, then the server accepts the key; once revoked, it refuses it', {
-    timeout: spawnTimeout(1, 60_000),
-  }, async () => {
-    const account = evmon(env, 'accounts', 'create', '--display-name', 'Wire Desk', '--kind', 'ORGANIZATION', '--credits', '25', '--entitlements', 'beats');
+    timeout: timeLimit({ starts: 1, runs: 5 }),
+  }, async (t) => {
+    const account = await evmon(
+      t,
+      env,
+      'accounts',
+      'create',
+      '--display-name',
+      'Wire Desk',
+      '--kind',
+      'ORGANIZATION',
+      '--credits',
+      '25',
+      '--entitlements',
+      'beats',
+    );
     assert.equal(account.status, 0, account.stderr);
     assert.equal(account.json.display_name, 'Wire Desk');
     assert.equal(account.json.credit_balance, 25);
     assert.deepEqual(account.json.entitlements, { structured_reporting: false, entity_reporting: false, beats: true });
 
-    const key = evmon(env, 'keys', 'create', account.json.id, '--name', 'cli', '--scopes', 'SENSORS_READ,BEATS_READ');
+    const key = await evmon(t, env, 'keys', 'create', account.json.id, '--name', 'cli', '--scopes', 'SENSORS_READ,BEATS_READ');
     assert.equal(key.status, 0, key.stderr);
     assert.match(key.json.key, /^evk_/);
 
-    const credited = evmon(env, 'credits', 'add', account.json.id, '-5', '--reason', 'correction');
+    const credited = await evmon(t, env, 'credits', 'add', account.json.id, '-5', '--reason', 'correction');
     assert.equal(credited.json.credit_balance, 20);
 
-    const server = await spawnServer(env);
+    const server = await spawnServer(t, env);
     try {
       assert.equal((await server.http.get('/v1/sensors', bearer(key.json.key))).status, 200);
       if (PG_URL) {
         // With PostgreSQL the CLI and the server run side by side.
-        assert.equal(evmon(env, 'keys', 'revoke', key.json.id).status, 0);
+        assert.equal((await evmon(t, env, 'keys', 'revoke', key.json.id)).status, 0);
         await new Promise((r) => setTimeout(r, 5_200)); // other processes honour revocation within 5 s
         assert.equal((await server.http.get('/v1/sensors', bearer(key.json.key))).status, 401);
       } else {
         // The embedded database belongs to one process: the CLI is refused while the server runs.
-        const refused = evmon(env, 'keys', 'list', account.json.id);
+        const refused = await evmon(t, env, 'keys', 'list', account.json.id);
         assert.equal(refused.status, 1);
         assert.match(refused.stderr, /in use by another evmon process/);
         // It says what to do instead while the server runs.
@@ -41,27 +54,27 @@ describe('evmon command line', () => {
     } finally {
       assert.equal(await server.stop(), 0);
     }
-    const listed = evmon(env, 'keys', 'list', account.json.id);
+    const listed = await evmon(t, env, 'keys', 'list', account.json.id);
     assert.equal(listed.json.data.length, 1);
     assert.equal(listed.json.data[0].key, undefined);
   });
 
-  it('when the input is wrong, then evmon says what is wrong and exits non-zero', () => {
-    const badScope = evmon(env, 'keys', 'create', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'EVERYTHING');
+  it('when the input is wrong, then evmon says what is wrong and exits non-zero', { timeout: timeLimit({ runs: 6 }) }, async (t) => {
+    const badScope = await evmon(t, env, 'keys', 'create', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'EVERYTHING');
     assert.equal(badScope.status, 2);
     assert.match(badScope.stderr, /\/scopes\/0 must be one of SENSORS_READ/);
     assert.doesNotMatch(badScope.stderr, /Usage:/, 'a refused value is told without the whole usage');
-    const badId = evmon(env, 'keys', 'revoke', 'nope');
+    const badId = await evmon(t, env, 'keys', 'revoke', 'nope');
     assert.equal(badId.stderr, 'evmon: expected a key id (a UUID), got nope\n(evmon --help lists every command and option.)\n');
     // As installed (bin/evmon.js through tsx), once: the rest run the build the test run made.
-    const unknown = evmonBin(env, 'dance');
+    const unknown = await evmonBin(t, env, 'dance');
     assert.equal(unknown.status, 2);
     assert.match(unknown.stderr, /unknown command: dance\n\nUsage: evmon/, 'an unknown command still shows the usage');
-    const missing = evmon(env, 'accounts', 'show', '00000000-0000-4000-8000-000000000000');
+    const missing = await evmon(t, env, 'accounts', 'show', '00000000-0000-4000-8000-000000000000');
     assert.equal(missing.status, 1);
     assert.match(missing.stderr, /not-found/);
-    assert.equal(evmon(env, 'accounts', 'show', 'nope').status, 2);
-    const plan = evmon(env, 'plans', 'set', 'half', '--beats_max', '5');
+    assert.equal((await evmon(t, env, 'accounts', 'show', 'nope')).status, 2);
+    const plan = await evmon(t, env, 'plans', 'set', 'half', '--beats_max', '5');
     assert.equal(plan.status, 2);
     assert.match(plan.stderr, /\/clauses_max is required/);
   });

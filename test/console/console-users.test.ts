@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { verifyPassword } from '../../src/console/passwords.js';
 import { testCorpus, unique, type TestCorpus } from '../helpers/corpus.js';
 import { evmon } from '../helpers/evmon.js';
-import { PG_URL, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { PG_URL, startServer, tempDir, type TestServer, timeLimit } from '../helpers/server.js';
 
 const MISSING = '01900000-0000-7000-8000-000000000000';
 
@@ -67,20 +67,22 @@ describe('console users', () => {
     assert.equal((await corpus.ops('DELETE', `/console-users/${created.json.id}`)).status, 404);
   });
 
-  it('when evmon creates and deletes a console user, then it prints the user and never the password', () => {
+  it('when evmon creates and deletes a console user, then it prints the user and never the password', {
+    timeout: timeLimit({ runs: 5 }),
+  }, async (t) => {
     const dir = tempDir();
     const env = { EVMON_DATABASE_URL: PG_URL ?? '', EVMON_DATA_DIR: dir };
-    const run = (...args: string[]) => evmon(env, ...args);
-    const account = JSON.parse(run('accounts', 'create').stdout);
-    const created = run('console-users', 'create', account.id, '--email', `c${unique()}@example.com`, '--password', 'a secret of some length');
+    const run = (...args: string[]) => evmon(t, env, ...args);
+    const account = JSON.parse((await run('accounts', 'create')).stdout);
+    const created = await run('console-users', 'create', account.id, '--email', `c${unique()}@example.com`, '--password', 'a secret of some length');
     assert.equal(created.status, 0, created.stderr);
     const user = JSON.parse(created.stdout);
     assert.equal(user.object, 'console_user');
     assert.ok(!created.stdout.includes('a secret of some length'));
-    const refused = run('console-users', 'create', account.id, '--email', `d${unique()}@example.com`, '--password', 'short');
+    const refused = await run('console-users', 'create', account.id, '--email', `d${unique()}@example.com`, '--password', 'short');
     assert.equal(refused.status, 2);
     assert.match(refused.stderr, /\/password/);
-    assert.equal(run('console-users', 'delete', user.id).status, 0);
-    assert.equal(run('console-users', 'delete', user.id).status, 1);
+    assert.equal((await run('console-users', 'delete', user.id)).status, 0);
+    assert.equal((await run('console-users', 'delete', user.id)).status, 1);
   });
 });

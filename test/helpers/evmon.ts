@@ -1,5 +1,7 @@
-// The operator command line as a real process, on the database the test names.
-import { spawnSync } from 'node:child_process';
+// The operator command line as a real process, on the database the test names. Each run is a
+// process that ends with the test that started it (test/helpers/processes.ts); a test sizes its
+// time limit by its runs (RUN_BUDGET_MS in test/helpers/server.ts).
+import { type Owner, runOwned } from './processes.js';
 import { prepareDataDir, programArgs, ROOT } from './server.js';
 
 export interface EvmonResult {
@@ -10,18 +12,18 @@ export interface EvmonResult {
   stderr: string;
 }
 
-function run(args: string[], env: Record<string, string>): EvmonResult {
+async function run(owner: Owner, args: string[], env: Record<string, string>): Promise<EvmonResult> {
   prepareDataDir(env);
-  const result = spawnSync(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
-  return { status: result.status, json: result.status === 0 ? JSON.parse(result.stdout) : null, stdout: result.stdout, stderr: result.stderr };
+  const result = await runOwned(owner, process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env } });
+  return { ...result, json: result.status === 0 ? JSON.parse(result.stdout) : null };
 }
 
 /** `evmon …`, from the build the test run made (or the sources, through tsx). */
-export function evmon(env: Record<string, string>, ...args: string[]): EvmonResult {
-  return run([...programArgs('src/cli/main.ts'), ...args], env);
+export function evmon(owner: Owner, env: Record<string, string>, ...args: string[]): Promise<EvmonResult> {
+  return run(owner, [...programArgs('src/cli/main.ts'), ...args], env);
 }
 
 /** `evmon …` exactly as installed: bin/evmon.js, which runs the sources through tsx. */
-export function evmonBin(env: Record<string, string>, ...args: string[]): EvmonResult {
-  return run(['bin/evmon.js', ...args], env);
+export function evmonBin(owner: Owner, env: Record<string, string>, ...args: string[]): Promise<EvmonResult> {
+  return run(owner, ['bin/evmon.js', ...args], env);
 }

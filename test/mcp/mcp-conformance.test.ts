@@ -2,12 +2,12 @@
 // 20) against the endpoint, through the project's script that supplies the bearer key: the
 // server scenarios that apply to a tools-only server.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { testCorpus } from '../helpers/corpus.js';
-import { ROOT, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { runOwned } from '../helpers/processes.js';
+import { ROOT, startServer, tempDir, type TestServer, timeLimit } from '../helpers/server.js';
 
 describe('MCP conformance suite', () => {
   let server: TestServer;
@@ -16,20 +16,18 @@ describe('MCP conformance suite', () => {
   });
   after(() => server.close());
 
-  it('when the suite runs server-initialize, ping and tools-list, then every check passes', async () => {
+  it('when the suite runs server-initialize, ping and tools-list, then every check passes', {
+    timeout: timeLimit({ runs: 4 }), // the script and a process of the suite per scenario
+  }, async (t) => {
     const { key } = await testCorpus(server).account(0, ['EVENTS_READ', 'BEATS_READ', 'BEATS_WRITE']);
     const ca = path.join(tempDir(), 'ca.pem');
     fs.writeFileSync(ca, server.ca);
-    // Spawned, not run synchronously: this process serves the requests.
-    const child = spawn(process.execPath, ['scripts/mcp-conformance.mjs', 'server-initialize', 'ping', 'tools-list'], {
+    // Run asynchronously: this process serves the requests.
+    const { status, stdout, stderr } = await runOwned(t, process.execPath, ['scripts/mcp-conformance.mjs', 'server-initialize', 'ping', 'tools-list'], {
       cwd: ROOT,
       env: { ...process.env, EVMON_MCP_URL: `${server.http.baseUrl}/mcp`, EVMON_MCP_KEY: key, EVMON_MCP_CA: ca },
     });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
+    const plain = (stdout + stderr).replace(/\x1b\[[0-9;]*m/g, '');
     assert.equal(status, 0, plain);
     for (const scenario of ['server-initialize', 'ping', 'tools-list']) assert.match(plain, new RegExp(`^${scenario}: passed$`, 'm'));
     assert.doesNotMatch(plain, /FAILURE/);

@@ -1,14 +1,13 @@
 // The OpenAPI document as clients use it: Redocly's recommended rules (redocly.yaml) find
 // nothing, every operation has a stable operationId, and each lists its problem responses.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { operationIdsWithServiceProblems } from '../../src/platform/http/openapi-problems.js';
-import { ROOT, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { runOwned } from '../helpers/processes.js';
+import { ROOT, startServer, tempDir, type TestServer, timeLimit } from '../helpers/server.js';
 
 const REDOCLY = path.join(path.dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
 
@@ -84,15 +83,14 @@ describe('the OpenAPI document', () => {
   });
   after(() => server.close());
 
-  it('when Redocly lints it with the recommended rules, then it finds no error and no warning', async () => {
+  it('when Redocly lints it with the recommended rules, then it finds no error and no warning', { timeout: timeLimit({ runs: 1 }) }, async (t) => {
     const file = path.join(tempDir(), 'openapi.json');
     fs.writeFileSync(file, JSON.stringify(doc));
-    const lint = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', file, '--format=json', `--config=${path.join(ROOT, 'redocly.yaml')}`], {
+    const lint = await runOwned(t, process.execPath, [REDOCLY, 'lint', file, '--format=json', `--config=${path.join(ROOT, 'redocly.yaml')}`], {
       cwd: ROOT,
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      maxBuffer: 16 * 1024 * 1024,
-    }).catch((error: { stdout?: string; stderr?: string }) => error);
-    const report = JSON.parse(lint.stdout ?? '{}');
+    });
+    const report = JSON.parse(lint.stdout || '{}');
     const problems = (report.problems ?? []).map((p: any) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
     assert.deepEqual(problems, [], lint.stderr);
     assert.deepEqual({ errors: report.totals?.errors, warnings: report.totals?.warnings }, { errors: 0, warnings: 0 });

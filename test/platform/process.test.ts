@@ -1,18 +1,17 @@
 // The server as a real process: start-up, configuration errors, the data folder lock, restart
 // durability, SIGTERM draining.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import https from 'node:https';
-import { OPS_TOKEN, programArgs, ROOT, spawnServer, spawnTimeout, tempDir } from '../helpers/server.js';
+import { runOwned } from '../helpers/processes.js';
+import { OPS_TOKEN, programArgs, ROOT, spawnServer, tempDir, timeLimit } from '../helpers/server.js';
 
 describe('server process', () => {
-  it('when a setting is invalid, then start-up stops with a message naming it', () => {
-    const result = spawnSync(process.execPath, programArgs('src/main.ts'), {
+  it('when a setting is invalid, then start-up stops with a message naming it', { timeout: timeLimit({ runs: 1 }) }, async (t) => {
+    const result = await runOwned(t, process.execPath, programArgs('src/main.ts'), {
       cwd: ROOT,
       env: { ...process.env, EVMON_PORT: 'eighty', EVMON_SEED: 'sometimes', EVMON_TRUSTED_PROXIES: '10.0.0.1,banana', EVMON_DATA_DIR: tempDir() },
-      encoding: 'utf8',
     });
     assert.equal(result.status, 1);
     assert.match(result.stderr, /EVMON_PORT must be a whole number/);
@@ -20,14 +19,14 @@ describe('server process', () => {
     assert.match(result.stderr, /EVMON_TRUSTED_PROXIES must list IP addresses or CIDR ranges.*banana/);
   });
 
-  it('when the embedded database is on disk, then a restart keeps its data, and SIGTERM exits 0', { timeout: spawnTimeout(2) }, async () => {
+  it('when the embedded database is on disk, then a restart keeps its data, and SIGTERM exits 0', { timeout: timeLimit({ starts: 2 }) }, async (t) => {
     const dataDir = tempDir();
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dataDir };
-    const first = await spawnServer(env);
+    const first = await spawnServer(t, env);
     const account = await first.ops.createAccount({ display_name: 'Durable', credit_balance: 7 });
     assert.equal(await first.stop('SIGTERM'), 0);
 
-    const second = await spawnServer(env);
+    const second = await spawnServer(t, env);
     try {
       const again = await second.ops.get(`/accounts/${account.id}`);
       assert.equal(again.display_name, 'Durable');
@@ -38,28 +37,28 @@ describe('server process', () => {
   });
 
   it('when a second process opens the same data folder, then it is refused with a clear message; after kill -9 a restart works', {
-    timeout: spawnTimeout(3),
-  }, async () => {
+    timeout: timeLimit({ starts: 3 }),
+  }, async (t) => {
     const dataDir = tempDir();
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dataDir };
-    const first = await spawnServer(env);
-    const second = await spawnServer(env, { expectFailure: true });
+    const first = await spawnServer(t, env);
+    const second = await spawnServer(t, env, { expectFailure: true });
     assert.equal(await second.exited, 1);
     assert.match(second.output(), /in use by another evmon process \(pid \d+\)/);
 
     first.child.kill('SIGKILL');
     await first.exited;
-    const third = await spawnServer(env);
+    const third = await spawnServer(t, env);
     assert.equal((await third.http.get('/readyz')).status, 200);
     assert.equal(await third.stop(), 0);
   });
 
   it('when the database is empty and EVMON_SEED=demo, then the server is ready and the printed key works before the corpus is seeded; SIGTERM stops seeding cleanly, and a restart prints no key and warns the corpus is partial', {
-    timeout: spawnTimeout(2),
-  }, async () => {
+    timeout: timeLimit({ starts: 2 }),
+  }, async (t) => {
     const dataDir = tempDir();
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dataDir, EVMON_SEED: 'demo' };
-    const first = await spawnServer(env);
+    const first = await spawnServer(t, env);
     const key = /Demo API key[^:]*: (evk_[A-Za-z0-9_-]{43})/.exec(first.output())?.[1];
     assert.ok(key, first.output());
     const sensors = await first.http.get('/v1/sensors', { authorization: `Bearer ${key}` });
@@ -68,17 +67,17 @@ describe('server process', () => {
     // The 20,000 events take far longer than the requests above: SIGTERM arrives mid-seeding.
     assert.equal(await first.stop(), 0);
     assert.match(first.output(), /"msg":"demo corpus: seeding stopped before it was complete"/);
-    const second = await spawnServer(env);
+    const second = await spawnServer(t, env);
     assert.doesNotMatch(second.output(), /Demo API key/);
     assert.match(second.output(), /"level":40[^\n]*"msg":"demo corpus incomplete/);
     assert.equal(await second.stop(), 0);
   });
 
   it('when the demo corpus is seeded in the background, then progress is logged after ready, and search finds its events once it is complete', {
-    timeout: spawnTimeout(2, 150_000),
-  }, async () => {
+    timeout: timeLimit({ starts: 2, otherMs: 150_000 }),
+  }, async (t) => {
     const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir(), EVMON_SEED: 'demo', EVMON_TEST_DEMO_EVENTS: '2000' };
-    const server = await spawnServer(env);
+    const server = await spawnServer(t, env);
     try {
       const key = /Demo API key[^:]*: (evk_[A-Za-z0-9_-]{43})/.exec(server.output())?.[1];
       assert.ok(key, server.output());
@@ -96,13 +95,13 @@ describe('server process', () => {
     } finally {
       assert.equal(await server.stop(), 0);
     }
-    const restarted = await spawnServer(env);
+    const restarted = await spawnServer(t, env);
     assert.doesNotMatch(restarted.output(), /demo corpus incomplete/);
     assert.equal(await restarted.stop(), 0);
   });
 
-  it('when a request is in flight at SIGTERM, then it completes before the process exits 0', { timeout: spawnTimeout(1) }, async () => {
-    const server = await spawnServer({ EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir() });
+  it('when a request is in flight at SIGTERM, then it completes before the process exits 0', { timeout: timeLimit({ starts: 1 }) }, async (t) => {
+    const server = await spawnServer(t, { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir() });
     const body = JSON.stringify({ display_name: 'Arrived during shutdown' });
     const url = new URL(server.http.baseUrl);
     const response = new Promise<{ status: number; text: string }>((resolve, reject) => {

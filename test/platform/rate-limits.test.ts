@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { ManualClock } from '../../src/platform/clock.js';
 import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
 import { httpClient, randomLoopbackAddress } from '../helpers/http.js';
-import { bearer, OPS_TOKEN, PG_URL, spawnServers, spawnTimeout, startServer, type SpawnedServer, type TestServer } from '../helpers/server.js';
+import { bearer, OPS_TOKEN, PG_URL, spawnServers, timeLimit, startServer, type SpawnedServer, type TestServer } from '../helpers/server.js';
+import type { Owner } from '../helpers/processes.js';
 
 const PLAN = { ...STANDARD_PLAN_FIELDS, rest_requests_per_minute: 5, mcp_requests_per_minute: 5 };
 
@@ -107,8 +108,8 @@ describe('IP edge policy', () => {
 });
 
 /** Two server processes on PostgreSQL, clocks at `instant`, and a key on a plan of `limit` per minute. */
-async function twoProcessesSharingAKey(limit: number, instant: string) {
-  const [a, b] = (await spawnServers(2, { EVMON_DATABASE_URL: PG_URL! })) as [SpawnedServer, SpawnedServer];
+async function twoProcessesSharingAKey(owner: Owner, limit: number, instant: string) {
+  const [a, b] = (await spawnServers(owner, 2, { EVMON_DATABASE_URL: PG_URL! })) as [SpawnedServer, SpawnedServer];
   try {
     await a.ops.post('/clock', { now: instant });
     await b.ops.post('/clock', { now: instant });
@@ -128,8 +129,8 @@ async function twoProcessesSharingAKey(limit: number, instant: string) {
 }
 
 describe('budgets across two server processes on one PostgreSQL', { skip: PG_URL === null ? 'PostgreSQL only (EVMON_TEST_DATABASE_URL)' : false }, () => {
-  it('when two processes serve one key, then they share one budget exactly', { timeout: spawnTimeout(2) }, async () => {
-    const { a, b, key } = await twoProcessesSharingAKey(10, '2026-11-22T13:00:10.000Z');
+  it('when two processes serve one key, then they share one budget exactly', { timeout: timeLimit({ starts: 2 }) }, async (t) => {
+    const { a, b, key } = await twoProcessesSharingAKey(t, 10, '2026-11-22T13:00:10.000Z');
     try {
       const calls = Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? a : b).http.get('/v1/sensors', bearer(key)));
       const statuses = (await Promise.all(calls)).map((r) => r.status);
@@ -142,9 +143,9 @@ describe('budgets across two server processes on one PostgreSQL', { skip: PG_URL
   });
 
   it('when the limit is large and two processes share it, then leases never overflow it and strand at most 2% of it', {
-    timeout: spawnTimeout(2),
-  }, async () => {
-    const { a, b, key } = await twoProcessesSharingAKey(500, '2026-11-22T14:00:10.000Z');
+    timeout: timeLimit({ starts: 2 }),
+  }, async (t) => {
+    const { a, b, key } = await twoProcessesSharingAKey(t, 500, '2026-11-22T14:00:10.000Z');
     try {
       const statuses: number[] = [];
       for (let round = 0; round < 6; round++) {
@@ -161,9 +162,9 @@ describe('budgets across two server processes on one PostgreSQL', { skip: PG_URL
     }
   });
 
-  it('when one process bans an IP, then the other refuses it too', { timeout: spawnTimeout(2) }, async () => {
+  it('when one process bans an IP, then the other refuses it too', { timeout: timeLimit({ starts: 2 }) }, async (t) => {
     const env = { EVMON_DATABASE_URL: PG_URL!, EVMON_EDGE_MAX_PER_MINUTE: '4', EVMON_EDGE_BAN_SECONDS: '600' };
-    const [a, b] = (await spawnServers(2, env)) as [SpawnedServer, SpawnedServer];
+    const [a, b] = (await spawnServers(t, 2, env)) as [SpawnedServer, SpawnedServer];
     const address = randomLoopbackAddress();
     const fromA = httpClient(a.http.baseUrl, a.ca, { localAddress: address });
     const fromB = httpClient(b.http.baseUrl, b.ca, { localAddress: address });

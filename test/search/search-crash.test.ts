@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { testCorpus, unique } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { PG_URL, spawnServer, spawnServers, spawnTimeout, tempDir } from '../helpers/server.js';
+import { PG_URL, spawnServer, spawnServers, timeLimit, tempDir } from '../helpers/server.js';
 
 describe('billed search across a crash', () => {
   for (const point of ['before-charge', 'after-charge'] as const) {
     it(`when the process is killed ${point.replace('-', ' ')}, then the balance is charged at most once and the same key gets 409`, {
-      timeout: spawnTimeout(2),
-    }, async () => {
+      timeout: timeLimit({ starts: 2 }),
+    }, async (t) => {
       // On disk (or PostgreSQL), so the restarted process sees what the killed one wrote.
       const env = { EVMON_DATABASE_URL: PG_URL ?? '', EVMON_DATA_DIR: tempDir() };
-      const first = await spawnServer({ ...env, EVMON_TEST_SEARCH_PAUSE: point });
+      const first = await spawnServer(t, { ...env, EVMON_TEST_SEARCH_PAUSE: point });
       const corpus = testCorpus(first);
       const account = await corpus.account(5);
       const body = { lookback_days: 7 };
@@ -23,7 +23,7 @@ describe('billed search across a crash', () => {
       await first.stop('SIGKILL');
       assert.ok((await inFlight) instanceof Error, 'the client never got an answer');
 
-      const second = await spawnServer(env);
+      const second = await spawnServer(t, env);
       try {
         const retry = await second.http.request('POST', '/v1/events/search', { headers: { ...bearer(account.key), 'idempotency-key': idem }, body });
         assert.equal(retry.status, 409, retry.text);
@@ -41,8 +41,8 @@ describe('billed search across a crash', () => {
 });
 
 describe('billed search on two processes', { skip: PG_URL === null ? 'needs PostgreSQL (EVMON_TEST_DATABASE_URL)' : false }, () => {
-  it('when one key is sent to two processes at once, then the search runs and charges once', { timeout: spawnTimeout(2) }, async () => {
-    const servers = await spawnServers(2, { EVMON_DATABASE_URL: PG_URL ?? '' });
+  it('when one key is sent to two processes at once, then the search runs and charges once', { timeout: timeLimit({ starts: 2 }) }, async (t) => {
+    const servers = await spawnServers(t, 2, { EVMON_DATABASE_URL: PG_URL ?? '' });
     try {
       const account = await testCorpus(servers[0]!).account(50);
       const idem = unique();

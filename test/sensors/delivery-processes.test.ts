@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { testCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { isolatedDatabase, PG_URL, spawnServer, spawnServers, spawnTimeout, tempDir, type SpawnedServer } from '../helpers/server.js';
+import { isolatedDatabase, PG_URL, spawnServer, spawnServers, timeLimit, tempDir, type SpawnedServer } from '../helpers/server.js';
 import { startReceiver, verifyWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
@@ -44,11 +44,11 @@ describe('deliveries across restarts and processes', () => {
   });
 
   it('when the server is killed with deliveries pending, then after a restart they are delivered under the same webhook-id', {
-    timeout: spawnTimeout(2, 60_000),
-  }, async () => {
+    timeout: timeLimit({ starts: 2, otherMs: 60_000 }),
+  }, async (t) => {
     // On the embedded database, a data folder that outlives the process (not memory://).
     const env = { EVMON_DATABASE_URL: '', ...database.env, EVMON_DATA_DIR: tempDir(), EVMON_WEBHOOK_ALLOW_PRIVATE: '1' };
-    const first = await spawnServer(env);
+    const first = await spawnServer(t, env);
     servers.push(first);
     await first.ops.post('/clock', { now: NOW });
     receiver.reply = () => ({ status: 503 });
@@ -69,7 +69,7 @@ describe('deliveries across restarts and processes', () => {
 
     // The restarted server's clock starts at the system time, past the retry: it is due at once.
     receiver.reply = () => ({ status: 204 });
-    const second = await spawnServer(env);
+    const second = await spawnServer(t, env);
     servers.push(second);
     await second.ops.post('/drain');
     assert.equal(receiver.received.length, midAttempt ? 4 : 2);
@@ -90,11 +90,11 @@ describe('deliveries across restarts and processes', () => {
 
   it('when two server processes share PostgreSQL, then each delivery attempt is made once', {
     skip: PG_URL === null ? 'PostgreSQL only (EVMON_TEST_DATABASE_URL)' : false,
-    timeout: spawnTimeout(2, 60_000),
-  }, async () => {
+    timeout: timeLimit({ starts: 2, otherMs: 60_000 }),
+  }, async (t) => {
     receiver.received.length = 0;
     receiver.reply = () => ({ status: 500, delayMs: 20 });
-    const pair = await spawnServers(2, { ...database.env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
+    const pair = await spawnServers(t, 2, { ...database.env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
     servers.push(...pair);
     const [a, b] = pair as [SpawnedServer, SpawnedServer];
     // Each process has its own test clock: keep them together.
