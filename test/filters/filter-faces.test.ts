@@ -33,7 +33,10 @@ describe('filter faces', () => {
     for (let i = 0; i < 3; i++) outlets.push(await corpus.outlet());
     // A fixed pseudo-random corpus: reports spread over 40 hours, some received "later".
     let seed = 7;
-    const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+    const next = (n: number) => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % n;
+    };
     for (let i = 0; i < 40; i++) {
       const hours = 2 + next(40);
       const roles: unknown[] = [{ role: 'party', entity_id: entities[next(6)] }];

@@ -187,7 +187,7 @@ describe('filter index', () => {
     fc.assert(
       fc.property(fc.array(filterArb, { maxLength: 40 }), eventArb, (filters, event) => {
         const index = new FilterIndex();
-        filters.forEach((filter, i) => index.set(`f${i}`, filter));
+        for (const [i, filter] of filters.entries()) index.set(`f${i}`, filter);
         const expected = filters.flatMap((filter, i) => (matchesFilter(filter, event) ? [`f${i}`] : []));
         assert.deepEqual(index.match(event).sort(), expected.sort());
       }),
@@ -205,7 +205,7 @@ describe('filter index', () => {
         (filters, drops, replacement, event) => {
           const index = new FilterIndex();
           const live = new Map(filters.map((filter, i) => [`f${i}`, filter]));
-          live.forEach((filter, id) => index.set(id, filter));
+          for (const [id, filter] of live) index.set(id, filter);
           for (const drop of drops) {
             const id = `f${drop % filters.length}`;
             if (drop % 3 === 0) {

@@ -35,7 +35,7 @@ export function httpClient(baseUrl: string, ca: string, options: { http2?: boole
       const text = await response.body.text();
       const flat: Record<string, string> = {};
       for (const [name, value] of Object.entries(response.headers)) flat[name] = Array.isArray(value) ? value.join(', ') : String(value);
-      let json: unknown = undefined;
+      let json: unknown;
       if (text.length > 0 && /json/.test(flat['content-type'] ?? '')) json = JSON.parse(text);
       return { status: response.statusCode, headers: flat, text, json };
     },

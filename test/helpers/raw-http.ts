@@ -28,7 +28,9 @@ export async function rawConnection(baseUrl: string, ca: string): Promise<RawCon
   let received = Buffer.alloc(0);
   let closedAfterMs: number | null = null;
   const waiters = new Set<() => void>();
-  const wake = () => waiters.forEach((w) => w());
+  const wake = () => {
+    for (const w of waiters) w();
+  };
   socket.on('data', (chunk: Buffer) => {
     received = Buffer.concat([received, chunk]);
     wake();

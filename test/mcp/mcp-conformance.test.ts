@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { testCorpus } from '../helpers/corpus.js';
 import { runOwned } from '../helpers/processes.js';
@@ -27,7 +28,7 @@ describe('MCP conformance suite', () => {
       cwd: ROOT,
       env: { ...process.env, EVMON_MCP_URL: `${server.http.baseUrl}/mcp`, EVMON_MCP_KEY: key, EVMON_MCP_CA: ca },
     });
-    const plain = (stdout + stderr).replace(/\x1b\[[0-9;]*m/g, '');
+    const plain = stripVTControlCharacters(stdout + stderr);
     assert.equal(status, 0, plain);
     for (const scenario of ['server-initialize', 'ping', 'tools-list']) assert.match(plain, new RegExp(`^${scenario}: passed$`, 'm'));
     assert.doesNotMatch(plain, /FAILURE/);

@@ -68,7 +68,7 @@ describe('durable jobs', () => {
   });
 
   it('when a job is enqueued inside a transaction that rolls back, then no job exists', () =>
-    withQueue(async ({ db, clock, queue, kind }) => {
+    withQueue(async ({ db, queue, kind }) => {
       queue.register(kind, async () => undefined);
       await assert.rejects(
         db.transaction(async (tx) => {
@@ -130,7 +130,7 @@ describe('durable jobs', () => {
     }));
 
   it('when the same dedupe key is enqueued twice, then one job exists', () =>
-    withQueue(async ({ db, clock, queue, kind }) => {
+    withQueue(async ({ db, queue, kind }) => {
       queue.register(kind, async () => undefined);
       await queue.enqueue(db, kind, { a: 1 }, { dedupeKey: `${kind}:x` });
       await queue.enqueue(db, kind, { a: 2 }, { dedupeKey: `${kind}:x` });
