@@ -110,7 +110,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const transport = webhookTransport({ allowPrivate: config.webhookAllowPrivate, connectionsPerHost: PER_HOST_RUNNING });
   const webhooks = webhookDispatcher({ db, clock, logger, transport });
   const outbox = deliveryOutbox({ db, clock, wake: () => webhooks.wake() });
-  const sensors = sensorsService({ db, clock, newId, outbox });
+  const sensors = sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks: config.webhookAllowPrivate });
 
   const search = searchService({ db, clock, newId, cursors, ...testPause(config, logger) });
   const beats = beatsService({ db, clock, newId, jobs });

@@ -35,21 +35,13 @@ describe('webhook addresses without EVMON_WEBHOOK_ALLOW_PRIVATE', () => {
     await database.drop();
   });
 
-  it('when a webhook targets a private, loopback, link-local or metadata address, or a name resolving to loopback, then the connection is refused and nothing arrives; a name that does not resolve reads alike', async () => {
+  // Addresses written as IP literals are refused when the sensor is saved (webhook-addresses.test.ts).
+  it('when a webhook host name resolves to loopback, then the connection is refused and nothing arrives; a name that does not resolve reads alike', async () => {
     const { key } = await corpus.account(0, SCOPES);
     const type = await corpus.eventType();
     const port = receiver.port;
     const targets = [
       `https://localhost:${port}/by-name`,
-      `https://127.0.0.1:${port}/literal`,
-      `https://[::1]:${port}/v6`,
-      `https://[::ffff:127.0.0.1]:${port}/mapped`,
-      `https://[::7f00:1]:${port}/compatible`,
-      'https://10.1.2.3/private',
-      'https://192.168.0.10/private',
-      'https://169.254.169.254/latest/meta-data',
-      'https://[fd00:ec2::254]/metadata',
-      'https://100.100.100.200/metadata',
       'https://no-such-host.invalid/unresolved', // .invalid never resolves (RFC 6761)
     ];
     const sensors = [];

@@ -14,6 +14,7 @@ import { bumpFilterVersion } from '../filters/filter-versions.js';
 import { normalizeFilter } from '../filters/filter.js';
 import type { CreateSensorBody, PatchSensorBody, Sensor, SensorDelivery, SensorFilter } from './sensors.schemas.js';
 import { sensorsStore as store, type DeliveryRow, type SensorRow, type StoredAction } from './sensors.store.js';
+import { nonPublicLiteralHost } from '../webhooks/address-policy.js';
 import type { DeliveryOutbox } from '../webhooks/outbox.js';
 
 /** After a rotation the previous secret keeps signing this long. */
@@ -25,6 +26,8 @@ export interface SensorsDeps {
   newId: IdGenerator;
   /** The webhooks module's outbox, which alone writes deliveries. */
   outbox: DeliveryOutbox;
+  /** EVMON_WEBHOOK_ALLOW_PRIVATE: webhook URLs may name non-public IP addresses. */
+  allowPrivateWebhooks: boolean;
 }
 
 export interface ListQuery {
@@ -77,10 +80,11 @@ function deliveryView(row: DeliveryRow): SensorDelivery {
 type CheckedAction = Omit<StoredAction, 'id'>;
 
 /**
- * Webhook actions as written: `https:` only, without credentials, each URL once (addresses
- * are checked when delivering). Throws 400 naming each bad URL.
+ * Webhook actions as written: `https:` only, without credentials, each URL once, and no IP
+ * address outside public space unless the rule is lifted (host names are checked when
+ * delivering, at each connection). Throws 400 naming each bad URL.
  */
-function checkActions(actions: CreateSensorBody['actions']): CheckedAction[] {
+function checkActions(actions: CreateSensorBody['actions'], allowPrivate: boolean): CheckedAction[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   const checked = actions.map((action, i) => {
@@ -93,6 +97,8 @@ function checkActions(actions: CreateSensorBody['actions']): CheckedAction[] {
     }
     if (url && url.protocol !== 'https:') errors.push({ pointer, detail: 'must be an https: URL' });
     if (url && (url.username || url.password)) errors.push({ pointer, detail: 'must not carry credentials' });
+    const literal = url && !allowPrivate ? nonPublicLiteralHost(url) : null;
+    if (literal) errors.push({ pointer, detail: `names the address ${literal}, which is not a public address` });
     const href = url?.href ?? action.url;
     if (url && seen.has(href)) errors.push({ pointer, detail: 'repeats the URL of an earlier action' });
     seen.add(href);
@@ -107,7 +113,7 @@ function withIds(actions: readonly CheckedAction[], previous: readonly StoredAct
   return actions.map((action) => ({ id: previous.find((p) => p.url === action.url)?.id ?? newId(), ...action }));
 }
 
-export function sensorsService({ db, clock, newId, outbox }: SensorsDeps) {
+export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks }: SensorsDeps) {
   /** The content rules a schema cannot state. */
   async function checkFilter(q: Queryable, accountId: string, filter: SensorFilter): Promise<void> {
     const names = filter.involved_entity_ids.length + filter.involved_entity_list_ids.length + filter.required_source_news_outlet_ids.length;
@@ -140,7 +146,7 @@ export function sensorsService({ db, clock, newId, outbox }: SensorsDeps) {
   return {
     async create(accountId: string, body: CreateSensorBody): Promise<Sensor> {
       const filter = completeFilter(body.filter);
-      const actions = withIds(checkActions(body.actions), [], newId);
+      const actions = withIds(checkActions(body.actions, allowPrivateWebhooks), [], newId);
       return db.transaction(async (tx) => {
         await checkFilter(tx, accountId, filter);
         const now = clock.now();
@@ -182,7 +188,7 @@ export function sensorsService({ db, clock, newId, outbox }: SensorsDeps) {
     /** JSON Merge Patch over name, description, filter and actions. */
     patch(accountId: string, id: string, body: PatchSensorBody): Promise<Sensor> {
       // The body is judged before the sensor is looked up (400 before 404).
-      const checked = body.actions === undefined ? null : checkActions(body.actions);
+      const checked = body.actions === undefined ? null : checkActions(body.actions, allowPrivateWebhooks);
       return change(accountId, id, async (row, tx) => {
         const filter = body.filter === undefined ? row.filter : completeFilter({ ...row.filter, ...body.filter });
         const actions = checked === null ? row.actions : withIds(checked, row.actions, newId);

@@ -2,6 +2,7 @@
 // only. Private, loopback, link-local (cloud metadata at 169.254.169.254 included), carrier-
 // grade NAT, unique-local, multicast, reserved and translated ranges are refused; an IPv4
 // address written as IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it is.
+import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 export function isPublicAddress(address: string): boolean {
@@ -14,6 +15,16 @@ export function isPublicAddress(address: string): boolean {
     else if (v6.parts.slice(0, 6).every((part) => part === 0)) return false;
   }
   return parsed.range() === 'unicast';
+}
+
+/**
+ * The URL's host when it is an IP address literal outside public space, else null. The URL
+ * parser has already normalized odd IPv4 forms (`0x7f.1`, `2130706433`, `127.1`) to dotted
+ * quads; IPv6 literals come bracketed.
+ */
+export function nonPublicLiteralHost(url: URL): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return net.isIP(host) !== 0 && !isPublicAddress(host) ? host : null;
 }
 
 /** A connection the address policy refused; the attempt fails without reaching the network. */

@@ -4,9 +4,8 @@
 // through (DNS rebinding). Literal IP hosts never reach a lookup and are checked first.
 // Extra trusted CAs come from NODE_EXTRA_CA_CERTS, as for any Node.js TLS client.
 import dns, { type LookupAddress } from 'node:dns';
-import net from 'node:net';
 import { Agent, request } from 'undici';
-import { AddressRefusedError, isPublicAddress } from './address-policy.js';
+import { AddressRefusedError, isPublicAddress, nonPublicLiteralHost } from './address-policy.js';
 
 /** Success is a 2xx within this time (decisions.md). */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -46,8 +45,9 @@ export function webhookTransport(options: { allowPrivate: boolean; connectionsPe
   });
   return {
     async post(url, headers, body) {
-      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-      if (!options.allowPrivate && net.isIP(host) !== 0 && !isPublicAddress(host)) throw new AddressRefusedError(host, host);
+      // Sensors refuse these when saved; one saved earlier, or while the rule was lifted, is refused here.
+      const literal = options.allowPrivate ? null : nonPublicLiteralHost(new URL(url));
+      if (literal) throw new AddressRefusedError(literal, literal);
       const response = await request(url, { method: 'POST', headers, body, dispatcher: agent, signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) });
       await response.body.dump({ limit: RESPONSE_BODY_LIMIT });
       const retryAfter = response.headers['retry-after'];
