@@ -2,7 +2,7 @@
 // (API key, Idempotency-Key). Every step is one statement, so two processes, or a crash at
 // any point, leave a state of the spec's table: unused, claimed, completed or released.
 import type { Clock } from './clock.js';
-import type { Database } from './db/database.js';
+import type { Database, Queryable } from './db/database.js';
 
 export const REPLAY_WINDOW_MS = 24 * 3_600_000;
 /** A non-billed claim left in flight (its request died) may be taken over after this. */
@@ -39,6 +39,34 @@ export interface IdempotencyClaims {
   hold(apiKeyId: string, key: string, owner: string): Promise<void>;
   /** Deletes claims past the replay window. */
   sweep(): Promise<number>;
+}
+
+/** The claim one request holds. */
+export interface HeldClaim {
+  apiKeyId: string;
+  key: string;
+  owner: string;
+}
+
+/**
+ * Stores an answer in the transaction of the effect it answers (architecture habit 13): the
+ * effect and its stored answer commit together, so a crash after the commit replays the answer
+ * and a crash before it leaves nothing done. `at` is when the answer was made.
+ */
+export type CommitAnswer<T> = (tx: Queryable, answer: T, at: Date) => Promise<void>;
+
+/**
+ * Stores the response and completes the claim through `q` (the database, or the transaction of
+ * the request's effect), if this owner still holds it; answers whether it did.
+ */
+export async function completeClaim(q: Queryable, claim: HeldClaim, response: StoredResponse, at: Date): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE idempotency_claims SET completed_at = $4, response_status = $5, response_headers = $6, response_body = $7
+      WHERE api_key_id = $1 AND idempotency_key = $2 AND owner = $3 AND completed_at IS NULL
+     RETURNING 1`,
+    [claim.apiKeyId, claim.key, claim.owner, at, response.status, JSON.stringify(response.headers), response.body],
+  );
+  return rows.length > 0;
 }
 
 interface ClaimRow {
@@ -95,11 +123,7 @@ export function idempotencyClaims(db: Database, clock: Clock): IdempotencyClaims
     },
 
     async complete(apiKeyId, key, owner, response) {
-      await db.query(
-        `UPDATE idempotency_claims SET completed_at = $4, response_status = $5, response_headers = $6, response_body = $7
-          WHERE api_key_id = $1 AND idempotency_key = $2 AND owner = $3 AND completed_at IS NULL`,
-        [apiKeyId, key, owner, clock.now(), response.status, JSON.stringify(response.headers), response.body],
-      );
+      await completeClaim(db, { apiKeyId, key, owner }, response, clock.now());
     },
 
     async release(apiKeyId, key, owner) {

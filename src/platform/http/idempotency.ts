@@ -6,7 +6,7 @@
 // (decisions.md's order of checks); the response settles it just before it is sent.
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { IdempotencyClaims, StoredResponse } from '../idempotency-claims.js';
+import { completeClaim, type CommitAnswer, type IdempotencyClaims, type StoredResponse } from '../idempotency-claims.js';
 import { ProblemError } from '../problems.js';
 import { principalOf } from './guard.js';
 
@@ -107,10 +107,7 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
         case 'conflict':
           throw new ProblemError('idempotency-key-conflict', 'This Idempotency-Key was used for a different request; use a new key for a new request.');
         case 'in-flight':
-          throw new ProblemError(
-            'idempotency-in-flight',
-            'A request with this Idempotency-Key is still running, or ended without an answer on a billed endpoint (then use a new key).',
-          );
+          throw inFlight();
       }
     };
   }
@@ -134,6 +131,36 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
       return payload;
     };
   }
+}
+
+const inFlight = () =>
+  new ProblemError(
+    'idempotency-in-flight',
+    'A request with this Idempotency-Key is still running, or ended without an answer on a billed endpoint (then use a new key).',
+  );
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * For a route whose stored answer commits with its effect (architecture habit 13): a
+ * CommitAnswer that completes the request's claim with `answer` as `sendJson` then sends it,
+ * byte for byte. When the claim is no longer this request's (it went stale and a retry took
+ * it over), it throws 409 idempotency-in-flight, so the effect rolls back and only the retry's
+ * stands. Undefined when the request has no Idempotency-Key.
+ */
+export function answerWithEffect<T>(request: FastifyRequest, reply: FastifyReply, status: number): CommitAnswer<T> | undefined {
+  const claim = request.idempotencyClaim;
+  if (claim === null) return undefined;
+  return async (tx, answer, at) => {
+    reply.code(status).type(JSON_TYPE);
+    const stored = storedResponse(reply, JSON.stringify(answer))!;
+    if (!(await completeClaim(tx, claim, stored, at))) throw inFlight();
+  };
+}
+
+/** Sends `answer` as JSON, serialized as answerWithEffect stored it. */
+export function sendJson(reply: FastifyReply, status: number, answer: unknown): FastifyReply {
+  return reply.code(status).type(JSON_TYPE).send(JSON.stringify(answer));
 }
 
 /** "The same request": transport, method, path and the exact body bytes. */
