@@ -17,7 +17,7 @@ import { loadEventFacts } from '../filters/event-facts.js';
 import { filterIndexCache } from '../filters/filter-index-cache.js';
 import { normalizeFilter } from '../filters/filter.js';
 import { FilterIndex } from '../filters/matching.js';
-import type { DeliveryOutbox, DeliveryType } from '../webhooks/outbox.js';
+import { deliveryBody, type DeliveryOutbox } from '../webhooks/outbox.js';
 import { sensorsStore } from './sensors.store.js';
 
 export interface SensorMatchingDeps {
@@ -43,10 +43,6 @@ async function buildIndex(db: Database): Promise<FilterIndex> {
 export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps): EventChangeSubscriber {
   const filters = filterIndexCache(db, ['sensors', 'entities'], () => buildIndex(db));
 
-  function body(type: DeliveryType, timestamp: string, data: Record<string, unknown>): string {
-    return JSON.stringify({ type, timestamp, data });
-  }
-
   async function eventView(eventId: string): Promise<SearchEvent | null> {
     const [view] = await loadEventViews(db, [eventId], { at: clock.now() });
     return view ? searchEventOf(view) : null;
@@ -64,11 +60,11 @@ export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps)
     if (fresh.length === 0) return;
     const event = await eventView(eventId);
     if (!event) return;
-    const timestamp = clock.now().toISOString();
+    const timestamp = clock.now();
     await outbox.store(
       'event.matched',
       eventId,
-      fresh.map((sensorId) => ({ id: newId(), sensorId, body: body('event.matched', timestamp, { sensor_id: sensorId, event }) })),
+      fresh.map((sensorId) => ({ id: newId(), sensorId, body: deliveryBody('event.matched', timestamp, { sensor_id: sensorId, event }) })),
     );
   }
 
@@ -77,14 +73,14 @@ export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps)
     if (sent.size === 0) return;
     const event = await eventView(mergedIntoEventId);
     if (!event) return;
-    const timestamp = clock.now().toISOString();
+    const timestamp = clock.now();
     await outbox.store(
       'event.merged',
       eventId,
       [...sent].map((sensorId) => ({
         id: newId(),
         sensorId,
-        body: body('event.merged', timestamp, { sensor_id: sensorId, event_id: eventId, merged_into_event_id: mergedIntoEventId, event }),
+        body: deliveryBody('event.merged', timestamp, { sensor_id: sensorId, event_id: eventId, merged_into_event_id: mergedIntoEventId, event }),
       })),
     );
   }

@@ -75,12 +75,13 @@ export const Sensor = Type.Object(
 export type Sensor = Static<typeof Sensor>;
 
 export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
+export const DELIVERY_TYPES = ['event.matched', 'event.merged', 'sensor.test'] as const;
 export const SensorDelivery = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'Also the `webhook-id` header, stable across retries.' }),
     object: Type.Literal('sensor_delivery'),
-    type: StringEnum(['event.matched', 'event.merged'] as const),
-    event_id: Uuid,
+    type: StringEnum(DELIVERY_TYPES, { description: '`sensor.test` for a delivery made by `POST /v1/sensors/{id}/test`.' }),
+    event_id: Nullable(Type.String({ format: 'uuid', description: 'The event the delivery carries; null for a test delivery that carries none.' })),
     status: StringEnum(DELIVERY_STATUSES, {
       description: 'PENDING while any webhook awaits an attempt; then FAILED if any webhook failed for good, else SUCCEEDED.',
     }),

@@ -1,5 +1,6 @@
 // SQL for sensors and the reading side of their deliveries. Returns plain rows.
 import { queryOne, type Queryable } from '../../platform/db/database.js';
+import type { DeliveryType } from '../webhooks/outbox.js';
 import type { SensorFilter } from './sensors.schemas.js';
 
 export interface StoredAction {
@@ -27,8 +28,9 @@ export interface SensorRow {
 
 export interface DeliveryRow {
   id: string;
-  type: 'event.matched' | 'event.merged';
-  event_id: string;
+  type: DeliveryType;
+  /** Null for a test delivery that carries no event. */
+  event_id: string | null;
   status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
   attempts: number;
   last_status_code: number | null;

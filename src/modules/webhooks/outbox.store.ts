@@ -3,7 +3,7 @@
 import type { Queryable } from '../../platform/db/database.js';
 import { MAX_ATTEMPTS } from './retry-schedule.js';
 
-export type DeliveryType = 'event.matched' | 'event.merged';
+export type DeliveryType = 'event.matched' | 'event.merged' | 'sensor.test';
 
 export interface NewDelivery {
   id: string;
@@ -36,23 +36,31 @@ export interface AttemptOutcome {
 
 export const outboxStore = {
   /**
-   * Stores deliveries of one event for sensors still enabled, with a target per webhook due
-   * at `at`; a (sensor, event, type) that already has one is left alone. Answers how many
-   * were stored. Locks the sensors' rows against deletion (KEY SHARE), so a sensor deleted
+   * Stores deliveries of one event (null: none, for a test) with a target per webhook due at
+   * `at`, to sensors still enabled unless `anyState`; a (sensor, event, type) that already has
+   * one is left alone, except test deliveries, which may repeat. Answers how many were
+   * stored. Locks the sensors' rows against deletion (KEY SHARE), so a sensor deleted
    * meanwhile is skipped rather than failing the foreign key.
    */
-  async create(tx: Queryable, type: DeliveryType, eventId: string, deliveries: readonly NewDelivery[], at: Date): Promise<number> {
+  async create(
+    tx: Queryable,
+    type: DeliveryType,
+    eventId: string | null,
+    deliveries: readonly NewDelivery[],
+    at: Date,
+    options: { anyState?: boolean } = {},
+  ): Promise<number> {
     if (deliveries.length === 0) return 0;
     const rows = await tx.query<{ n: number }>(
       `WITH wanted AS (
          SELECT d.id, d.sensor_id, d.body, s.actions
            FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS d(id, sensor_id, body)
-           JOIN sensors s ON s.id = d.sensor_id AND s.enabled
+           JOIN sensors s ON s.id = d.sensor_id AND (s.enabled OR $7::boolean)
             FOR KEY SHARE OF s
        ), stored AS (
          INSERT INTO sensor_deliveries (id, sensor_id, event_id, type, body, created_at)
-         SELECT id, sensor_id, $4, $5, body, $6 FROM wanted
-         ON CONFLICT (sensor_id, event_id, type) DO NOTHING
+         SELECT id, sensor_id, $4::uuid, $5, body, $6 FROM wanted
+         ON CONFLICT (sensor_id, event_id, type) WHERE type <> 'sensor.test' DO NOTHING
          RETURNING id
        ), targets AS (
          INSERT INTO sensor_delivery_targets (delivery_id, action_id, url, host, next_attempt_at)
@@ -60,7 +68,7 @@ export const outboxStore = {
            FROM stored JOIN wanted w ON w.id = stored.id CROSS JOIN jsonb_array_elements(w.actions) a
        )
        SELECT count(*)::int AS n FROM stored`,
-      [deliveries.map((d) => d.id), deliveries.map((d) => d.sensorId), deliveries.map((d) => d.body), eventId, type, at],
+      [deliveries.map((d) => d.id), deliveries.map((d) => d.sensorId), deliveries.map((d) => d.body), eventId, type, at, options.anyState ?? false],
     );
     return rows[0]?.n ?? 0;
   },

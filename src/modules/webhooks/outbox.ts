@@ -8,6 +8,11 @@ import { type DeliveryType, type NewDelivery, outboxStore as store } from './out
 
 export type { DeliveryType, NewDelivery } from './outbox.store.js';
 
+/** A delivery's body, the same bytes at every attempt: `{type, timestamp, data}` (decisions.md, "Webhook deliveries"). */
+export function deliveryBody(type: DeliveryType, timestamp: Date, data: Record<string, unknown>): string {
+  return JSON.stringify({ type, timestamp: timestamp.toISOString(), data });
+}
+
 export interface OutboxDeps {
   db: Queryable;
   clock: Clock;
@@ -25,6 +30,17 @@ export function deliveryOutbox({ db, clock, wake }: OutboxDeps) {
       const stored = await store.create(db, type, eventId, deliveries, clock.now());
       if (stored > 0) wake();
       return stored;
+    },
+
+    /**
+     * In the caller's transaction, which holds the sensor's row: one `sensor.test` delivery
+     * to each of its webhooks, due now, enabled or not. `eventId` is the event the body
+     * carries, or null.
+     */
+    async storeTest(tx: Queryable, eventId: string | null, delivery: NewDelivery): Promise<void> {
+      const stored = await store.create(tx, 'sensor.test', eventId, [delivery], clock.now(), { anyState: true });
+      if (stored !== 1) throw new Error(`test delivery ${delivery.id} was not stored: sensor ${delivery.sensorId} is gone`);
+      tx.afterCommit?.(wake);
     },
 
     /** The sensors that were given a delivery of this type for the event. */
