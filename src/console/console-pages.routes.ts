@@ -1,5 +1,5 @@
 // Credits, sensors and beats: read through the same services as REST, for the signed-in
-// user's account; redeliver is the one change made here.
+// user's account; redeliver and test deliveries are the changes made here.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { BeatEntriesService } from '../modules/beats/beat-entries.service.js';
@@ -77,6 +77,13 @@ export function consolePagesRoutes(app: FastifyInstance, { self, sensors, beats,
     }
     request.log.info({ sensor_id: id, delivery_id: deliveryId }, 'console redelivered a delivery');
     return reply.redirect(`/console/sensors/${id.toLowerCase()}?notice=redelivered`, 303);
+  });
+
+  app.post('/sensors/:id/test', { config, schema: { params: IdParams } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const delivery = await sensors.sendTest(sessionOf(request).accountId, id);
+    request.log.info({ sensor_id: id, delivery_id: delivery.id }, 'console sent a test delivery');
+    return reply.redirect(`/console/sensors/${id.toLowerCase()}?notice=test-sent`, 303);
   });
 
   app.get('/beats', { config }, async (request, reply) => {

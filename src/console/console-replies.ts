@@ -43,6 +43,7 @@ export function problemMessage(error: ProblemError): { message: string; details:
 export const NOTICES = {
   revoked: 'The key was revoked. Requests with it are refused from now on.',
   redelivered: 'The delivery was sent again. Its status below shows the new attempt once it is made.',
+  'test-sent': 'A test delivery was made: it is the newest delivery below, and its status shows the attempt once it is made.',
 } as const;
 
 export function noticeOf(request: FastifyRequest): string | null {

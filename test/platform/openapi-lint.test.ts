@@ -68,6 +68,7 @@ const OPERATION_IDS = [
   'rotateSensorSecret',
   'searchEntities',
   'searchEvents',
+  'sendSensorTestDelivery',
   'setBeatSpendCap',
   'updateSensor',
 ];

@@ -1,5 +1,5 @@
 // Sensors: each with its status; a sensor's deliveries with their attempts and last error,
-// and redeliver for those no longer pending.
+// redeliver for those no longer pending, and a test delivery on demand.
 import type { Sensor, SensorDelivery } from '../../modules/sensors/sensors.schemas.js';
 import { Csrf, Notice, page, Table, Problem, when, type Viewer } from './layout.js';
 
@@ -80,6 +80,13 @@ export function sensorPage({
             Deliveries go to {sensor.actions.map((action) => action.url).join(', ')}. A failed delivery is retried on a schedule; redeliver sends it again at
             once with the same <code>webhook-id</code> and body, a fresh signature and a fresh retry schedule.
           </p>
+          <form method="post" action={`/console/sensors/${sensor.id}/test`}>
+            <Csrf token={viewer.csrf} />
+            <button type="submit" data-testid="send-test-delivery">
+              Send test delivery
+            </button>{' '}
+            <span class="muted">the latest matching event of the past 30 days, or none, to every webhook now.</span>
+          </form>
         </section>
         <section class="card">
           <h2>Deliveries</h2>

@@ -1,6 +1,7 @@
 // /v1/sensors: HTTP only. Every POST takes an Idempotency-Key; a replay never carries the
 // one-time `signing_secret` (the idempotency layer strips it before storing).
 import { principalOf } from '../../platform/http/guard.js';
+import { answerWithEffect, sendJson } from '../../platform/http/idempotency.js';
 import { IdParams, StrictObject, Uuid } from '../../platform/http/schema-kit.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { CreateSensorBody, DeliveryList, ListSensorsQuery, PatchSensorBody, Sensor, SensorDelivery, SensorList } from './sensors.schemas.js';
@@ -101,6 +102,29 @@ export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
       },
     },
     async (request) => sensors.rotateSecret(principalOf(request).accountId, request.params.id),
+  );
+
+  app.post(
+    '/sensors/:id/test',
+    {
+      config: write,
+      schema: {
+        operationId: 'sendSensorTestDelivery',
+        tags,
+        summary: 'Send a test delivery now',
+        description:
+          "One signed `sensor.test` delivery to each of the sensor's webhooks, made at once, whether the sensor is enabled or not; not billed. " +
+          'Its body is `{type: "sensor.test", timestamp, data: {sensor_id, event}}`, `event` the latest event matching the filter among those first ' +
+          'reported in the past 30 days (the search-event shape), or null. Answers 201 with the delivery (PENDING); it is in the delivery log, ' +
+          'retried and redeliverable like any other. With an Idempotency-Key the stored answer commits with the delivery, so a retry never makes a second.',
+        params: IdParams,
+        response: { 201: SensorDelivery },
+      },
+    },
+    async (request, reply) => {
+      const delivery = await sensors.sendTest(principalOf(request).accountId, request.params.id, answerWithEffect(request, reply, 201));
+      return sendJson(reply, 201, delivery);
+    },
   );
 
   app.get(

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
+import type { CommitAnswer } from '../../platform/idempotency-claims.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { listPage } from '../../platform/list-page.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
@@ -15,7 +16,8 @@ import { normalizeFilter } from '../filters/filter.js';
 import type { CreateSensorBody, PatchSensorBody, Sensor, SensorDelivery, SensorFilter } from './sensors.schemas.js';
 import { sensorsStore as store, type DeliveryRow, type SensorRow, type StoredAction } from './sensors.store.js';
 import { nonPublicLiteralHost } from '../webhooks/address-policy.js';
-import type { DeliveryOutbox } from '../webhooks/outbox.js';
+import { deliveryBody, type DeliveryOutbox } from '../webhooks/outbox.js';
+import { latestMatchingEvent } from './sensor-test-event.js';
 
 /** After a rotation the previous secret keeps signing this long. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
@@ -256,6 +258,24 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks 
         return (await store.deliveries(tx, id, null, 1, deliveryId))[0]!;
       });
       return deliveryView(row);
+    },
+
+    /**
+     * One `sensor.test` delivery now, to each of the sensor's webhooks, enabled or not: the
+     * latest matching event of the past 30 days, or none. Answers it as the delivery log
+     * shows it (PENDING); `commitAnswer` stores that answer in the same transaction.
+     */
+    sendTest(accountId: string, id: string, commitAnswer?: CommitAnswer<SensorDelivery>): Promise<SensorDelivery> {
+      return change(accountId, id, async (row, tx) => {
+        const now = clock.now();
+        const event = await latestMatchingEvent(tx, row.filter, now);
+        const deliveryId = newId();
+        const body = deliveryBody('sensor.test', now, { sensor_id: row.id, event });
+        await outbox.storeTest(tx, event?.id ?? null, { id: deliveryId, sensorId: row.id, body });
+        const delivery = deliveryView((await store.deliveries(tx, row.id, null, 1, deliveryId))[0]!);
+        await commitAnswer?.(tx, delivery, now);
+        return delivery;
+      });
     },
 
     async deliveries(accountId: string, id: string, query: ListQuery) {
