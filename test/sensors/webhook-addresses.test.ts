@@ -140,8 +140,9 @@ describe('webhook addresses when a sensor is saved', () => {
 describe('a non-public address saved while the rule was lifted', () => {
   it('when a server with the rule delivers to it, then the connection is refused and nothing arrives', async () => {
     const database = await isolatedDatabase();
+    // Two servers one after the other on one database: an embedded one on disk, or a schema of PostgreSQL.
     const env = PG_URL === null ? { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir() } : database.env;
-    prepareDataDir(env);
+    if (PG_URL === null) prepareDataDir(env);
     const receiver = await startReceiver();
     try {
       const path = `/saved-${unique()}`;

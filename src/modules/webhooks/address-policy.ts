@@ -1,7 +1,9 @@
 // Which addresses a webhook may reach (decisions.md, "Webhook deliveries"): public unicast
 // only. Private, loopback, link-local (cloud metadata at 169.254.169.254 included), carrier-
 // grade NAT, unique-local, multicast, reserved and translated ranges are refused; an IPv4
-// address written as IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it is.
+// address written as IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it is. The one rule:
+// the transport applies it to every address it connects to, and sensors to IP literals in
+// webhook URLs when they are saved (decisions.md, 2026-11-25).
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 
