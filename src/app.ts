@@ -95,7 +95,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
       beats: runtime.beats,
       beatEntries: runtime.beatEntries,
     }),
-    consoleFeature({ ...runtime, edgeGuard }),
+    consoleFeature({ ...runtime, edgeGuard, publicOrigin: new URL(config.publicBaseUrl).origin }),
     opsFeature({ clock: runtime.clock, jobs: runtime.jobs, drain: () => runtime.drain() }),
   ];
   for (const plugin of features) await app.register(plugin, { operatorApi: config.opsToken !== null });
