@@ -22,6 +22,7 @@ import { installDocs } from './platform/http/docs.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './platform/http/error-handler.js';
 import type { FeaturePlugin } from './platform/http/feature.js';
 import { installGuard } from './platform/http/guard.js';
+import { installHttpVersionCheck } from './platform/http/http-versions.js';
 import { installIdempotency } from './platform/http/idempotency.js';
 import { installSlowClientDefence } from './platform/http/slow-clients.js';
 import type { TypedApp } from './platform/http/typed-app.js';
@@ -55,6 +56,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
   };
   const app = Fastify(options as FastifyHttpOptions<RawServerDefault, FastifyBaseLogger>).withTypeProvider<TypeBoxTypeProvider>() as TypedApp;
 
+  installHttpVersionCheck(app, config.docsUrl);
   installSlowClientDefence(app, config.httpTimeouts, config.docsUrl);
   app.setValidatorCompiler(validatorCompiler);
   installBodyParsing(app);
@@ -93,7 +95,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
       beats: runtime.beats,
       beatEntries: runtime.beatEntries,
     }),
-    consoleFeature({ ...runtime, edgeGuard }),
+    consoleFeature({ ...runtime, edgeGuard, publicOrigin: new URL(config.publicBaseUrl).origin }),
     opsFeature({ clock: runtime.clock, jobs: runtime.jobs, drain: () => runtime.drain() }),
   ];
   for (const plugin of features) await app.register(plugin, { operatorApi: config.opsToken !== null });

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sessionOf } from '../platform/http/guard.js';
 import { ABSOLUTE_LIMIT_MS, LOCK_MS, SESSION_COOKIE, type ConsoleSessions } from './console-sessions.js';
+import { csrfToken, renewCsrfSecret } from './console-csrf.js';
 import { field, sendHtml, type FormBody } from './console-replies.js';
 import { signInPage } from './views/sign-in.js';
 
@@ -13,7 +14,7 @@ const HOME = '/console/settings/api-keys';
 export function consoleAuthRoutes(app: FastifyInstance, sessions: ConsoleSessions): void {
   const open = { access: 'public' as const };
 
-  app.get('/sign-in', { config: open }, async (_request, reply) => sendHtml(reply, 200, signInPage({ csrf: reply.generateCsrf() })));
+  app.get('/sign-in', { config: open }, async (request, reply) => sendHtml(reply, 200, signInPage({ csrf: csrfToken(request, reply) })));
 
   app.post('/sign-in', { config: open }, async (request, reply) => {
     const body = request.body as FormBody;
@@ -25,9 +26,10 @@ export function consoleAuthRoutes(app: FastifyInstance, sessions: ConsoleSession
       const problem = locked
         ? `Too many failed sign-ins for this email. Signing in with it is refused for ${LOCK_MS / 60_000} minutes.`
         : 'The email or the password is not right.';
-      return sendHtml(reply, locked ? 429 : 400, signInPage({ csrf: reply.generateCsrf(), email, problem }));
+      return sendHtml(reply, locked ? 429 : 400, signInPage({ csrf: csrfToken(request, reply), email, problem }));
     }
     reply.setCookie(SESSION_COOKIE, result.token, { ...SESSION_COOKIE_OPTIONS, maxAge: ABSOLUTE_LIMIT_MS / 1000 });
+    renewCsrfSecret(reply);
     request.log.info({ console_user_id: result.session.userId, account_id: result.session.accountId }, 'console sign-in');
     return reply.redirect(HOME, 303);
   });
@@ -35,6 +37,7 @@ export function consoleAuthRoutes(app: FastifyInstance, sessions: ConsoleSession
   app.post('/sign-out', { config: { access: 'session' } }, async (request, reply) => {
     await sessions.signOut(sessionOf(request).sessionId);
     reply.clearCookie(SESSION_COOKIE, SESSION_COOKIE_OPTIONS);
+    renewCsrfSecret(reply);
     return reply.redirect('/console/sign-in', 303);
   });
 

@@ -3,6 +3,7 @@
 // fields read safely, and problems turned into readable messages.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sessionOf } from '../platform/http/guard.js';
+import { csrfToken } from './console-csrf.js';
 import type { FieldError, ProblemError } from '../platform/problems.js';
 import type { Viewer } from './views/layout.js';
 
@@ -11,7 +12,7 @@ export function sendHtml(reply: FastifyReply, status: number, html: string): Fas
 }
 
 export function viewerOf(request: FastifyRequest, reply: FastifyReply): Viewer {
-  return { email: sessionOf(request).email, csrf: reply.generateCsrf() };
+  return { email: sessionOf(request).email, csrf: csrfToken(request, reply) };
 }
 
 export type FormBody = Record<string, unknown> | undefined;

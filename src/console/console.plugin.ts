@@ -3,7 +3,6 @@
 // tokens, security headers and HTML error pages apply here and never to the API.
 import fs from 'node:fs';
 import path from 'node:path';
-import csrfProtection from '@fastify/csrf-protection';
 import formBody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -15,6 +14,7 @@ import { toFieldErrors } from '../platform/http/validation.js';
 import { PROJECT_ROOT } from '../platform/paths.js';
 import { PROBLEMS, ProblemError } from '../platform/problems.js';
 import { consoleAuthRoutes } from './console-auth.routes.js';
+import { csrfToken, ForeignFormOrigin, installConsoleCsrf } from './console-csrf.js';
 import { consoleKeysRoutes } from './console-keys.routes.js';
 import { consolePagesRoutes, type ConsolePagesDeps } from './console-pages.routes.js';
 import { describeField, problemMessage, sendHtml } from './console-replies.js';
@@ -25,11 +25,13 @@ import { messagePage } from './views/message.js';
 
 const FORM_LIMIT_BYTES = 64 * 1024;
 
-export const CSRF_COOKIE = '__Host-evmon-csrf';
-
 export interface ConsoleDeps extends ConsolePagesDeps {
   sessions: ConsoleSessions;
   accounts: AccountsService;
+  /** The server's signing secret, from which the CSRF tokens' key is derived. */
+  secret: string;
+  /** The origin of the public base URL: the one origin console forms may come from. */
+  publicOrigin: string;
   /** The edge policy, for requests no route matched. */
   edgeGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
@@ -68,12 +70,8 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
   // Forms only: a JSON body is the API's, not a browser's.
   app.removeAllContentTypeParsers();
   await app.register(formBody, { bodyLimit: FORM_LIMIT_BYTES });
-  await app.register(csrfProtection, {
-    cookieKey: CSRF_COOKIE,
-    cookieOpts: { path: '/', secure: true, httpOnly: true, sameSite: 'lax' },
-  });
-  // Every state-changing request carries the token of a form this console served.
-  app.addHook('preHandler', (request, reply, done) => (request.method === 'POST' ? app.csrfProtection(request, reply, done) : done()));
+  // Every state-changing request comes from the console's origin with the token of a form it served.
+  await installConsoleCsrf(app, { secret: deps.secret, publicOrigin: deps.publicOrigin });
 
   app.setErrorHandler((error: FastifyError, request, reply) => consoleError(error, request, reply));
   app.setNotFoundHandler({ preValidation: deps.edgeGuard as never }, (_request, reply) =>
@@ -94,7 +92,7 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
 /** Errors as pages: a readable message with the API's own wording, never a stack. */
 function consoleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof SignInRequired) return reply.redirect('/console/sign-in', 303);
-  const viewer = request.consoleSession ? { email: request.consoleSession.email, csrf: reply.generateCsrf() } : null;
+  const viewer = request.consoleSession ? { email: request.consoleSession.email, csrf: csrfToken(request, reply) } : null;
   const show = (status: number, title: string, message: string, details: string[] = []) =>
     sendHtml(reply, status, messagePage({ title, viewer, message, details, back: viewer ? '/console' : '/console/sign-in' }));
 
@@ -108,6 +106,14 @@ function consoleError(error: FastifyError, request: FastifyRequest, reply: Fasti
   }
   if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
     return show(403, 'Form expired', 'This form has expired or did not come from this console. Go back, reload the page and try again.');
+  }
+  if (error instanceof ForeignFormOrigin) {
+    const from = error.sentFrom === null ? 'the browser did not say which page sent it (no Origin or Referer header)' : `it was sent from ${error.sentFrom}`;
+    return show(
+      403,
+      'Form refused',
+      `This form did not come from this console: ${from}. Open the console at ${error.consoleOrigin}/console and send it from there.`,
+    );
   }
   if (error.validation && error.validationContext === 'params') return show(404, 'Not found', 'There is nothing at this address.');
   if (error.validation) {

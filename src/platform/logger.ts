@@ -1,8 +1,10 @@
 // Structured logs (pino). Authorization headers never reach a log line: request logging
 // records method, url and address only, and redaction covers any header or body that a
-// caller might pass into a log call by mistake.
+// caller might pass into a log call by mistake; key-shaped strings anywhere in a line, a URL
+// a client wrote included, are cut out by log-redaction.ts.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type Logger } from 'pino';
+import { redactKeyShaped } from './log-redaction.js';
 
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -14,15 +16,6 @@ export const REDACT_PATHS = [
   'key',
   'signing_secret',
 ];
-
-/**
- * An API key (`evk_…`) or signing secret (`whsec_…`) anywhere in a line, raw or percent-encoded:
- * a client may put one in a URL or a header we log, where no redact path can reach it.
- */
-const KEY_SHAPED = /\b(evk|whsec)(?:_|%5f)[A-Za-z0-9_+/=%-]{16,}/gi;
-
-/** A log line with everything key-shaped in it replaced. */
-export const redactKeyShaped = (line: string): string => line.replace(KEY_SHAPED, (_match, kind: string) => `${kind}_[redacted]`);
 
 /** The logger's options, shared with tests that capture log lines. */
 export const loggerOptions = (level: string) => ({

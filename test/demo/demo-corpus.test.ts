@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateDemoCorpus } from '../../src/modules/demo/demo-corpus.js';
 import { DEMO_EVENT_TYPES } from '../../src/modules/demo/demo-event-types.js';
+import { seedDemoAccount } from '../../src/modules/demo/demo-seed.js';
 import { ROLE_VALUE_TYPES } from '../../src/modules/corpus/reference.schemas.js';
 import { startServer } from '../helpers/server.js';
 
@@ -87,5 +88,19 @@ describe('demo corpus', () => {
     for (const type of ROLE_VALUE_TYPES.filter((t) => t !== 'CATEGORICAL')) assert.ok(used.has(type), type);
     assert.ok(used.has('null'), 'an untyped role too');
     assert.ok(!used.has('CATEGORICAL'));
+  });
+
+  it('when the demo account is seeded, then the start-up banner shows the key and never the words of the completion line', async () => {
+    const server = await startServer({ EVMON_DATABASE_URL: 'memory://' });
+    try {
+      const seeded = await seedDemoAccount(server.runtime);
+      assert.ok(seeded);
+      assert.match(seeded.banner, /Demo API key \(all scopes, shown once\): evk_[A-Za-z0-9_-]{43}\n/);
+      assert.match(seeded.banner, /loading in the background/);
+      // A script waits for the log line `demo corpus seeded`; the banner comes long before it.
+      assert.doesNotMatch(seeded.banner, /demo\s+corpus\s+seeded/i);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -38,9 +38,9 @@ export function consoleClient(http: HttpClient): ConsoleClient {
       const params = new URLSearchParams();
       if (!('_csrf' in form) && client.csrf) params.append('_csrf', client.csrf);
       for (const [name, value] of Object.entries(form)) for (const v of [value].flat()) params.append(name, v);
-      return remember(
-        await http.request('POST', path, { rawBody: params.toString(), headers: { ...cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' } }),
-      );
+      // As a browser posts a form: from the page's origin, which is the server's.
+      const headers = { ...cookieHeader(), origin: new URL(http.baseUrl).origin, 'content-type': 'application/x-www-form-urlencoded' };
+      return remember(await http.request('POST', path, { rawBody: params.toString(), headers }));
     },
     async signIn(email, password = CONSOLE_PASSWORD) {
       await client.get('/console/sign-in');

@@ -3,6 +3,7 @@
 // EVMON_TEST_DATABASE_URL selects PostgreSQL; otherwise the embedded database in memory.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
@@ -74,9 +75,40 @@ function baseEnv(env: Record<string, string>): Record<string, string> {
   };
 }
 
+/** A port no socket listens on now, for a server that must know its own address before it listens. */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * Starts a server in this process. Its public base URL is the address it listens on (the one
+ * tests and the browser call), so that console forms come from the console's own origin; a
+ * test may name another with EVMON_PUBLIC_BASE_URL.
+ */
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce(env, await freePort());
+    } catch (error) {
+      // Another process took the port between the probe and the listen: try another.
+      if ((error as { code?: string }).code !== 'EADDRINUSE' || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startServerOnce(env: Record<string, string>, port: number): Promise<TestServer> {
   const dataDir = env.EVMON_DATA_DIR ?? tempDir();
-  const config = loadConfig({ EVMON_DATA_DIR: dataDir, EVMON_PORT: '0', EVMON_HOST: '127.0.0.1', ...baseEnv(env) });
+  const config = loadConfig({
+    EVMON_DATA_DIR: dataDir,
+    EVMON_PORT: String(port),
+    EVMON_HOST: '127.0.0.1',
+    EVMON_PUBLIC_BASE_URL: `https://127.0.0.1:${port}`,
+    ...baseEnv(env),
+  });
   // Logs are kept in memory so tests can check what they contain.
   const logs: string[] = [];
   const sink = new Writable({
@@ -89,9 +121,14 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const runtime = await createRuntime(config, logger);
   const tls = await loadTls(config);
   const app = await buildApp(runtime, tls);
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    await app.listen({ port, host: '127.0.0.1' });
+  } catch (error) {
+    await app.close();
+    await runtime.close();
+    throw error;
+  }
   runtime.startBackground();
-  const port = (app.server.address() as { port: number }).port;
   const http = httpClient(`https://127.0.0.1:${port}`, tls.cert);
   return {
     http,

@@ -108,6 +108,7 @@ describe('MCP endpoint', () => {
     const unauthenticated = await mcp.post('evk_unknown', { jsonrpc: '2.0', id: 9, method: 'ping' });
     const problem = mcp.rpcError(unauthenticated, 401, -32001, 'invalid-api-key');
     assert.equal(problem.retryable, false);
+    assert.equal(problem.detail, 'The API key is not valid: it is unknown or has been revoked.', 'a key was sent: no how-to');
     assert.equal(unauthenticated.headers['www-authenticate'], 'Bearer');
   });
 

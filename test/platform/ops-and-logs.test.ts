@@ -109,6 +109,43 @@ describe('operator API', () => {
     assert.equal(drained.status, 200);
   });
 
+  it('when the test clock would leave years 1 to 9999, by now or by advance_seconds, then 400 validation-failed names the field and the clock stays', async () => {
+    const setClock = (body: unknown) => server.http.request('POST', '/ops/v1/clock', { headers: bearer(OPS_TOKEN), body });
+    const refused = async (body: unknown, pointer: string, at: string) => {
+      const response = await setClock(body);
+      assert.equal(response.status, 400, `${JSON.stringify(body)}: ${response.text}`);
+      assert.equal(response.json.type, `${server.docsUrl}/problems/validation-failed`);
+      assert.deepEqual(
+        response.json.errors.map((e: { pointer: string }) => e.pointer),
+        [pointer],
+        JSON.stringify(body),
+      );
+      assert.equal((await server.ops.get('/clock')).now, at, `the clock stays after ${JSON.stringify(body)}`);
+    };
+
+    assert.equal((await server.ops.post('/clock', { now: '9999-12-31T23:59:59.000Z' })).now, '9999-12-31T23:59:59.000Z');
+    assert.equal((await server.ops.post('/clock', { advance_seconds: 0.999 })).now, '9999-12-31T23:59:59.999Z', 'the last millisecond of 9999 is allowed');
+    await refused({ advance_seconds: 0.001 }, '/advance_seconds', '9999-12-31T23:59:59.999Z');
+    await refused({ advance_seconds: 86_400 * 365 * 9 }, '/advance_seconds', '9999-12-31T23:59:59.999Z');
+    await refused({ advance_seconds: 1e15 }, '/advance_seconds', '9999-12-31T23:59:59.999Z');
+    await refused({ advance_seconds: -1e15 }, '/advance_seconds', '9999-12-31T23:59:59.999Z');
+    // Set and advance in one request: the sum is checked, and nothing of it applies.
+    await refused({ now: '9999-06-01T00:00:00.000Z', advance_seconds: 86_400 * 365 }, '/advance_seconds', '9999-12-31T23:59:59.999Z');
+
+    assert.equal((await server.ops.post('/clock', { now: '0001-01-01T00:00:01.000Z' })).now, '0001-01-01T00:00:01.000Z');
+    await refused({ advance_seconds: -1.001 }, '/advance_seconds', '0001-01-01T00:00:01.000Z');
+    await refused({ now: '0000-12-31T23:59:59.999Z' }, '/now', '0001-01-01T00:00:01.000Z');
+    await refused({ now: '0000-06-01T00:00:00Z', advance_seconds: 86_400 * 365 }, '/now', '0001-01-01T00:00:01.000Z');
+    assert.equal((await server.ops.post('/clock', { advance_seconds: -1 })).now, '0001-01-01T00:00:00.000Z', 'the first instant of year 1 is allowed');
+
+    // Within range, everything answers: an account made at either end reads back.
+    await server.ops.post('/clock', { now: '9999-12-31T23:59:59.999Z' });
+    const late = await server.ops.createAccount();
+    assert.equal(late.created_at, '9999-12-31T23:59:59.999Z');
+    assert.equal((await server.http.request('GET', `/ops/v1/accounts/${late.id}`, { headers: bearer(OPS_TOKEN) })).status, 200);
+    await server.ops.post('/clock', { now: '2026-09-14T00:00:00.000Z' });
+  });
+
   it('when keys are created and used, then no raw key and no operator token reaches the logs', async () => {
     const account = await server.ops.createAccount();
     const key = await server.ops.createKey(account.id, ['SENSORS_READ']);

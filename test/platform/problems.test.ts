@@ -36,16 +36,26 @@ describe('problem responses', () => {
     assert.equal(response.headers.allow, 'GET, HEAD, POST');
   });
 
-  it('when no Authorization header is sent, then 401 invalid-api-key with WWW-Authenticate', async () => {
+  it('when no Authorization header is sent, then 401 invalid-api-key with WWW-Authenticate, telling how to send the key', async () => {
     const response = await server.http.get('/v1/sensors');
     assertProblem(server, response, 'invalid-api-key', 401);
     assert.equal(response.headers['www-authenticate'], 'Bearer');
+    assert.equal(response.json.detail, 'No API key was sent: send it as Authorization: Bearer evk_…');
   });
 
-  it('when the key is well-formed but unknown, or malformed, then 401 invalid-api-key', async () => {
-    for (const header of [`Bearer evk_${'A'.repeat(43)}`, 'Bearer nope', 'Basic abc', `Bearer ${key}x`, `Bearer ${key} extra`, 'Bearer']) {
+  it('when the header is malformed, then 401 invalid-api-key tells how to send the key', async () => {
+    for (const header of ['Basic abc', `Bearer ${key} extra`, 'Bearer', key]) {
       const response = await server.http.get('/v1/sensors', { authorization: header });
       assertProblem(server, response, 'invalid-api-key', 401);
+      assert.equal(response.json.detail, 'The Authorization header is malformed: send the API key as Authorization: Bearer evk_…', header);
+    }
+  });
+
+  it('when a bearer key is sent that is unknown or not a key, then 401 invalid-api-key says the key is not valid, without the how-to', async () => {
+    for (const header of [`Bearer evk_${'A'.repeat(43)}`, 'Bearer nope', `Bearer ${key}x`, 'bearer evk_unknown']) {
+      const response = await server.http.get('/v1/sensors', { authorization: header });
+      assertProblem(server, response, 'invalid-api-key', 401);
+      assert.equal(response.json.detail, 'The API key is not valid: it is unknown or has been revoked.', header);
     }
   });
 
@@ -55,7 +65,9 @@ describe('problem responses', () => {
     const revoked = await server.ops.post(`/api-keys/${created.id}/revoke`);
     assert.equal(revoked.key, undefined);
     assert.ok(revoked.revoked_at);
-    assertProblem(server, await server.http.get('/v1/sensors', bearer(created.key)), 'invalid-api-key', 401);
+    const refused = await server.http.get('/v1/sensors', bearer(created.key));
+    assertProblem(server, refused, 'invalid-api-key', 401);
+    assert.equal(refused.json.detail, 'The API key is not valid: it is unknown or has been revoked.');
   });
 
   it('when the key lacks the scope, then 403 missing-scope', async () => {

@@ -54,8 +54,10 @@ export async function seedDemoAccount(deps: DemoSeedDeps): Promise<DemoAccountSe
     banner:
       `\nDemo account ${account.id} seeded with ${DEMO_CREDITS} credits.\nDemo API key (all scopes, shown once): ${key.key}\n` +
       `Web console: ${deps.config.publicBaseUrl}/console, email ${DEMO_CONSOLE_EMAIL}, password (shown once): ${consolePassword}\n` +
-      `Demo corpus: ${deps.config.demoEvents} events, generated in the background now; searches see what is loaded so far, ` +
-      `and the log says "demo corpus seeded" when it is complete.\n\n`,
+      // Worded without the completion line's own words: a script waiting for that line in the
+      // output must not find it here, before the corpus is loaded.
+      `Demo corpus: ${deps.config.demoEvents} events, loading in the background now; searches see what is loaded so far. ` +
+      `Progress is logged, and a last log line says when every event is in (README, "Set-up").\n\n`,
   };
 }
 

@@ -19,6 +19,18 @@ const SetClockBody = StrictObject({
   advance_seconds: Type.Optional(Type.Number({ minimum: -10 * 365 * 86_400, maximum: 10 * 365 * 86_400 })),
 });
 
+// Every timestamp the API writes is RFC 3339, four-digit years: a clock outside them would
+// store rows that no answer could show.
+const EARLIEST_MS = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
+function refuseOutsideRange(instantMs: number, pointer: string): void {
+  if (instantMs >= EARLIEST_MS && instantMs <= LATEST_MS) return;
+  throw new ProblemError('validation-failed', 'The clock must stay within years 1 to 9999 (0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z).', {
+    errors: [{ pointer, detail: 'would put the clock outside years 1 to 9999' }],
+  });
+}
+
 export function opsRoutes(app: TypedApp, deps: { clock: Clock; jobs: JobQueue; drain: () => Promise<void> }): void {
   const { clock, jobs } = deps;
   const view = () => ({ object: 'clock' as const, now: clock.now().toISOString(), mode: clock.mode });
@@ -31,17 +43,24 @@ export function opsRoutes(app: TypedApp, deps: { clock: Clock; jobs: JobQueue; d
     async (request) => {
       if (!isManualClock(clock)) throw new ProblemError('not-found', 'The clock is settable only with EVMON_TEST_CLOCK=1.');
       const { now, advance_seconds: advance } = request.body ?? {};
+      // The new time is worked out and checked whole before the clock moves, so a refused
+      // request leaves it where it was.
+      let target = clock.nowMs();
       if (now !== undefined) {
-        const instant = new Date(now);
+        target = new Date(now).getTime();
         // The date-time format admits forms (leap seconds, hour-only offsets) that Date cannot read.
-        if (Number.isNaN(instant.getTime())) {
+        if (Number.isNaN(target)) {
           throw new ProblemError('validation-failed', 'The clock needs a timestamp like 2026-11-22T06:23:42.123Z.', {
             errors: [{ pointer: '/now', detail: 'is not a readable timestamp' }],
           });
         }
-        clock.set(instant);
+        refuseOutsideRange(target, '/now');
       }
-      if (advance !== undefined) clock.advance(advance);
+      if (advance !== undefined) {
+        target += Math.round(advance * 1000);
+        refuseOutsideRange(target, '/advance_seconds');
+      }
+      clock.set(new Date(target));
       return view();
     },
   );

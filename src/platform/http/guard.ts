@@ -135,7 +135,7 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
     await edgeGuard(request, reply);
     if (reply.sent) return reply;
     const header = authorizationOf(request);
-    const given = header === DUPLICATED ? undefined : /^Bearer +(\S+) *$/i.exec(header ?? '')?.[1];
+    const given = header === DUPLICATED ? undefined : BEARER.exec(header ?? '')?.[1];
     if (opsDigest === null || given === undefined || !timingSafeEqual(digest(given), opsDigest)) {
       throw new ProblemError('invalid-api-key', header === DUPLICATED ? ONE_HEADER : 'The operator API needs Authorization: Bearer <EVMON_OPS_TOKEN>.');
     }
@@ -162,10 +162,7 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
       if (principal === null) {
         await edgeGuard(request, reply); // an unauthenticated request still counts for its IP
         if (reply.sent) return reply;
-        throw new ProblemError(
-          'invalid-api-key',
-          header === DUPLICATED ? ONE_HEADER : rawKey === null ? 'Send the API key as Authorization: Bearer evk_…' : 'The API key is unknown or revoked.',
-        );
+        throw new ProblemError('invalid-api-key', keyRefusal(header));
       }
 
       const limit = transport === 'mcp' ? principal.mcpPerMinute : principal.restPerMinute;
@@ -198,6 +195,19 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
 
 const DUPLICATED = Symbol('more than one Authorization header');
 const ONE_HEADER = 'Send exactly one Authorization header; this request has more than one.';
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/**
+ * Why a request's key was refused. How to send a key is said only to a request that did not
+ * send one the right way; a client that did is told its key is not valid, since repeating the
+ * instructions it followed would send its developer looking at the header instead of the key.
+ */
+function keyRefusal(header: string | undefined | typeof DUPLICATED): string {
+  if (header === DUPLICATED) return ONE_HEADER;
+  if (header === undefined) return 'No API key was sent: send it as Authorization: Bearer evk_…';
+  if (!BEARER.test(header)) return 'The Authorization header is malformed: send the API key as Authorization: Bearer evk_…';
+  return 'The API key is not valid: it is unknown or has been revoked.';
+}
 
 /**
  * The request's Authorization header. Node keeps the first of several, and a proxy may keep

@@ -1,7 +1,7 @@
 // The slow-client defence (decisions.md, "HTTP hardening"): a request's headers within 15 s,
 // its whole body within 30 s of its start (else 408), an idle keep-alive connection closed
 // after 75 s.
-import type { Http2ServerRequest } from 'node:http2';
+import { Http2ServerRequest } from 'node:http2';
 import type { FastifyInstance } from 'fastify';
 import { sendProblem } from './reply-problem.js';
 
@@ -29,9 +29,12 @@ export function installSlowClientDefence(app: FastifyInstance, timeouts: SlowCli
     connectionsCheckingInterval: Math.min(1000, Math.ceil(timeouts.headersMs / 4)),
   });
   app.addHook('onRequest', (request, reply, done) => {
-    const raw = request.raw as unknown as Http2ServerRequest;
-    // A stream whose headers ended it has no body to wait for.
-    if (raw.httpVersionMajor !== 2 || raw.stream.endAfterHeaders || raw.complete) return done();
+    // HTTP/2 is told by the request object, not by the version a request line names (an
+    // HTTP/1 request may say HTTP/2.0; http-versions.ts refuses it). A stream whose headers
+    // ended it has no body to wait for.
+    if (!(request.raw instanceof Http2ServerRequest)) return done();
+    const raw = request.raw;
+    if (raw.stream.endAfterHeaders || raw.complete) return done();
     const timer = setTimeout(() => {
       if (raw.complete || raw.stream.destroyed || reply.sent) return;
       request.log.info('request body not complete in time');

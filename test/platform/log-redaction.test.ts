@@ -1,0 +1,193 @@
+// decisions.md, "HTTP hardening": logs never contain a raw API key or signing secret, even one
+// a client put in a URL, in whatever spelling it wrote it. Real HTTPS requests to a running
+// server, its pino output captured; every string of every line is decoded here (by a decoder
+// of this file's own) before it is searched.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { redactKeyShaped } from '../../src/platform/log-redaction.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+const newKey = () => `evk_${randomBytes(32).toString('base64url')}`;
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** Every character as `%XX`. */
+const encodeWhole = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+
+/** Every reading of a text: itself, then decoded again and again (every `%XX`, byte by byte) until it stops changing. */
+function readings(text: string): string[] {
+  const all = [text];
+  for (;;) {
+    const next = all.at(-1)!.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    if (next === all.at(-1)) return all;
+    all.push(next);
+  }
+}
+
+/** Every string of a JSON value, object keys included. */
+function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsOf);
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => [k, ...stringsOf(v)]);
+  return [];
+}
+
+/**
+ * Fails if a line holds any 12 characters in a row of the secret's random part, in any reading
+ * of the line or of one of its strings: a part of a key is as good as leaked once a few guesses
+ * finish it.
+ */
+function assertNotLogged(lines: readonly string[], secret: string, context: string) {
+  const random = secret.slice(secret.indexOf('_') + 1);
+  const pieces = Array.from({ length: random.length - 11 }, (_, i) => random.slice(i, i + 12));
+  for (const line of lines) {
+    const texts = [line, ...stringsOf(JSON.parse(line))].flatMap(readings);
+    for (const text of texts) {
+      const piece = pieces.find((p) => text.includes(p));
+      assert.equal(piece, undefined, `${context}: the log line holds "${piece}" of the secret: ${line}`);
+    }
+  }
+}
+
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('keys and secrets in URLs, in the log', () => {
+  let server: TestServer;
+
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  /**
+   * GETs a path; answers the lines logged since it was sent, once the request's own line (found
+   * by its request id, with its url) is in. A path the router cannot decode (`/a%zz`) is refused
+   * before any route and no line is written for it: then the lines written meanwhile.
+   */
+  async function logsOf(path: string): Promise<string[]> {
+    const from = server.logs.length;
+    const response = await server.http.request('GET', path);
+    const requestId = response.headers['x-request-id'];
+    assert.ok(requestId, `${path}: ${response.status}`);
+    const logged = () => server.logs.slice(from).some((line) => line.includes(requestId) && JSON.parse(line).url !== undefined);
+    const routable = decodable(path.split('?')[0]!);
+    // The request's own line is written once the answer has gone out.
+    const deadline = Date.now() + (routable ? 5000 : 50);
+    while (!logged() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(logged(), routable, `${path} (${response.status}): logged with its url if and only if its path can be decoded`);
+    return server.logs.slice(from);
+  }
+
+  it('when a key or secret is written in a URL behind an escape or a letter, encoded whole, or its underscore encoded twice, then no log line holds it', async () => {
+    const key = newKey();
+    const body = key.slice(4);
+    const secret = newSecret();
+    const forms: [string, string][] = [
+      [key, `/v1/sensors?auth=Bearer%20${key}`],
+      [key, `/v1/sensors?auth=Bearer+${key}`],
+      [key, `/v1/sensors?k=%3D${key}`],
+      [key, `/v1/sensors?k=x${key}`],
+      [key, `/v1/sensors?k=${encodeWhole(key)}`],
+      [key, `/v1/sensors?k=${encodeWhole(key).toLowerCase()}`],
+      [key, `/v1/sensors?k=evk%255F${body}`],
+      [key, `/v1/sensors?k=evk%25255F${body}`],
+      [key, `/v1/sensors?k=${encodeWhole(encodeWhole(key))}`],
+      [key, `/v1/sensors?k=%4${key}`],
+      [key, `/v1/sensors?k=%zz${key}%`],
+      [key, `/v1/x${key}/sensors`],
+      [key, `/console/${encodeWhole(key)}`],
+      [key, `/nowhere/${encodeURIComponent(`"${key}"`)}`],
+      [secret, `/v1/sensors?s=${encodeWhole(secret)}`],
+      [secret, `/v1/sensors?s=${encodeURIComponent(secret)}`],
+      [secret, `/v1/sensors?s=Bearer%20${encodeURIComponent(secret)}`],
+      [secret, `/v1/sensors?s=xwhsec%5F${encodeURIComponent(secret.slice(6))}`],
+    ];
+    for (const [written, path] of forms) {
+      const lines = await logsOf(path);
+      assertNotLogged(lines, written, path);
+    }
+    // The request is still logged, its URL decoded and the key replaced.
+    const [line] = (await logsOf(`/v1/sensors?auth=Bearer%20${key}&page=2`)).filter((l) => JSON.parse(l).msg === 'request');
+    assert.equal(JSON.parse(line!).url, '/v1/sensors?auth=Bearer evk_[redacted]&page=2');
+    // A URL without a key is logged as it came.
+    const [plain] = (await logsOf('/v1/sensors?q=a%20b%2Fc&evk=1')).filter((l) => JSON.parse(l).msg === 'request');
+    assert.equal(JSON.parse(plain!).url, '/v1/sensors?q=a%20b%2Fc&evk=1');
+  });
+
+  it('when random keys and secrets are spelled in random encodings after random prefixes in URLs, then no log line of the server holds one', async () => {
+    const secretArb = fc.oneof(
+      fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `evk_${Buffer.from(bytes).toString('base64url')}`),
+      fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `whsec_${Buffer.from(bytes).toString('base64')}`),
+    );
+    // How one character is written: as itself (when a URL may hold it), or escaped once to three times, in either case.
+    const spelling = fc.constantFrom('raw', 'raw', 'raw', 'escaped', 'escaped-lower', 'twice', 'thrice');
+    const spell = (c: string, how: string) => {
+      const hex = c.charCodeAt(0).toString(16).padStart(2, '0');
+      if (how === 'raw' && /[A-Za-z0-9_\-.~+=/]/.test(c)) return c;
+      if (how === 'escaped-lower') return `%${hex.toLowerCase()}`;
+      if (how === 'twice') return `%25${hex.toUpperCase()}`;
+      if (how === 'thrice') return `%2525${hex.toUpperCase()}`;
+      return `%${hex.toUpperCase()}`;
+    };
+    const prefix = fc.oneof(
+      fc.constantFrom('', 'x', 'Bearer%20', 'Bearer+', '%3D', '=', '%20', 'a_', '%2F', '%25', '%', '%4', '%zz', '0', '%C3%A9', '%E2%80%8B', 'evk', 'whsec_'),
+      fc.stringMatching(/^[A-Za-z0-9_\-.~%]{0,12}$/),
+    );
+    const suffix = fc.constantFrom('', '&page=2', '%', '%2', 'x', '%00', '/more');
+    const place = fc.constantFrom(
+      (s: string) => `/v1/sensors?q=${s}`,
+      (s: string) => `/v1/${s}/sensors`,
+      (s: string) => `/console/${s}`,
+      (s: string) => `/ops/v1/clock?token=${s}`,
+      (s: string) => `/${s}`,
+    );
+    await fc.assert(
+      fc.asyncProperty(secretArb, fc.array(spelling, { minLength: 60, maxLength: 60 }), prefix, suffix, place, async (secret, hows, before, afterwards, at) => {
+        const spelled = [...secret].map((c, i) => spell(c, hows[i]!)).join('');
+        const path = at(`${before}${spelled}${afterwards}`);
+        assertNotLogged(await logsOf(path), secret, path);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('when any line is redacted, then it stays one JSON object and no reading of its strings holds a key', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.array(fc.constantFrom('raw', '%', '%25', '%2525'), { minLength: 47, maxLength: 47 }),
+        fc.string({ maxLength: 8 }),
+        fc.string({ maxLength: 8 }),
+        (bytes, hows, before, afterwards) => {
+          const key = `evk_${Buffer.from(bytes).toString('base64url')}`;
+          const spelled = [...key].map((c, i) => (hows[i] === 'raw' ? c : `${hows[i]}${c.charCodeAt(0).toString(16)}`)).join('');
+          const line = `${JSON.stringify({ msg: 'request', url: `${before}${spelled}${afterwards}`, [`k${spelled}`]: 1 })}\n`;
+          const redacted = redactKeyShaped(line);
+          assert.ok(redacted.endsWith('}\n'));
+          assertNotLogged([redacted], key, line);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('when a URL is encoded more times over than is read, then it is not logged rather than logged unchecked', () => {
+    const key = newKey();
+    // The underscore's last hex digit escaped forty times over: only the 41st decoding shows `evk_`.
+    const url = `/v1/sensors?k=evk%5%${'25'.repeat(40)}46${key.slice(4)}`;
+    const line = redactKeyShaped(`${JSON.stringify({ msg: 'request', url })}\n`);
+    assertNotLogged([line], key, 'forty times over');
+    assert.match(JSON.parse(line).url, /^\[not logged/);
+    // Encoded twice, it is read and logged redacted.
+    const twice = redactKeyShaped(`${JSON.stringify({ msg: 'request', url: `/v1/sensors?k=evk%5%2546${key.slice(4)}` })}\n`);
+    assert.equal(JSON.parse(twice).url, '/v1/sensors?k=evk_[redacted]');
+  });
+});
