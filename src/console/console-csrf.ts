@@ -1,8 +1,10 @@
 // Cross-site request forgery (decisions.md, "Web console": every state-changing form carries a
 // CSRF token). Three defences, each enough against a forged form on another site:
-// - the request's Origin (or, without one, its Referer) must be the console's own origin, the
-//   public base URL's; a request with neither is refused too (browsers send Origin on every
-//   POST form);
+// - the request's Origin (or, without one, its Referer) must be the console's own origin: the
+//   public base URL's, or the one the request itself was sent to (its Host, always https here),
+//   so a console opened as https://127.0.0.1:8443 works while the base URL says localhost; a
+//   page on another site cannot make a browser send our Host with its own Origin. A request
+//   with neither header is refused too (browsers send Origin on every POST form);
 // - the token is bound to the session it was served to: it is signed over the session's id
 //   (the library's userInfo, under a key derived from the server's secret), so one browser's
 //   token, even with its CSRF cookie, does nothing in another's session;
@@ -62,7 +64,7 @@ export async function installConsoleCsrf(app: FastifyInstance, { secret, publicO
   app.addHook('preHandler', (request, reply, done) => {
     if (SAFE_METHODS.has(request.method)) return done();
     const sentFrom = originOf(request);
-    if (sentFrom !== ownOrigin) {
+    if (sentFrom !== ownOrigin && sentFrom !== `https://${request.host}`) {
       request.log.warn({ sent_from: sentFrom, expected: ownOrigin }, 'console form refused: not from the console origin');
       return done(new ForeignFormOrigin(sentFrom, ownOrigin));
     }

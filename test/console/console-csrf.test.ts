@@ -166,6 +166,18 @@ describe('console forms and cross-site requests', () => {
     assert.equal(await keyCount(accountId), 2);
   });
 
+  it('when the console is opened under another name of the server, then its forms pass: the Origin is the address the request was sent to', async () => {
+    const { browser, accountId } = await signedIn();
+    const cookies = cookiesOf(browser);
+    const otherName = `localhost:${new URL(origin).port}`;
+    // The public base URL says 127.0.0.1; a browser that opened https://localhost:<port> sends
+    // that as both Host and Origin.
+    assert.equal((await createKey(cookies, browser.csrf!, { host: otherName, origin: `https://${otherName}` })).status, 201);
+    // The same Origin with our Host is still another site's form.
+    assertRefusedOrigin(await createKey(cookies, browser.csrf!, { origin: `https://${otherName}` }), /sent from https:\/\/localhost/, 'another name, our Host');
+    assert.equal(await keyCount(accountId), 1);
+  });
+
   it('when a page is read from another origin, then it is served: only state-changing requests are checked', async () => {
     const { browser } = await signedIn();
     const page = await server.http.request('GET', '/console/settings/api-keys', {
