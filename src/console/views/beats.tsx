@@ -6,7 +6,7 @@ import type { ReferenceNames } from '../../modules/corpus/reference.service.js';
 import { BeatEntries } from './beat-entries.js';
 import { ClauseWords } from './clause-words.js';
 import { DayChart } from './day-chart.js';
-import { page, when, type Viewer } from './layout.js';
+import { page, Stats, when, type Viewer } from './layout.js';
 import { Status } from './status.js';
 import { Table, type Column } from './table.js';
 
@@ -38,30 +38,12 @@ export function beatsPage({ viewer, beats }: { viewer: Viewer; beats: Beat[] }):
   });
 }
 
-function Stats({ beat }: { beat: Beat }) {
-  return (
-    <dl class="stats">
-      <div>
-        <dt>Status</dt>
-        <dd>
-          <Status status={beat.status} />
-        </dd>
-      </div>
-      <div>
-        <dt>Spent this month</dt>
-        <dd>{beat.spent_this_month}</dd>
-      </div>
-      <div>
-        <dt>Spend cap</dt>
-        <dd>{beat.spend_cap_credits}</dd>
-      </div>
-      <div>
-        <dt>Entries this month</dt>
-        <dd>{beat.entries_this_month}</dd>
-      </div>
-    </dl>
-  );
-}
+const beatStats = (beat: Beat) => [
+  { label: 'Status', value: <Status status={beat.status} /> },
+  { label: 'Spent this month', value: beat.spent_this_month },
+  { label: 'Spend cap', value: beat.spend_cap_credits },
+  { label: 'Entries this month', value: beat.entries_this_month },
+];
 
 export interface BeatPageProps {
   viewer: Viewer;
@@ -81,7 +63,7 @@ export function beatPage({ viewer, beat, names, recorded, entries }: BeatPagePro
         <p>
           <a href="/console/beats">All beats</a>
         </p>
-        <Stats beat={beat} />
+        <Stats items={beatStats(beat)} />
         {beat.description && <p>{beat.description}</p>}
         <section class="card">
           <h2>Clauses</h2>

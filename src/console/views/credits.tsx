@@ -4,7 +4,7 @@ import type { Static } from '@sinclair/typebox';
 import type { LedgerGroup } from '../../modules/accounts/self-service.js';
 import type { SelfAccount } from '../../modules/accounts/self-service.schemas.js';
 import { DayChart } from './day-chart.js';
-import { page, when, type Viewer } from './layout.js';
+import { page, Stats, when, type Viewer } from './layout.js';
 import { Table, type Column } from './table.js';
 
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -59,24 +59,14 @@ export function creditsPage({ viewer, account, spent, ledger, beatNames, nextAft
     viewer,
     children: (
       <>
-        <dl class="stats">
-          <div>
-            <dt>Balance</dt>
-            <dd data-testid="credit-balance">{account.credit_balance}</dd>
-          </div>
-          <div>
-            <dt>Spent this month</dt>
-            <dd data-testid="credits-spent">{usage.credits_spent}</dd>
-          </div>
-          <div>
-            <dt>Searches this month</dt>
-            <dd>{usage.searches}</dd>
-          </div>
-          <div>
-            <dt>Beat entries this month</dt>
-            <dd>{usage.beat_entries}</dd>
-          </div>
-        </dl>
+        <Stats
+          items={[
+            { label: 'Balance', value: account.credit_balance, testid: 'credit-balance' },
+            { label: 'Spent this month', value: usage.credits_spent, testid: 'credits-spent' },
+            { label: 'Searches this month', value: usage.searches },
+            { label: 'Beat entries this month', value: usage.beat_entries },
+          ]}
+        />
         <p class="muted">
           Plan <strong>{plan.name}</strong>: a search costs {count(plan.search_credit_cost, 'credit', 'credits')}, a beat entry{' '}
           {count(plan.beat_entry_credit_cost, 'credit', 'credits')}. Months are calendar months in UTC.

@@ -111,3 +111,17 @@ export function Notice({ message }: { message: string | null }) {
 }
 
 export const when = (iso: string | null) => (iso === null ? '—' : iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC'));
+
+/** A row of figures, each a label over its value (balance, spend, counts). */
+export function Stats({ items }: { items: readonly { label: string; value: ComponentChildren; testid?: string }[] }) {
+  return (
+    <dl class="stats">
+      {items.map(({ label, value, testid }) => (
+        <div>
+          <dt>{label}</dt>
+          <dd data-testid={testid}>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

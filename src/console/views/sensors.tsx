@@ -52,8 +52,8 @@ const deliveryColumns = (viewer: Viewer, sensor: Sensor): Column<SensorDelivery>
     cell: (delivery) => (
       <>
         {when(delivery.created_at)}
-        <div class="mono muted" title="The webhook-id header of every attempt">
-          {delivery.id}
+        <div class="muted">
+          <code>webhook-id</code> <span class="mono">{delivery.id}</span>
         </div>
       </>
     ),

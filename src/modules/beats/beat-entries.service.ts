@@ -191,29 +191,21 @@ export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
       const until = new Date(now.getTime() + 1); // now included, as with `last`
       const position = (entry: EntryRow): WindowPosition => ({ atMs: entry.added_at.getTime(), seq: entry.seq });
       const total = await store.windowCount(db, beatId, 'added_at', retainedFrom, until);
-      if (at.newer) {
-        const rows = await store.window(db, beatId, 'added_at', retainedFrom, until, at.newer, limit + 1, 'newer');
-        const shown = rows.slice(0, limit).reverse();
-        const first = shown[0];
-        const last = shown[shown.length - 1];
-        return {
-          entries: shown.map(entryView),
-          total,
-          retentionDays,
-          newer: rows.length > limit && first ? position(first) : null,
-          older: last ? position(last) : null,
-        };
-      }
-      const rows = await store.window(db, beatId, 'added_at', retainedFrom, until, at.older ?? null, limit + 1);
-      const shown = rows.slice(0, limit);
+      const reading = at.newer ? 'newer' : 'older';
+      const from = at.newer ?? at.older ?? null;
+      const rows = await store.window(db, beatId, 'added_at', retainedFrom, until, from, limit + 1, reading);
+      const more = rows.length > limit;
+      // A newer page is read oldest first; turned round, it is newest first like every page.
+      const shown = reading === 'newer' ? rows.slice(0, limit).reverse() : rows.slice(0, limit);
       const first = shown[0];
       const last = shown[shown.length - 1];
       return {
         entries: shown.map(entryView),
         total,
         retentionDays,
-        newer: at.older && first ? position(first) : null,
-        older: rows.length > limit && last ? position(last) : null,
+        // Reading newer, what lies older is where we came from; reading older from a position, so is what lies newer.
+        newer: first && (reading === 'newer' ? more : from !== null) ? position(first) : null,
+        older: last && (reading === 'older' ? more : true) ? position(last) : null,
       };
     },
 
