@@ -28,7 +28,15 @@ export function field(body: FormBody, name: string): string {
   return fields(body, name)[0] ?? '';
 }
 
-const LABELS: Record<string, string> = { name: 'Name', scopes: 'Scopes', starting_after: 'Page', email: 'Email', password: 'Password' };
+const LABELS: Record<string, string> = {
+  name: 'Name',
+  scopes: 'Scopes',
+  starting_after: 'Page',
+  older: 'Page',
+  newer: 'Page',
+  email: 'Email',
+  password: 'Password',
+};
 
 /** "Name: must be at most 200 characters long", from a field error's pointer. */
 export function describeField(error: FieldError): string {

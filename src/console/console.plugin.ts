@@ -36,12 +36,18 @@ export interface ConsoleDeps extends ConsolePagesDeps {
   edgeGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
-// Read once at start-up: two small files, served with their own types.
+// Read once at start-up: a few small files, served with their own types.
 const ASSETS_DIR = path.join(PROJECT_ROOT, 'src', 'console', 'assets');
+const asset = (name: string, type: string) => ({ type, body: fs.readFileSync(path.join(ASSETS_DIR, name)) });
 const ASSETS = {
-  'console.css': { type: 'text/css; charset=utf-8', body: fs.readFileSync(path.join(ASSETS_DIR, 'console.css')) },
-  'console.js': { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(path.join(ASSETS_DIR, 'console.js')) },
+  'console.css': asset('console.css', 'text/css; charset=utf-8'),
+  'console.js': asset('console.js', 'text/javascript; charset=utf-8'),
+  'favicon.svg': asset('favicon.svg', 'image/svg+xml'),
 };
+/** What browsers ask for at /favicon.ico whatever a page links to (made by scripts/make-favicon.mjs). */
+const FAVICON_ICO = asset('favicon.ico', 'image/x-icon');
+const sendAsset = (reply: FastifyReply, { type, body }: { type: string; body: Buffer }) =>
+  reply.type(type).header('cache-control', 'public, max-age=300').send(body);
 
 export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   // Pages, not API operations: kept out of the OpenAPI document.
@@ -78,10 +84,8 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     sendHtml(reply, 404, messagePage({ title: 'Not found', viewer: null, message: 'There is no console page here.', back: '/console' })),
   );
 
-  for (const [name, asset] of Object.entries(ASSETS)) {
-    app.get(`/assets/${name}`, { config: { access: 'public' } }, async (_request, reply) =>
-      reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body),
-    );
+  for (const [name, file] of Object.entries(ASSETS)) {
+    app.get(`/assets/${name}`, { config: { access: 'public' } }, async (_request, reply) => sendAsset(reply, file));
   }
 
   consoleAuthRoutes(app, deps.sessions);
@@ -135,6 +139,7 @@ export const consoleFeature = (deps: ConsoleDeps & { consoleUsers: ConsoleUsers 
   feature({
     root: async (app) => {
       app.get('/', { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => reply.redirect('/console', 302));
+      app.get('/favicon.ico', { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => sendAsset(reply, FAVICON_ICO));
       await app.register((consoleApp) => consolePlugin(consoleApp, deps), { prefix: '/console' });
     },
     ops: (app) => consoleUsersOpsRoutes(app, deps.consoleUsers),

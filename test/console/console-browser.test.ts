@@ -144,7 +144,9 @@ describe('console in a browser', { skip: !available && 'no Chromium' }, () => {
   });
 
   it('when the account holds 10 keys, then the create form gives way to the limit', async () => {
-    for (let i = 1; i <= 10; i++) await server.ops.createKey(owner.account.id, ['EVENTS_READ'], `service ${i}`);
+    // The first with a long name without spaces, which must wrap on a phone.
+    const name = (i: number) => (i === 1 ? 'ingest-worker-for-the-harbour-desk-without-spaces' : `service ${i}`);
+    for (let i = 1; i <= 10; i++) await server.ops.createKey(owner.account.id, ['EVENTS_READ'], name(i));
     await page.goto(`${base}/console/settings/api-keys`);
     assert.equal(await page.locator('[data-testid="api-key-row"]').count(), 10);
     assert.ok(await page.locator('[data-testid="key-limit-reached"]').isVisible());
@@ -189,7 +191,7 @@ describe('console in a browser', { skip: !available && 'no Chromium' }, () => {
     await shot('09-sensors');
     await page.click('a:has-text("Port strikes")');
     const delivery = page.locator('[data-testid="delivery-row"]').first();
-    assert.match((await delivery.textContent())!, /SUCCEEDED/);
+    assert.match((await delivery.textContent())!, /Succeeded/);
     await delivery.locator('[data-testid="redeliver"]').click();
     await page.waitForURL(/notice=redelivered/);
     await server.ops.post('/drain');
@@ -214,6 +216,71 @@ describe('console in a browser', { skip: !available && 'no Chromium' }, () => {
     await page.click('a:has-text("Dock strikes")');
     assert.match((await page.locator('h1').textContent())!, /Dock strikes/);
     await shot('12-beat');
+  });
+
+  /**
+   * The page at `path` on a phone (390 px) and on a laptop (1280 px), a screenshot of each;
+   * answers how wide the document is on the phone (wider than the screen scrolls sideways).
+   */
+  async function phoneWidth(name: string, path: string, target: Page = page): Promise<number> {
+    await target.setViewportSize({ width: 390, height: 844 });
+    await target.goto(`${base}${path}`);
+    const width = await target.evaluate(() => document.documentElement.scrollWidth);
+    await shot(`${name}-390`, target);
+    await target.setViewportSize({ width: 1280, height: 900 });
+    await shot(`${name}-1280`, target);
+    return width;
+  }
+
+  it('when every page is read on a phone (390 px), then none is wider than the screen, and the pictures are there', async () => {
+    const key = await worker();
+    // An operator's reason without spaces, which must wrap on a phone.
+    await server.ops.post(`/accounts/${owner.account.id}/credits`, { amount: 5, reason: `goodwill-credit-after-the-outage-ticket-${'x'.repeat(40)}` });
+    // A beat with more entries than one page, on events whose date is known only to the day.
+    const type = await corpus.eventType();
+    const beat = await server.http.post(
+      '/v1/beats',
+      { name: 'Harbour closures', clauses: [{ event_type_id: type.id }] },
+      { ...bearer(key), 'idempotency-key': unique() },
+    );
+    assert.equal(beat.status, 201, beat.text);
+    const outlet = await corpus.outlet();
+    for (let i = 0; i < 22; i++) {
+      await corpus.article({
+        outlet_id: outlet,
+        event_type_id: type.id,
+        happened_at: '2026-11-18',
+        roles: [{ role: 'party', entity_id: await corpus.entity() }],
+      });
+    }
+    await server.ops.post('/drain');
+    const sensor = await page.goto(`${base}/console/sensors`).then(() => page.locator('a', { hasText: 'Port strikes' }).getAttribute('href'));
+
+    const signedOut = await browser.newContext();
+    const widths: Record<string, number> = {
+      'sign-in': await phoneWidth('20-sign-in', '/console/sign-in', await signedOut.newPage()),
+      'API keys': await phoneWidth('21-api-keys', '/console/settings/api-keys'),
+      credits: await phoneWidth('22-credits', '/console/credits'),
+      sensors: await phoneWidth('23-sensors', '/console/sensors'),
+      sensor: await phoneWidth('24-sensor', sensor!),
+      beats: await phoneWidth('25-beats', '/console/beats'),
+      beat: await phoneWidth('26-beat', `/console/beats/${beat.json.id}`),
+    };
+    await signedOut.close();
+    const tooWide = Object.entries(widths).filter(([, width]) => width > 390);
+    assert.deepEqual(tooWide, [], `pages wider than a 390 px screen: ${JSON.stringify(widths)}`);
+
+    for (const [path, label] of [
+      ['/console/credits', 'credits spent per day'],
+      [sensor!, 'deliveries per day'],
+      [`/console/beats/${beat.json.id}`, 'entries recorded per day'],
+    ] as const) {
+      await page.goto(`${base}${path}`);
+      const picture = page.locator('svg[role="img"]');
+      assert.equal(await picture.count(), 1, `one picture on ${path}`);
+      assert.match((await picture.getAttribute('aria-label'))!, new RegExp(label, 'i'));
+      assert.ok(await picture.isVisible());
+    }
   });
 
   it('when the owner signs out, then the console asks to sign in again', async () => {

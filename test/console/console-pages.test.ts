@@ -45,7 +45,7 @@ describe('console pages', () => {
     assert.ok(!list.text.includes(raw!));
     assert.equal(rows(list.text, 'api-key-row'), 1);
     assert.match(list.text, new RegExp(keys.data[0].prefix));
-    assert.doesNotMatch(list.text, /<td>never<\/td>/, 'the key was used, so it has a last-used time');
+    assert.doesNotMatch(list.text, /data-label="Last used">never</, 'the key was used, so it has a last-used time');
 
     const revoked = await browser.post(`/console/settings/api-keys/${keys.data[0].id}/revoke`);
     assert.equal(revoked.status, 303);
@@ -141,6 +141,48 @@ describe('console pages', () => {
     assert.equal(rows(second.text, 'ledger-row'), 6); // grants 1 to 5 and the initial balance
     assert.match(second.text, /initial balance/);
     assert.equal((await browser.get('/console/credits?starting_after=nonsense')).status, 400);
+  });
+
+  it('when the create form is read, then each scope says what the v1 scope table allows: EVENTS_READ searches only, REPORTS_READ reads event types and entities', async () => {
+    const { browser } = await signedIn();
+    const page = await browser.get('/console/settings/api-keys');
+    const hint = (scope: string) => new RegExp(`<small id="scope-${scope}-hint">([^<]+)</small>`).exec(page.text)?.[1];
+    assert.equal(hint('EVENTS_READ'), 'search events (billed)');
+    assert.equal(hint('REPORTS_READ'), 'event types, entity search, reporting grants, and reading your reports');
+    assert.equal(hint('BEATS_WRITE'), 'create and change beats (BEATS_READ suggested)');
+  });
+
+  it('when sensors and beats are listed, then their statuses read in one style: words in sentence case', async () => {
+    const { account, browser } = await signedIn({ entitlements: { beats: true } });
+    const key = await server.ops.createKey(account.id, ['SENSORS_WRITE', 'BEATS_WRITE']);
+    const entity = await testCorpus(server).entity();
+    const created = await server.http.post(
+      '/v1/sensors',
+      { name: 'watch', filter: { involved_entity_ids: [entity] }, actions: [{ type: 'webhook', url: 'https://example.com/hook' }] },
+      { ...bearer(key), 'idempotency-key': `k-${Date.now()}` },
+    );
+    assert.equal(created.status, 201, created.text);
+    assert.equal((await server.http.post(`/v1/sensors/${created.json.id}/disable`, {}, bearer(key))).status, 200);
+    const beat = await server.http.post('/v1/beats', { name: 'watch', clauses: [{ involved_entity_ids: [entity] }] }, bearer(key));
+    assert.equal(beat.status, 201, beat.text);
+    const badges = (html: string) => [...html.matchAll(/class="badge[^"]*">([^<]+)</g)].map((m) => m[1]);
+    assert.deepEqual(badges((await browser.get('/console/sensors')).text), ['Disabled']);
+    assert.deepEqual(badges((await browser.get('/console/beats')).text), ['Active']);
+    assert.deepEqual(badges((await browser.get(`/console/beats/${beat.json.id}`)).text), ['Active']);
+  });
+
+  it('when /favicon.ico is asked for, then an icon with its type; pages link an SVG icon too', async () => {
+    const icon = await server.http.get('/favicon.ico');
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers['content-type'], 'image/x-icon');
+    assert.ok(icon.text.startsWith('\0\0\x01\0'), 'an ICO header');
+    assert.ok(icon.text.includes('IHDR'), 'holding a PNG image');
+    const page = await server.http.get('/console/sign-in');
+    assert.match(page.text, /<link rel="icon" href="\/console\/assets\/favicon.svg" type="image\/svg\+xml"\/>/);
+    const svg = await server.http.get('/console/assets/favicon.svg');
+    assert.equal(svg.status, 200);
+    assert.equal(svg.headers['content-type'], 'image/svg+xml');
+    assert.match(svg.text, /^<svg /);
   });
 
   it('when the account has no beats entitlement, then the beats page says so', async () => {

@@ -3,16 +3,18 @@
 // the 10-key limit stated.
 import type { ApiKey } from '../../modules/accounts/accounts.schemas.js';
 import { SCOPES, type Scope } from '../../platform/scopes.js';
-import { Csrf, Notice, page, Table, Problem, when, type Viewer } from './layout.js';
+import { Csrf, Notice, page, Problem, when, type Viewer } from './layout.js';
+import { Table, type Column } from './table.js';
 
+// What each scope allows, as the v1 document's scope table says (Authentication, point 3).
 const SCOPE_HINTS: Record<Scope, string> = {
-  SENSORS_READ: 'read sensors and their deliveries',
-  SENSORS_WRITE: 'create, change and delete sensors; redeliver',
-  EVENTS_READ: 'search events (billed) and read reference data',
-  REPORTS_READ: 'read your reports and reporting grants',
+  SENSORS_READ: 'list and read sensors and their deliveries',
+  SENSORS_WRITE: 'create, change, enable, disable and delete sensors; rotate the signing secret; redeliver',
+  EVENTS_READ: 'search events (billed)',
+  REPORTS_READ: 'event types, entity search, reporting grants, and reading your reports',
   REPORTS_WRITE: 'file reports (adds REPORTS_READ); needs a reporting entitlement',
   BEATS_READ: 'read beats and their entries',
-  BEATS_WRITE: 'create, change and delete beats (BEATS_READ suggested)',
+  BEATS_WRITE: 'create and change beats (BEATS_READ suggested)',
 };
 
 export interface ApiKeysPageProps {
@@ -64,6 +66,30 @@ function CreateForm({ viewer, reportingEntitled, form }: Pick<ApiKeysPageProps, 
   );
 }
 
+const keyColumns = (viewer: Viewer): Column<ApiKey>[] => [
+  { label: 'Name', cell: (key) => key.name },
+  { label: 'Prefix', cell: (key) => <span class="mono">{key.prefix}</span> },
+  { label: 'Scopes', cell: (key) => key.scopes.join(', ') },
+  { label: 'Created', cell: (key) => when(key.created_at) },
+  { label: 'Last used', cell: (key) => (key.last_used_at === null ? 'never' : when(key.last_used_at)) },
+  {
+    label: 'Actions',
+    screenReaderOnly: true,
+    cell: (key) => (
+      <form
+        method="post"
+        action={`/console/settings/api-keys/${key.id}/revoke`}
+        data-confirm={`Revoke the key "${key.name}"? Requests with it will be refused at once.`}
+      >
+        <Csrf token={viewer.csrf} />
+        <button type="submit" class="danger" data-testid="revoke" aria-label={`Revoke ${key.name}`}>
+          Revoke
+        </button>
+      </form>
+    ),
+  },
+];
+
 export function apiKeysPage(props: ApiKeysPageProps): string {
   const { viewer, keys, maxKeys, created, problem, notice } = props;
   const atLimit = keys.length >= maxKeys;
@@ -98,29 +124,7 @@ export function apiKeysPage(props: ApiKeysPageProps): string {
           {keys.length === 0 ? (
             <p>No active keys.</p>
           ) : (
-            <Table columns={['Name', 'Prefix', 'Scopes', 'Created', 'Last used', { label: 'Actions', screenReaderOnly: true }]}>
-              {keys.map((key) => (
-                <tr data-testid="api-key-row" data-key-id={key.id}>
-                  <td>{key.name}</td>
-                  <td class="mono">{key.prefix}</td>
-                  <td>{key.scopes.join(', ')}</td>
-                  <td>{when(key.created_at)}</td>
-                  <td>{key.last_used_at === null ? 'never' : when(key.last_used_at)}</td>
-                  <td>
-                    <form
-                      method="post"
-                      action={`/console/settings/api-keys/${key.id}/revoke`}
-                      data-confirm={`Revoke the key "${key.name}"? Requests with it will be refused at once.`}
-                    >
-                      <Csrf token={viewer.csrf} />
-                      <button type="submit" class="danger" data-testid="revoke" aria-label={`Revoke ${key.name}`}>
-                        Revoke
-                      </button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </Table>
+            <Table columns={keyColumns(viewer)} rows={keys} rowAttributes={(key) => ({ 'data-testid': 'api-key-row', 'data-key-id': key.id })} />
           )}
         </section>
         <section class="card">

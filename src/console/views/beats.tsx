@@ -1,8 +1,23 @@
-// Beats: each with its status, spend cap and spend this month; a beat's gaps and latest entries.
-import type { Beat, BeatEntries } from '../../modules/beats/beats.schemas.js';
-import { page, Table, when, type Viewer } from './layout.js';
+// Beats: each with its status, spend cap and spend this month; a beat's clauses in words,
+// entries per day, gaps and entries, paged.
+import type { EntriesPage } from '../../modules/beats/beat-entries.service.js';
+import type { Beat } from '../../modules/beats/beats.schemas.js';
+import type { ReferenceNames } from '../../modules/corpus/reference.service.js';
+import { BeatEntries } from './beat-entries.js';
+import { ClauseWords } from './clause-words.js';
+import { DayChart } from './day-chart.js';
+import { page, Stats, when, type Viewer } from './layout.js';
+import { Status } from './status.js';
+import { Table, type Column } from './table.js';
 
-const Status = ({ status }: { status: string }) => <span class={`badge${status === 'ACTIVE' ? ' ok' : status === 'PAUSED_CAP' ? ' bad' : ''}`}>{status}</span>;
+const beatColumns: Column<Beat>[] = [
+  { label: 'Name', cell: (beat) => <a href={`/console/beats/${beat.id}`}>{beat.name}</a> },
+  { label: 'Status', cell: (beat) => <Status status={beat.status} /> },
+  { label: 'Spent this month', numeric: true, cell: (beat) => beat.spent_this_month },
+  { label: 'Spend cap', numeric: true, cell: (beat) => beat.spend_cap_credits },
+  { label: 'Entries this month', numeric: true, cell: (beat) => beat.entries_this_month },
+  { label: 'Last entry', cell: (beat) => when(beat.last_entry_at) },
+];
 
 export function beatsPage({ viewer, beats }: { viewer: Viewer; beats: Beat[] }): string {
   return page({
@@ -16,38 +31,29 @@ export function beatsPage({ viewer, beats }: { viewer: Viewer; beats: Beat[] }):
             No beats yet. Beats are created through the API (<code>POST /v1/beats</code>) or the MCP endpoint.
           </p>
         ) : (
-          <Table
-            columns={[
-              'Name',
-              'Status',
-              { label: 'Spent this month', numeric: true },
-              { label: 'Spend cap', numeric: true },
-              { label: 'Entries this month', numeric: true },
-              'Last entry',
-            ]}
-          >
-            {beats.map((beat) => (
-              <tr data-testid="beat-row">
-                <td>
-                  <a href={`/console/beats/${beat.id}`}>{beat.name}</a>
-                </td>
-                <td>
-                  <Status status={beat.status} />
-                </td>
-                <td class="num">{beat.spent_this_month}</td>
-                <td class="num">{beat.spend_cap_credits}</td>
-                <td class="num">{beat.entries_this_month}</td>
-                <td>{when(beat.last_entry_at)}</td>
-              </tr>
-            ))}
-          </Table>
+          <Table columns={beatColumns} rows={beats} rowAttributes={() => ({ 'data-testid': 'beat-row' })} />
         )}
       </section>
     ),
   });
 }
 
-export function beatPage({ viewer, beat, entries }: { viewer: Viewer; beat: Beat; entries: BeatEntries }): string {
+const beatStats = (beat: Beat) => [
+  { label: 'Status', value: <Status status={beat.status} /> },
+  { label: 'Spent this month', value: beat.spent_this_month },
+  { label: 'Spend cap', value: beat.spend_cap_credits },
+  { label: 'Entries this month', value: beat.entries_this_month },
+];
+
+export interface BeatPageProps {
+  viewer: Viewer;
+  beat: Beat;
+  names: ReferenceNames;
+  recorded: { days: string[]; entries: number[] };
+  entries: EntriesPage;
+}
+
+export function beatPage({ viewer, beat, names, recorded, entries }: BeatPageProps): string {
   return page({
     title: `Beat: ${beat.name}`,
     section: '/console/beats',
@@ -57,27 +63,23 @@ export function beatPage({ viewer, beat, entries }: { viewer: Viewer; beat: Beat
         <p>
           <a href="/console/beats">All beats</a>
         </p>
-        <dl class="stats">
-          <div>
-            <dt>Status</dt>
-            <dd>
-              <Status status={beat.status} />
-            </dd>
-          </div>
-          <div>
-            <dt>Spent this month</dt>
-            <dd>{beat.spent_this_month}</dd>
-          </div>
-          <div>
-            <dt>Spend cap</dt>
-            <dd>{beat.spend_cap_credits}</dd>
-          </div>
-          <div>
-            <dt>Entries this month</dt>
-            <dd>{beat.entries_this_month}</dd>
-          </div>
-        </dl>
+        <Stats items={beatStats(beat)} />
         {beat.description && <p>{beat.description}</p>}
+        <section class="card">
+          <h2>Clauses</h2>
+          <p class="muted">An event becomes an entry when it matches any one of these.</p>
+          <ol class="clauses">
+            {beat.clauses.map((clause) => (
+              <li data-testid="beat-clause">
+                <ClauseWords clause={clause} names={names} />
+              </li>
+            ))}
+          </ol>
+        </section>
+        <section class="card">
+          <h2>Entries per day</h2>
+          <DayChart title="Entries recorded per day" days={recorded.days} series={[{ label: 'entries', tone: 'accent', values: recorded.entries }]} />
+        </section>
         <section class="card">
           <h2>Gaps</h2>
           {beat.gaps.length === 0 ? (
@@ -92,34 +94,7 @@ export function beatPage({ viewer, beat, entries }: { viewer: Viewer; beat: Beat
             </ul>
           )}
         </section>
-        <section class="card">
-          <h2>Latest entries</h2>
-          <p class="muted">The newest entries recorded in the past 30 days, newest first.</p>
-          {entries.data.length === 0 ? (
-            <p>No entries in the past 30 days.</p>
-          ) : (
-            <Table columns={['Recorded', 'Occurred', 'Event']}>
-              {entries.data.map((entry) => (
-                <tr data-testid="beat-entry-row">
-                  <td>
-                    {when(entry.added_at)}
-                    {entry.backfilled && <div class="muted">backfilled</div>}
-                  </td>
-                  <td>{when(entry.occurred_at)}</td>
-                  <td>
-                    {entry.event ? (
-                      <>
-                        <code>{entry.event.event_type.code_name}</code> {entry.event.sentence ?? entry.event.id}
-                      </>
-                    ) : (
-                      <span class="muted">event no longer available</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </Table>
-          )}
-        </section>
+        <BeatEntries beatId={beat.id} page={entries} />
       </>
     ),
   });

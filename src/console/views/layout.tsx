@@ -34,6 +34,7 @@ export function Layout({ title, section, viewer, children }: PageProps) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Event Monitoring console`}</title>
+        <link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/console/assets/console.css" />
         <script src="/console/assets/console.js" defer />
       </head>
@@ -111,28 +112,16 @@ export function Notice({ message }: { message: string | null }) {
 
 export const when = (iso: string | null) => (iso === null ? '—' : iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC'));
 
-/** A column heading: its label, right-aligned for numbers, or read only by screen readers. */
-export type Column = string | { label: string; numeric?: boolean; screenReaderOnly?: boolean };
-
-/** A table that scrolls sideways on a narrow screen rather than squeezing. */
-export function Table({ columns, children }: { columns: readonly Column[]; children: ComponentChildren }) {
+/** A row of figures, each a label over its value (balance, spend, counts). */
+export function Stats({ items }: { items: readonly { label: string; value: ComponentChildren; testid?: string }[] }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            {columns.map((column) => {
-              const { label, numeric = false, screenReaderOnly = false } = typeof column === 'string' ? { label: column } : column;
-              return (
-                <th scope="col" class={numeric ? 'num' : undefined}>
-                  {screenReaderOnly ? <span class="sr-only">{label}</span> : label}
-                </th>
-              );
-            })}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
+    <dl class="stats">
+      {items.map(({ label, value, testid }) => (
+        <div>
+          <dt>{label}</dt>
+          <dd data-testid={testid}>{value}</dd>
+        </div>
+      ))}
+    </dl>
   );
 }

@@ -1,9 +1,19 @@
-// Sensors: each with its status; a sensor's deliveries with their attempts and last error,
-// redeliver for those no longer pending, and a test delivery on demand.
+// Sensors: each with its status; a sensor's deliveries per day, its deliveries with their
+// attempts and last error, redeliver for those no longer pending, and a test delivery on demand.
 import type { Sensor, SensorDelivery } from '../../modules/sensors/sensors.schemas.js';
-import { Csrf, Notice, page, Table, Problem, when, type Viewer } from './layout.js';
+import { DayChart } from './day-chart.js';
+import { Csrf, Notice, page, Problem, when, type Viewer } from './layout.js';
+import { Status } from './status.js';
+import { Table, type Column } from './table.js';
 
-const Status = ({ ok, label }: { ok: boolean | null; label: string }) => <span class={`badge${ok === null ? '' : ok ? ' ok' : ' bad'}`}>{label}</span>;
+const SwitchStatus = ({ sensor }: { sensor: Sensor }) => <Status status={sensor.enabled ? 'ENABLED' : 'DISABLED'} />;
+
+const sensorColumns: Column<Sensor>[] = [
+  { label: 'Name', cell: (sensor) => <a href={`/console/sensors/${sensor.id}`}>{sensor.name}</a> },
+  { label: 'Status', cell: (sensor) => <SwitchStatus sensor={sensor} /> },
+  { label: 'Webhooks', cell: (sensor) => sensor.actions.map((action) => <div class="mono">{action.url}</div>) },
+  { label: 'Created', cell: (sensor) => when(sensor.created_at) },
+];
 
 export function sensorsPage({ viewer, sensors, nextAfter }: { viewer: Viewer; sensors: Sensor[]; nextAfter: string | null }): string {
   return page({
@@ -17,24 +27,7 @@ export function sensorsPage({ viewer, sensors, nextAfter }: { viewer: Viewer; se
             No sensors yet. Sensors are created through the API (<code>POST /v1/sensors</code>).
           </p>
         ) : (
-          <Table columns={['Name', 'Status', 'Webhooks', 'Created']}>
-            {sensors.map((sensor) => (
-              <tr data-testid="sensor-row">
-                <td>
-                  <a href={`/console/sensors/${sensor.id}`}>{sensor.name}</a>
-                </td>
-                <td>
-                  <Status ok={sensor.enabled} label={sensor.enabled ? 'Enabled' : 'Disabled'} />
-                </td>
-                <td>
-                  {sensor.actions.map((action) => (
-                    <div class="mono">{action.url}</div>
-                  ))}
-                </td>
-                <td>{when(sensor.created_at)}</td>
-              </tr>
-            ))}
-          </Table>
+          <Table columns={sensorColumns} rows={sensors} rowAttributes={() => ({ 'data-testid': 'sensor-row' })} />
         )}
         {nextAfter && (
           <nav class="pager" aria-label="Sensor pages">
@@ -46,9 +39,66 @@ export function sensorsPage({ viewer, sensors, nextAfter }: { viewer: Viewer; se
   });
 }
 
+/** Deliveries that succeeded and failed on each of the last days. */
+export interface DeliveryOutcomes {
+  days: string[];
+  succeeded: number[];
+  failed: number[];
+}
+
+const deliveryColumns = (viewer: Viewer, sensor: Sensor): Column<SensorDelivery>[] => [
+  {
+    label: 'Created',
+    cell: (delivery) => (
+      <>
+        {when(delivery.created_at)}
+        <div class="muted">
+          <code>webhook-id</code> <span class="mono">{delivery.id}</span>
+        </div>
+      </>
+    ),
+  },
+  { label: 'Type', cell: (delivery) => delivery.type },
+  { label: 'Status', cell: (delivery) => <Status status={delivery.status} /> },
+  { label: 'Attempts', numeric: true, cell: (delivery) => delivery.attempts },
+  {
+    label: 'Last attempt',
+    cell: (delivery) => (
+      <>
+        {when(delivery.last_attempt_at)}
+        {delivery.last_status_code !== null && <div>HTTP {delivery.last_status_code}</div>}
+        {delivery.last_error !== null && (
+          <div class="muted" data-testid="last-error">
+            {delivery.last_error}
+          </div>
+        )}
+      </>
+    ),
+  },
+  { label: 'Next attempt', cell: (delivery) => when(delivery.next_attempt_at) },
+  {
+    label: 'Actions',
+    screenReaderOnly: true,
+    cell: (delivery) =>
+      delivery.status !== 'PENDING' && (
+        <form
+          method="post"
+          action={`/console/sensors/${sensor.id}/deliveries/${delivery.id}/redeliver`}
+          data-confirm="Send this delivery again now, with a fresh retry schedule?"
+        >
+          <Csrf token={viewer.csrf} />
+          <button type="submit" class="quiet" data-testid="redeliver">
+            Redeliver
+          </button>
+        </form>
+      ),
+  },
+];
+
 export function sensorPage({
   viewer,
   sensor,
+  outcomes,
   deliveries,
   nextAfter,
   notice,
@@ -56,6 +106,7 @@ export function sensorPage({
 }: {
   viewer: Viewer;
   sensor: Sensor;
+  outcomes: DeliveryOutcomes;
   deliveries: SensorDelivery[];
   nextAfter: string | null;
   notice: string | null;
@@ -74,7 +125,7 @@ export function sensorPage({
         <Problem message={problem} />
         <section class="card">
           <p>
-            <Status ok={sensor.enabled} label={sensor.enabled ? 'Enabled' : 'Disabled'} /> {sensor.description}
+            <SwitchStatus sensor={sensor} /> {sensor.description}
           </p>
           <p class="muted">
             Deliveries go to {sensor.actions.map((action) => action.url).join(', ')}. A failed delivery is retried on a schedule; redeliver sends it again at
@@ -89,59 +140,26 @@ export function sensorPage({
           </form>
         </section>
         <section class="card">
+          <h2>Deliveries per day</h2>
+          <DayChart
+            title="Deliveries per day, by outcome"
+            days={outcomes.days}
+            series={[
+              { label: 'succeeded', tone: 'ok', values: outcomes.succeeded },
+              { label: 'failed', tone: 'bad', values: outcomes.failed },
+            ]}
+          />
+        </section>
+        <section class="card">
           <h2>Deliveries</h2>
           {deliveries.length === 0 ? (
             <p>No deliveries yet.</p>
           ) : (
             <Table
-              columns={[
-                'Created',
-                'Type',
-                'Status',
-                { label: 'Attempts', numeric: true },
-                'Last attempt',
-                'Next attempt',
-                { label: 'Actions', screenReaderOnly: true },
-              ]}
-            >
-              {deliveries.map((delivery) => (
-                <tr data-testid="delivery-row" data-delivery-id={delivery.id}>
-                  <td>
-                    {when(delivery.created_at)}
-                    <div class="mono muted">{delivery.id}</div>
-                  </td>
-                  <td>{delivery.type}</td>
-                  <td>
-                    <Status ok={delivery.status === 'PENDING' ? null : delivery.status === 'SUCCEEDED'} label={delivery.status} />
-                  </td>
-                  <td class="num">{delivery.attempts}</td>
-                  <td>
-                    {when(delivery.last_attempt_at)}
-                    {delivery.last_status_code !== null && <div>HTTP {delivery.last_status_code}</div>}
-                    {delivery.last_error !== null && (
-                      <div class="muted" data-testid="last-error">
-                        {delivery.last_error}
-                      </div>
-                    )}
-                  </td>
-                  <td>{when(delivery.next_attempt_at)}</td>
-                  <td>
-                    {delivery.status !== 'PENDING' && (
-                      <form
-                        method="post"
-                        action={`/console/sensors/${sensor.id}/deliveries/${delivery.id}/redeliver`}
-                        data-confirm="Send this delivery again now, with a fresh retry schedule?"
-                      >
-                        <Csrf token={viewer.csrf} />
-                        <button type="submit" class="quiet" data-testid="redeliver">
-                          Redeliver
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </Table>
+              columns={deliveryColumns(viewer, sensor)}
+              rows={deliveries}
+              rowAttributes={(delivery) => ({ 'data-testid': 'delivery-row', 'data-delivery-id': delivery.id })}
+            />
           )}
           <nav class="pager" aria-label="Delivery pages">
             {nextAfter && <a href={`/console/sensors/${sensor.id}?starting_after=${nextAfter}`}>Older deliveries</a>}

@@ -1,4 +1,5 @@
-// SQL for account self-service: the ledger read by one account.
+// SQL for account self-service: the ledger read by one account, row by row (the API) or
+// grouped (the console), and its charges per day.
 import { queryOne, type Queryable } from '../../platform/db/database.js';
 import type { LedgerKind } from './accounts.store.js';
 
@@ -12,6 +13,22 @@ export interface LedgerRow {
   reason: string;
   created_at: Date;
 }
+
+/** A group of ledger rows: a day's entry charges of one beat, or a row on its own. Read from its newest row. */
+export interface LedgerGroupRow extends Omit<LedgerRow, 'amount'> {
+  /** How many rows the group holds. */
+  entries: number;
+  /** Their amounts added up. */
+  amount: number | string;
+}
+
+/**
+ * What makes rows one group: entry charges (kind BEAT_ENTRY) of the same beat on the same UTC
+ * day; every other row is a group of its own (its id sets it apart).
+ */
+const LEDGER_GROUP = `kind, beat_id,
+  CASE WHEN kind = 'BEAT_ENTRY' THEN (created_at AT TIME ZONE 'UTC')::date END,
+  CASE WHEN kind = 'BEAT_ENTRY' THEN NULL ELSE id END`;
 
 export const selfServiceStore = {
   /** Charges since `from`: searches, beat entries, and the credits both took. */
@@ -31,6 +48,36 @@ export const selfServiceStore = {
   async ledgerSeq(db: Queryable, accountId: string, publicId: string): Promise<number | null> {
     const row = await queryOne<{ id: string }>(db, 'SELECT id FROM credit_ledger WHERE public_id = $1 AND account_id = $2', [publicId, accountId]);
     return row ? Number(row.id) : null;
+  },
+
+  /**
+   * The account's ledger groups, newest first (by their newest row), those whose newest row is
+   * before the position `beforeSeq`. A group is formed over the whole ledger before it is
+   * paged, so one that spans a page's position is never cut in two: it belongs wholly to the
+   * page of its newest row.
+   */
+  ledgerGroupsPage(db: Queryable, accountId: string, limit: number, beforeSeq: number | null) {
+    return db.query<LedgerGroupRow>(
+      `WITH groups AS (
+         SELECT max(id) AS last_seq, count(*)::int AS entries, sum(amount)::bigint AS amount
+           FROM credit_ledger WHERE account_id = $1
+          GROUP BY ${LEDGER_GROUP}
+         HAVING $3::bigint IS NULL OR max(id) < $3
+          ORDER BY max(id) DESC LIMIT $2)
+       SELECT l.public_id, l.kind, l.beat_id, l.execution_id, l.reason, l.created_at, l.balance_after, g.entries, g.amount
+         FROM groups g JOIN credit_ledger l ON l.id = g.last_seq ORDER BY g.last_seq DESC`,
+      [accountId, limit, beforeSeq],
+    );
+  },
+
+  /** Credits charged (searches and beat entries) per UTC day in [from, until); days without charges left out. */
+  spentByDay(db: Queryable, accountId: string, from: Date, until: Date) {
+    return db.query<{ day: string; spent: number | string }>(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, (-sum(amount))::bigint AS spent
+         FROM credit_ledger WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 AND kind IN ('SEARCH', 'BEAT_ENTRY')
+        GROUP BY 1`,
+      [accountId, from, until],
+    );
   },
 
   /** The account's transactions, newest first, before the position `beforeSeq`. */

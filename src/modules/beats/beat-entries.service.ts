@@ -7,11 +7,12 @@
 import type { Clock } from '../../platform/clock.js';
 import type { CursorSigner } from '../../platform/cursors.js';
 import type { Database } from '../../platform/db/database.js';
+import { lastUtcDays, perDay } from '../../platform/day-series.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { storableInstant } from '../../platform/instants.js';
 import { asOf, statusOf } from './beat-state.js';
 import type { BeatEntries, BeatEntry, EntriesBody } from './beats.schemas.js';
-import { beatEntriesStore as store, type EntryAxis, type EntryRow } from './beat-entries.store.js';
+import { beatEntriesStore as store, type EntryAxis, type EntryRow, type WindowPosition } from './beat-entries.store.js';
 import { notEntitled } from './beats.service.js';
 import { beatsStore } from './beats.store.js';
 
@@ -122,17 +123,22 @@ export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
 
   const signPoll = (beatId: string, seq: number) => cursors.sign(POLL_TOKEN, { b: beatId, s: seq });
 
+  /** The account's beat to read entries of (403 without the entitlement, 404 when it is not the account's), and from when entries are retained. */
+  async function readable(accountId: string, beatId: string) {
+    const found = await beatsStore.forRead(db, accountId, beatId);
+    if (!found.entitled) throw notEntitled();
+    if (!found.beat) throw new ProblemError('not-found', `No beat with id ${beatId}.`);
+    const now = clock.now();
+    return { beat: found.beat, now, retainedFrom: new Date(now.getTime() - found.retentionDays * DAY_MS), retentionDays: found.retentionDays };
+  }
+
   return {
     async read(accountId: string, pathId: string, body: EntriesBody): Promise<BeatEntries> {
       // Tokens are bound to the beat's id as stored (lower case), whatever case the path used.
       const beatId = pathId.toLowerCase();
       const read = parse(beatId, body);
-      const found = await beatsStore.forRead(db, accountId, beatId);
-      if (!found.entitled) throw notEntitled();
-      if (!found.beat) throw new ProblemError('not-found', `No beat with id ${beatId}.`);
-      const now = clock.now();
-      const beat = asOf(found.beat, now);
-      const retainedFrom = new Date(now.getTime() - found.retentionDays * DAY_MS);
+      const { beat: stored, retainedFrom, now } = await readable(accountId, beatId);
+      const beat = asOf(stored, now);
       const expires = now.getTime() + ENTRY_CURSOR_TTL_MS;
       const page = { object: 'beat_entries' as const, beat: { id: beat.id, status: statusOf(beat), gaps: beat.gaps } };
 
@@ -172,7 +178,55 @@ export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
         total_count: total,
       };
     },
+
+    /**
+     * The console's pages of a beat's retained entries, newest recorded first: the newest page,
+     * or the page just older or just newer than a position (an entry's added_at and seq). A
+     * position only says where a page starts, so it travels in the clear; the beat is checked
+     * to be the account's like any read.
+     */
+    async browse(accountId: string, pathId: string, at: { older?: WindowPosition; newer?: WindowPosition }, limit: number): Promise<EntriesPage> {
+      const beatId = pathId.toLowerCase();
+      const { now, retainedFrom, retentionDays } = await readable(accountId, beatId);
+      const until = new Date(now.getTime() + 1); // now included, as with `last`
+      const position = (entry: EntryRow): WindowPosition => ({ atMs: entry.added_at.getTime(), seq: entry.seq });
+      const total = await store.windowCount(db, beatId, 'added_at', retainedFrom, until);
+      const reading = at.newer ? 'newer' : 'older';
+      const from = at.newer ?? at.older ?? null;
+      const rows = await store.window(db, beatId, 'added_at', retainedFrom, until, from, limit + 1, reading);
+      const more = rows.length > limit;
+      // A newer page is read oldest first; turned round, it is newest first like every page.
+      const shown = reading === 'newer' ? rows.slice(0, limit).reverse() : rows.slice(0, limit);
+      const first = shown[0];
+      const last = shown[shown.length - 1];
+      return {
+        entries: shown.map(entryView),
+        total,
+        retentionDays,
+        // Reading newer, what lies older is where we came from; reading older from a position, so is what lies newer.
+        newer: first && (reading === 'newer' ? more : from !== null) ? position(first) : null,
+        older: last && (reading === 'older' ? more : true) ? position(last) : null,
+      };
+    },
+
+    /** Entries recorded on each of the last `days` UTC days, today (the clock's) included. */
+    async recordedPerDay(accountId: string, pathId: string, days: number) {
+      const beatId = pathId.toLowerCase();
+      await readable(accountId, beatId);
+      const range = lastUtcDays(clock.now(), days);
+      const rows = await store.addedByDay(db, beatId, range.from, range.until);
+      return { days: range.days, entries: perDay(range, rows, (row) => row.entries) };
+    },
   };
+}
+
+/** A page of the console's entries list, with the positions of the pages either side (null at either end). */
+export interface EntriesPage {
+  entries: BeatEntry[];
+  total: number;
+  retentionDays: number;
+  newer: WindowPosition | null;
+  older: WindowPosition | null;
 }
 
 export type BeatEntriesService = ReturnType<typeof beatEntriesService>;

@@ -133,17 +133,39 @@ export const beatEntriesStore = {
     );
   },
 
-  /** Window order: entries with the axis in [from, until), before `after`, newest first. */
-  window(db: Queryable, beatId: string, axis: EntryAxis, from: Date, until: Date, after: WindowPosition | null, limit: number) {
+  /**
+   * Window order: entries with the axis in [from, until), before `after`, newest first. Read
+   * `newer`, the entries after `after` instead, oldest first (the page before, for the console).
+   */
+  window(
+    db: Queryable,
+    beatId: string,
+    axis: EntryAxis,
+    from: Date,
+    until: Date,
+    after: WindowPosition | null,
+    limit: number,
+    direction: 'older' | 'newer' = 'older',
+  ) {
     const col = column(axis);
+    const [compare, order] = direction === 'older' ? ['<', 'DESC'] : ['>', 'ASC'];
     const params: unknown[] = [beatId, from, until, limit];
-    const position = after ? ` AND (${col}, be.seq) < ($5, $6)` : '';
+    const position = after ? ` AND (${col}, be.seq) ${compare} ($5, $6)` : '';
     if (after) params.push(new Date(after.atMs), after.seq);
     return db.query<EntryRow>(
       `SELECT ${ENTRY_COLUMNS} FROM beat_entries be ${ENTRY_JOINS}
         WHERE be.beat_id = $1 AND ${col} >= $2 AND ${col} < $3${position}
-        ORDER BY ${col} DESC, be.seq DESC LIMIT $4`,
+        ORDER BY ${col} ${order}, be.seq ${order} LIMIT $4`,
       params,
+    );
+  },
+
+  /** Entries recorded in [from, until), per UTC day of `added_at` (days without any left out). */
+  addedByDay(db: Queryable, beatId: string, from: Date, until: Date) {
+    return db.query<{ day: string; entries: number }>(
+      `SELECT to_char(added_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS entries
+         FROM beat_entries WHERE beat_id = $1 AND added_at >= $2 AND added_at < $3 GROUP BY 1`,
+      [beatId, from, until],
     );
   },
 

@@ -173,6 +173,15 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
       return { object: 'list' as const, data: rows.map((row) => beatView(row, plan, now)), has_more: false as const, next_cursor: null };
     },
 
+    /**
+     * The names of the account's beats among `ids`, by id, for pages that name beats they
+     * charged for (the ledger): read without the entitlement, which may since have been lost.
+     */
+    async names(accountId: string, ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      return new Map((await store.names(db, accountId, ids)).map((row) => [row.id, row.name]));
+    },
+
     async get(accountId: string, id: string): Promise<Beat> {
       const plan = await entitled(db, accountId);
       const row = await store.get(db, accountId, id);

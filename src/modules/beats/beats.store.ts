@@ -152,6 +152,11 @@ export const beatsStore = {
     };
   },
 
+  /** The names of those of `ids` that are the account's beats (a deleted beat has none). */
+  names(db: Queryable, accountId: string, ids: readonly string[]) {
+    return db.query<{ id: string; name: string }>('SELECT id, name FROM beats WHERE account_id = $1 AND id = ANY($2::uuid[])', [accountId, ids]);
+  },
+
   list(db: Queryable, accountId: string) {
     return db.query<BeatRow>(`SELECT ${COLUMNS} FROM beats WHERE account_id = $1 ORDER BY id DESC`, [accountId]);
   },

@@ -205,6 +205,14 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
 
     getEventType: (id: string) => loadEventType(db, id),
 
+    /** Names by id, for showing saved filters (beat clauses) in words; ids not found are left out. */
+    async names(ids: Parameters<typeof store.namesOf>[1]): Promise<ReferenceNames> {
+      const names: ReferenceNames = { eventTypes: new Map(), roles: new Map(), entities: new Map(), entityLists: new Map(), outlets: new Map() };
+      const into = { event_type: names.eventTypes, role: names.roles, entity: names.entities, entity_list: names.entityLists, outlet: names.outlets };
+      for (const row of await store.namesOf(db, ids)) into[row.kind].set(row.key, row.name);
+      return names;
+    },
+
     /** Event types accepting reports, public view. */
     async listEventTypes(): Promise<EventType[]> {
       const types = await store.acceptingEventTypes(db);
@@ -225,6 +233,15 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
       });
     },
   };
+}
+
+/** Names by id; a role's key is "event type id:role code name". */
+export interface ReferenceNames {
+  eventTypes: Map<string, string>;
+  roles: Map<string, string>;
+  entities: Map<string, string>;
+  entityLists: Map<string, string>;
+  outlets: Map<string, string>;
 }
 
 export type ReferenceService = ReturnType<typeof referenceService>;

@@ -257,6 +257,21 @@ export const referenceStore = {
     }
   },
 
+  /**
+   * The names of these event types, entities, entity lists and outlets, and of the roles of
+   * these event types (keyed "event type id:role code name"), to show saved filters in words.
+   */
+  namesOf(db: Queryable, ids: { eventTypes: readonly string[]; entities: readonly string[]; entityLists: readonly string[]; outlets: readonly string[] }) {
+    return db.query<{ kind: 'event_type' | 'role' | 'entity' | 'entity_list' | 'outlet'; key: string; name: string }>(
+      `SELECT 'event_type' AS kind, id::text AS key, name FROM event_types WHERE id = ANY($1::uuid[])
+       UNION ALL SELECT 'role', event_type_id::text || ':' || code_name, name FROM event_type_roles WHERE event_type_id = ANY($1::uuid[]) AND removed_at IS NULL
+       UNION ALL SELECT 'entity', id::text, name FROM entities WHERE id = ANY($2::uuid[])
+       UNION ALL SELECT 'entity_list', id::text, name FROM entity_lists WHERE id = ANY($3::uuid[])
+       UNION ALL SELECT 'outlet', id::text, name FROM news_outlets WHERE id = ANY($4::uuid[])`,
+      [ids.eventTypes, ids.entities, ids.entityLists, ids.outlets],
+    );
+  },
+
   acceptingEventTypes(db: Queryable) {
     return db.query<EventTypeRow>(`SELECT ${EVENT_TYPE_COLUMNS} FROM event_types WHERE accepting_reports ORDER BY code_name, id`);
   },

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
+import { lastUtcDays, perDay } from '../../platform/day-series.js';
 import type { CommitAnswer } from '../../platform/idempotency-claims.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { listPage } from '../../platform/list-page.js';
@@ -283,6 +284,14 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks 
       if (!row) throw notFound(id);
       const rows = await store.deliveries(db, id, query.starting_after ?? null, query.limit + 1);
       return listPage(rows.map(deliveryView), query.limit);
+    },
+
+    /** How the sensor's deliveries of each of the last `days` UTC days (today included) turned out; pending ones are not counted. */
+    async deliveryOutcomes(accountId: string, id: string, days: number) {
+      if (!(await store.get(db, accountId, id))) throw notFound(id);
+      const range = lastUtcDays(clock.now(), days);
+      const rows = await store.outcomesByDay(db, id, range.from, range.until);
+      return { days: range.days, succeeded: perDay(range, rows, (row) => row.succeeded), failed: perDay(range, rows, (row) => row.failed) };
     },
   };
 }

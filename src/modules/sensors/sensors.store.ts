@@ -43,6 +43,9 @@ export interface DeliveryRow {
 const COLUMNS = `id, account_id, name, description, enabled, filter, actions, signing_secret, previous_signing_secret,
                  previous_secret_expires_at, created_at, updated_at`;
 
+/** A delivery's status over its webhooks (targets): PENDING while any is, then FAILED if any failed, else SUCCEEDED. */
+const DELIVERY_STATUS = `CASE WHEN bool_or(status = 'PENDING') THEN 'PENDING' WHEN bool_or(status = 'FAILED') THEN 'FAILED' ELSE 'SUCCEEDED' END`;
+
 export const sensorsStore = {
   async insert(tx: Queryable, row: SensorRow): Promise<void> {
     await tx.query(`INSERT INTO sensors (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [
@@ -114,7 +117,7 @@ export const sensorsStore = {
       `SELECT d.id, d.type, d.event_id, d.created_at, t.*
          FROM sensor_deliveries d
          CROSS JOIN LATERAL (
-           SELECT CASE WHEN bool_or(status = 'PENDING') THEN 'PENDING' WHEN bool_or(status = 'FAILED') THEN 'FAILED' ELSE 'SUCCEEDED' END AS status,
+           SELECT ${DELIVERY_STATUS} AS status,
                   COALESCE(sum(attempts), 0)::int AS attempts,
                   max(last_attempt_at) AS last_attempt_at,
                   min(next_attempt_at) FILTER (WHERE status = 'PENDING') AS next_attempt_at,
@@ -125,6 +128,20 @@ export const sensorsStore = {
         WHERE d.sensor_id = $1 AND ($2::uuid IS NULL OR d.id < $2) AND ($4::uuid IS NULL OR d.id = $4)
         ORDER BY d.id DESC LIMIT $3`,
       [sensorId, startingAfter, limit, only],
+    );
+  },
+
+  /** A sensor's deliveries created in [from, until) that succeeded and that failed, per UTC day (days without any left out). */
+  outcomesByDay(db: Queryable, sensorId: string, from: Date, until: Date) {
+    return db.query<{ day: string; succeeded: number; failed: number }>(
+      `SELECT to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+              count(*) FILTER (WHERE t.status = 'SUCCEEDED')::int AS succeeded,
+              count(*) FILTER (WHERE t.status = 'FAILED')::int AS failed
+         FROM sensor_deliveries d
+         CROSS JOIN LATERAL (SELECT ${DELIVERY_STATUS} AS status FROM sensor_delivery_targets WHERE delivery_id = d.id) t
+        WHERE d.sensor_id = $1 AND d.created_at >= $2 AND d.created_at < $3
+        GROUP BY 1`,
+      [sensorId, from, until],
     );
   },
 
