@@ -2,10 +2,8 @@
 // read beat entries.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
+import { envelope, sdkClients, type SdkClients } from '../helpers/mcp-sdk.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
@@ -13,13 +11,13 @@ const NOW = '2026-11-20T12:00:00.000Z';
 describe('MCP with the official SDK client', () => {
   let server: TestServer;
   let corpus: TestCorpus;
-  let agent: Agent;
+  let clients: SdkClients;
   let typeId: string;
 
   before(async () => {
     server = await startServer();
     corpus = testCorpus(server);
-    agent = new Agent({ connect: { ca: server.ca, servername: 'localhost' } });
+    clients = sdkClients(server);
     await server.ops.post('/clock', { now: NOW });
     typeId = (await corpus.eventType()).id;
     const outlet = await corpus.outlet();
@@ -33,20 +31,11 @@ describe('MCP with the official SDK client', () => {
     }
   });
   after(async () => {
-    await agent.close();
+    await clients.close();
     await server.close();
   });
 
-  async function connect(key: string): Promise<Client> {
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.http.baseUrl), {
-      requestInit: { headers: { authorization: `Bearer ${key}` } },
-      fetch: ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: agent })) as never,
-    });
-    const client = new Client({ name: 'sdk-test', version: '1.0.0' });
-    await client.connect(transport);
-    return client;
-  }
-  const envelope = (result: unknown) => JSON.parse((result as { content: { type: string; text: string }[] }).content[0]!.text);
+  const connect = (key: string) => clients.connect(key);
 
   it('when the SDK client connects, then it negotiates a served version, lists the tools of its key, searches and pages', async () => {
     const { key } = await corpus.account(3, ['EVENTS_READ']);
