@@ -7,35 +7,13 @@
 // 2,000, seed 42).
 //   npx tsx bench/mcp-sizes.ts                                   embedded database (memory)
 //   BENCH_DATABASE_URL=postgres://… npx tsx bench/mcp-sizes.ts  PostgreSQL (an empty schema)
-import os from 'node:os';
-import { pino } from 'pino';
-import { Agent, request } from 'undici';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { generateDemoCorpus } from '../src/modules/demo/demo-corpus.js';
+import { request } from 'undici';
 import { SCOPES } from '../src/platform/scopes.js';
-import { loadTls } from '../src/platform/tls.js';
-import { createRuntime } from '../src/runtime.js';
+import { demoCorpusServer } from './fixtures.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000);
 
-const config = loadConfig({
-  EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'memory://',
-  EVMON_DATA_DIR: `${os.tmpdir()}/evmon-bench-mcp-sizes`,
-  EVMON_SEED: 'none',
-  EVMON_EDGE_MAX_PER_MINUTE: '0',
-});
-const runtime = await createRuntime(config, pino({ level: 'warn' }));
-const { db } = runtime;
-if ((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events'))[0]!.n === 0) {
-  process.stderr.write(`generating a demo corpus of ${EVENTS} events…\n`);
-  await generateDemoCorpus(runtime, { events: EVENTS, seed: 42, batchSize: 2_000 });
-}
-const tls = await loadTls(config);
-const app = await buildApp(runtime, tls);
-await app.listen({ port: 0, host: '127.0.0.1' });
-const base = `https://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-const agent = new Agent({ connect: { ca: tls.cert, servername: 'localhost' }, connections: 1 });
+const { config, runtime, base, agent, close } = await demoCorpusServer('mcp-sizes', EVENTS);
 
 const account = await runtime.accounts.createAccount({
   plan: 'standard',
@@ -82,6 +60,4 @@ console.log(
     2,
   ),
 );
-await app.close();
-await runtime.close();
-await agent.close();
+await close();
