@@ -8,37 +8,15 @@
 // 50,000).
 //   npx tsx bench/mcp.ts                                   embedded database (memory)
 //   BENCH_DATABASE_URL=postgres://… npx tsx bench/mcp.ts  PostgreSQL (an empty schema)
-import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { pino } from 'pino';
-import { Agent, request } from 'undici';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { generateDemoCorpus } from '../src/modules/demo/demo-corpus.js';
-import { loadTls } from '../src/platform/tls.js';
-import { createRuntime } from '../src/runtime.js';
+import { request } from 'undici';
+import { demoCorpusServer } from './fixtures.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 150);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 
-const config = loadConfig({
-  EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'memory://',
-  EVMON_DATA_DIR: `${os.tmpdir()}/evmon-bench-mcp`,
-  EVMON_SEED: 'none',
-  EVMON_EDGE_MAX_PER_MINUTE: '0',
-});
-const runtime = await createRuntime(config, pino({ level: 'warn' }));
+const { config, runtime, eventCount, base, agent, close } = await demoCorpusServer('mcp', EVENTS);
 const { db } = runtime;
-if ((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events'))[0]!.n === 0) {
-  process.stderr.write(`generating a demo corpus of ${EVENTS} events…\n`);
-  await generateDemoCorpus(runtime, { events: EVENTS, seed: 42, batchSize: 2_000 });
-}
-const eventCount = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events'))[0]!.n;
-const tls = await loadTls(config);
-const app = await buildApp(runtime, tls);
-await app.listen({ port: 0, host: '127.0.0.1' });
-const base = `https://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-const agent = new Agent({ connect: { ca: tls.cert, servername: 'localhost' }, connections: 1 });
 
 await runtime.accounts.putPlan('bench_mcp', {
   beats_max: 10,
@@ -111,6 +89,4 @@ const row = (p: number) => ({
   ratio: +(percentile(times.mcp, p) / percentile(times.rest, p)).toFixed(2),
 });
 console.log(JSON.stringify({ database: config.database.kind, events: eventCount, requests_each: times.rest.length, p50: row(50), p99: row(99) }, null, 2));
-await app.close();
-await runtime.close();
-await agent.close();
+await close();

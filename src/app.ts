@@ -92,6 +92,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
       docsUrl: config.docsUrl,
       publicOrigin: new URL(config.publicBaseUrl).origin,
       search: runtime.search,
+      reference: runtime.reference,
       beats: runtime.beats,
       beatEntries: runtime.beatEntries,
     }),

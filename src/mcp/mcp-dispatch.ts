@@ -6,9 +6,19 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../platform/scopes.js';
-import { toolInputSchema, type McpTool, type ToolCaller } from './mcp-tools.js';
+import { listedSchema } from './mcp-listed-schema.js';
+import type { McpTool, ToolCaller } from './mcp-tools.js';
 
 export const SERVER_INFO = { name: 'event-monitoring-api', version: '1.0.0' };
+
+/** What a model needs before its first call (decisions.md, 2026-11-25): the workflow, and what costs credits. */
+export const INSTRUCTIONS =
+  'News events, searchable by type, entities, outlets and role values. Ids (UUIDs) come from the tools: list_event_types gives ' +
+  "event type ids and their roles' code names, search_entities finds entity ids by name (results also carry the ids of the " +
+  'entities involved), list_beats gives beat ids. search_events is charged once per call (usually 1 credit), whatever it finds; ' +
+  'read further pages with search_events_continue and its next_cursor, which is free: never search again to page. A beat ' +
+  '(create_beat) watches for matching events and records them as entries, each charged when recorded; reading beats and ' +
+  'entries is free. A failed call answers a problem whose `guidance` says what to do next.';
 
 /** A transport that carries one message in and at most one answer out. */
 class OneMessageTransport implements Transport {
@@ -47,10 +57,16 @@ export interface DispatchContext {
  * notification (which gets none).
  */
 export async function dispatch(message: JSONRPCMessage, context: DispatchContext): Promise<JSONRPCMessage | null> {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } } });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   const visible = context.tools.filter((tool) => context.scopes.has(tool.scope));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: visible.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: toolInputSchema(tool.input, { listed: true }) as never })),
+    tools: visible.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: listedSchema(tool.input) as never,
+      annotations: tool.annotations,
+    })),
   }));
   // Unknown tools, missing scopes and bad arguments were refused before dispatch.
   server.setRequestHandler(CallToolRequestSchema, async (request) => {

@@ -1,12 +1,17 @@
-// The MCP tools (v1 document, "MCP endpoint"): each wraps one REST operation, its input schema
-// derived from that operation's request schema (one schema per operation), with
-// `additionalProperties: false`, and answers the REST JSON envelope.
+// The MCP tools (v1 document, "MCP endpoint"; decisions.md, 2026-11-25): each wraps one REST
+// operation and calls the service its route calls, its input schema derived from that
+// operation's request schema (one schema per operation), with `additionalProperties: false`,
+// and answers the REST JSON envelope. Descriptions are short: the workflow (where ids come
+// from, what is charged) is said once, in the server's instructions (mcp-dispatch.ts).
 import { OptionalKind, Type, type TObject, type TSchema } from '@sinclair/typebox';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { StrictObject, Uuid } from '../platform/http/schema-kit.js';
 import type { Scope } from '../platform/scopes.js';
 import type { BeatEntriesService } from '../modules/beats/beat-entries.service.js';
-import { CreateBeatBody, EntriesBody } from '../modules/beats/beats.schemas.js';
+import { ClauseInput, CreateBeatBody, EntriesBody } from '../modules/beats/beats.schemas.js';
 import type { BeatsService } from '../modules/beats/beats.service.js';
+import { EntitySearchQuery } from '../modules/corpus/reference.schemas.js';
+import type { ReferenceService } from '../modules/corpus/reference.service.js';
 import { LOOKBACK_DAYS, SearchBody } from '../modules/search/search.schemas.js';
 import type { SearchService } from '../modules/search/search.service.js';
 
@@ -17,7 +22,9 @@ export interface ToolCaller {
 
 export interface McpTool {
   name: string;
+  title: string;
   scope: Scope;
+  annotations: ToolAnnotations;
   description: string;
   input: TObject;
   run(caller: ToolCaller, args: Record<string, unknown>): Promise<unknown>;
@@ -25,119 +32,160 @@ export interface McpTool {
 
 export interface ToolServices {
   search: SearchService;
+  reference: ReferenceService;
   beats: BeatsService;
   beatEntries: BeatEntriesService;
 }
 
-/** The default page size when a continue call omits `limit` (it never carries over). */
+/** The default page size when a call omits `limit` (a continue call's never carries over). */
 const DEFAULT_LIMIT = 20;
 
-const { cursor: searchCursor, limit: searchLimit, lookback_days: _lookbackDays, ...searchFilter } = SearchBody.properties;
-const { cursor: entriesCursor, limit: entriesLimit, ...entriesModes } = EntriesBody.properties;
-const { spend_cap_credits: _spendCap, ...createBeatFields } = CreateBeatBody.properties;
-const BeatId = { ...Uuid, description: 'The beat id (from list_beats or create_beat).' };
+/** The schema with the description a model reads for it, or none (validation is the schema's own). */
+const described = <T extends TSchema>(schema: T, description?: string): T => {
+  const { description: _rest, ...bare } = schema;
+  return (description === undefined ? bare : { ...bare, description }) as T;
+};
 /** A member optional in the REST body that the tool requires (a continue call's cursor). */
 const required = <T extends TSchema>(schema: T): T => {
   const { [OptionalKind]: _optional, ...rest } = schema as T & { [OptionalKind]?: string };
   return rest as unknown as T;
 };
-const ContinueLimit = (limit: TSchema) =>
-  Type.Optional({ ...limit, description: `Page size, 1 to 50. Omitted: ${DEFAULT_LIMIT}, whatever the first call asked for.` });
+/** The page size, its default a schema `default` (filled in when the arguments are checked). */
+const PageSize = (limit: TSchema) => Type.Optional({ ...described(required(limit)), default: DEFAULT_LIMIT });
+
+const { cursor: searchCursor, limit: searchLimit, lookback_days: _lookbackDays, ...searchFilter } = SearchBody.properties;
+const { cursor: entriesCursor, limit: entriesLimit, ...entriesModes } = EntriesBody.properties;
+const { spend_cap_credits: _spendCap, ...createBeatFields } = CreateBeatBody.properties;
+// A clause `id` only keeps a clause on replace; create refuses it, so the tool does not offer it.
+const { id: _clauseId, ...newClauseFields } = ClauseInput.properties;
+const { limit: entitiesLimit, query: entitiesQuery, ...entitiesPaging } = EntitySearchQuery.properties;
+/** Where ids of beats come from is said once, in the server's instructions. */
+const BeatId = described(Uuid);
+/** What a cursor is, and that `limit` does not carry over, the continue tools' descriptions say. */
+const Continue = (cursor: TSchema, limit: TSchema) => ({ cursor: described(required(cursor)), limit: PageSize(limit) });
 
 const SearchEventsInput = StrictObject({
   // Required here (the REST body may omit it with a cursor, which this tool refuses).
   lookback_days: Type.Unsafe<(typeof LOOKBACK_DAYS)[number]>({
     type: 'integer',
     enum: [...LOOKBACK_DAYS],
-    description: 'Required. How many days back to look, by the date events were first reported: 7, 30, 90, 180 or 365.',
+    description: 'Days back, by first report date.',
   }),
   ...searchFilter,
-  limit: Type.Optional({ ...required(searchLimit), description: 'Page size, 1 to 50, default 20.' }),
+  limit: PageSize(searchLimit),
 });
 
-export function mcpTools({ search, beats, beatEntries }: ToolServices): McpTool[] {
+const CreateBeatInput = StrictObject({
+  ...createBeatFields,
+  clauses: { ...createBeatFields.clauses, items: StrictObject(newClauseFields, { description: ClauseInput.description }) },
+});
+
+const BeatEntriesInput = StrictObject({
+  beat_id: BeatId,
+  // The modes are told in the tool's description.
+  ...Object.fromEntries(Object.entries(entriesModes).map(([name, schema]) => [name, described(schema)])),
+  limit: PageSize(entriesLimit),
+});
+
+/** Reads nothing but the account's own data, changes nothing, spends nothing. */
+const READS: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+/** Spends credits or creates something: neither read-only nor idempotent, never destructive. */
+const SPENDS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
+export function mcpTools({ search, reference, beats, beatEntries }: ToolServices): McpTool[] {
+  const limitOf = (args: Record<string, unknown>) => (args.limit as number | undefined) ?? DEFAULT_LIMIT;
   return [
     {
       name: 'search_events',
+      title: 'Search events',
       scope: 'EVENTS_READ',
+      annotations: SPENDS,
       description:
-        "Search the news-event corpus. Each call is a new search and is CHARGED (the plan's search credit cost, usually 1 credit), whatever " +
-        'it finds. Results: events newest first by first report, each with a one-line sentence, when it happened, report and outlet counts, ' +
-        'and the entities involved; `total_count` is the number of matches. Filters combine with AND: `event_type_id` (one type), ' +
-        '`involved_entity_ids` / `involved_entity_list_ids` (any of these entities appears), `required_source_news_outlet_ids` (reported by ' +
-        'one of these outlets), `min_reports` (at least this many distinct outlets), `role_filters` (amounts, dates or entities of a role; ' +
-        'several on one role hold for one value). To read more of the same results, call search_events_continue with `next_cursor`: it is ' +
-        'free. Do not search again to page.',
+        'News events, newest first, with their count. CHARGED once per call (usually 1 credit). Filters combine with AND; ids ' +
+        'come from list_event_types and search_entities. More pages: search_events_continue, free.',
       input: SearchEventsInput,
-      run: (caller, args) => search.search(caller, args),
+      run: (caller, args) => search.search(caller, args, 'entity-list-inaccessible'),
     },
     {
       name: 'search_events_continue',
+      title: 'Next page of a search',
       scope: 'EVENTS_READ',
-      description:
-        'The next page of an earlier search_events, free of charge. Pass its `next_cursor`; only `limit` may go with it (default 20 per page, ' +
-        'it does not carry over). When `has_more` is false there is nothing more. A cursor expires with its search (about a day).',
-      input: StrictObject({ cursor: required(searchCursor), limit: ContinueLimit(searchLimit) }),
-      run: (caller, args) => search.search(caller, { cursor: args.cursor as string, limit: (args.limit as number | undefined) ?? DEFAULT_LIMIT }),
+      annotations: READS,
+      description: 'The next page of a search_events result, free: its `next_cursor`; `limit` is not carried over. Cursors last about a day.',
+      input: StrictObject(Continue(searchCursor, searchLimit)),
+      run: (caller, args) => search.search(caller, { cursor: args.cursor as string, limit: limitOf(args) }),
+    },
+    {
+      name: 'list_event_types',
+      title: 'List event types',
+      scope: 'REPORTS_READ',
+      annotations: READS,
+      description: 'Event types: id (for `event_type_id`), name, description and roles (code names for `role_filters`). Free.',
+      input: StrictObject({}),
+      run: () => reference.listEventTypes(),
+    },
+    {
+      name: 'search_entities',
+      title: 'Find entities',
+      scope: 'REPORTS_READ',
+      annotations: READS,
+      description: 'Entities whose name contains `query` (any case), prefix first; ids for entity filters. Free. Next page: `starting_after` = `next_cursor`.',
+      input: StrictObject({ query: described(entitiesQuery), ...entitiesPaging, limit: PageSize(entitiesLimit) }),
+      run: (_caller, args) => reference.searchEntities(args.query as string, limitOf(args), args.starting_after as string | undefined),
     },
     {
       name: 'list_beats',
+      title: 'List beats',
       scope: 'BEATS_READ',
-      description: 'Every beat of the account, newest first, with its status (ACTIVE, PAUSED_SPEND_CAP, DISABLED), clauses, monthly spend and cap. Free.',
+      annotations: READS,
+      description: "The account's beats, newest first: status, clauses, spend and cap this month. Free.",
       input: StrictObject({}),
       run: (caller) => beats.list(caller.accountId),
     },
     {
       name: 'get_beat',
+      title: 'Read a beat',
       scope: 'BEATS_READ',
-      description: 'One beat by id: status, clauses, spend this month, cap, and gaps (spans when the spend cap paused recording). Free.',
+      annotations: READS,
+      description: 'One beat: status, clauses, spend and cap this month, and gaps (when the cap paused it). Free.',
       input: StrictObject({ beat_id: BeatId }),
       run: (caller, args) => beats.get(caller.accountId, args.beat_id as string),
     },
     {
       name: 'create_beat',
+      title: 'Create a beat',
       scope: 'BEATS_WRITE',
+      annotations: SPENDS,
       description:
-        'Create a beat: a saved watch whose matching events are recorded as entries, read later with get_beat_entries. Creating is free, but ' +
-        "every entry recorded is charged (usually 1 credit), up to the plan's default monthly cap. Clauses combine with OR; each clause takes " +
-        'the search filters plus `scope` and `report_source_kind`. The beat backfills the last days of matching events at once.',
-      input: StrictObject(createBeatFields),
+        'A watch that records matching events as entries, recent ones at once. Free to create; each entry is CHARGED (usually 1 ' +
+        "credit), up to the plan's monthly cap. Ids come from list_event_types and search_entities.",
+      input: CreateBeatInput,
       run: (caller, args) => beats.create(caller.accountId, args as never),
     },
     {
       name: 'get_beat_entries',
+      title: 'Read beat entries',
       scope: 'BEATS_READ',
+      annotations: READS,
       description:
-        "Read a beat's entries, free. Either a window (`last`: 24h, 7d or 30d; or `from` and `until`), newest first, with an exact " +
-        '`total_count`; or a poll (`since`: "" for the oldest, then the `poll_since` of the previous answer), oldest first. More pages: ' +
-        'get_beat_entries_continue with `next_cursor`.',
-      input: StrictObject({
-        beat_id: BeatId,
-        ...entriesModes,
-        limit: Type.Optional({ ...required(entriesLimit), description: 'Page size, 1 to 50, default 20.' }),
-      }),
+        'A beat\'s entries, free: a window (`last`, or `from` to `until`, on `axis`), newest first; or a poll (`since` "", then ' +
+        'each `poll_since`), oldest first. More: get_beat_entries_continue.',
+      input: BeatEntriesInput,
       run: (caller, { beat_id: beatId, ...body }) => beatEntries.read(caller.accountId, beatId as string, body as never),
     },
     {
       name: 'get_beat_entries_continue',
+      title: 'Next page of beat entries',
       scope: 'BEATS_READ',
-      description: 'The next page of entries of get_beat_entries, free: pass the beat id and `next_cursor`; `limit` defaults to 20 and does not carry over.',
-      input: StrictObject({ beat_id: BeatId, cursor: required(entriesCursor), limit: ContinueLimit(entriesLimit) }),
-      run: (caller, args) =>
-        beatEntries.read(caller.accountId, args.beat_id as string, {
-          cursor: args.cursor as string,
-          limit: (args.limit as number | undefined) ?? DEFAULT_LIMIT,
-        }),
+      annotations: READS,
+      description: 'The next page of a get_beat_entries result, free: the beat id and its `next_cursor`; `limit` is not carried over.',
+      input: StrictObject({ beat_id: BeatId, ...Continue(entriesCursor, entriesLimit) }),
+      run: (caller, args) => beatEntries.read(caller.accountId, args.beat_id as string, { cursor: args.cursor as string, limit: limitOf(args) }),
     },
   ];
 }
 
-/**
- * A schema as a self-contained JSON Schema: no `$id`s (they name REST components). Listed to
- * clients, it also drops `discriminator` (an OpenAPI keyword; validation keeps it, for its
- * clearer errors).
- */
-export function toolInputSchema(schema: TSchema, options: { listed?: boolean } = {}): Record<string, unknown> {
-  const dropped = new Set(options.listed ? ['$id', 'discriminator'] : ['$id']);
-  return JSON.parse(JSON.stringify(schema, (key, value) => (dropped.has(key) ? undefined : value))) as Record<string, unknown>;
+/** A schema as a self-contained JSON Schema, as arguments are validated: no `$id`s (they name REST components). */
+export function toolInputSchema(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value))) as Record<string, unknown>;
 }

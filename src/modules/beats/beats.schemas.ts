@@ -13,16 +13,15 @@ export const MAX_SPEND_CAP = 1_000_000_000;
 const clauseFields = {
   ...savedFilterFields(10),
   scope: StringEnum(['MENTIONED', 'PARTICIPANT'] as const, {
-    description: 'MENTIONED: a wanted entity appears anywhere in the event; PARTICIPANT: it plays a NAMED_ENTITY role. Default MENTIONED.',
+    description: 'A wanted entity anywhere (MENTIONED, default) or in a NAMED_ENTITY role (PARTICIPANT).',
   }),
-  role_filters: Type.Array(RoleFilter, { maxItems: 10, description: 'The predicates of event search, up to 10, all of which must hold.' }),
+  role_filters: Type.Array(RoleFilter, { maxItems: 10, description: 'All must hold.' }),
 };
 
 const optional = <T extends Record<string, TSchema>>(fields: T) =>
   Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, Type.Optional(schema)])) as { [K in keyof T]: TOptional<T[K]> };
 
-const CLAUSE_DESCRIPTION =
-  'A clause without `event_type_id` is an entity clause and names at least one entity or entity list. Omitted fields take their defaults.';
+const CLAUSE_DESCRIPTION = 'Without `event_type_id`, it names an entity or entity list.';
 
 /** A clause as sent: `id` only on replace, to keep that clause. */
 export const ClauseInput = StrictObject(
@@ -40,7 +39,7 @@ export type Clause = Static<typeof Clause>;
 
 const Name = Text({ minLength: 1, maxLength: 120, description: '1 to 120 characters.' });
 const Description = Nullable(Text({ maxLength: 2000 }));
-const Clauses = Type.Array(ClauseInput, { minItems: 1, maxItems: 20, description: '1 to 20 clauses, combined with OR.' });
+const Clauses = Type.Array(ClauseInput, { minItems: 1, maxItems: 20, description: '1 to 20, combined with OR.' });
 const SpendCap = Type.Integer({ minimum: 0, maximum: MAX_SPEND_CAP, description: 'Monthly cap in credits, per UTC month.' });
 
 export const CreateBeatBody = StrictObject({

@@ -108,7 +108,7 @@ export function referencePublicRoutes(app: TypedApp, reference: ReferenceService
       config: { scope: 'REPORTS_READ' },
       schema: { operationId: 'listEventTypes', tags: ['Structured reporting'], summary: 'Event types accepting reports', response: { 200: EventTypeList } },
     },
-    async () => ({ object: 'list' as const, data: await reference.listEventTypes(), has_more: false, next_cursor: null }),
+    async () => reference.listEventTypes(),
   );
 
   app.get(

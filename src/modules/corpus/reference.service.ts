@@ -213,14 +213,14 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
       return names;
     },
 
-    /** Event types accepting reports, public view. */
-    async listEventTypes(): Promise<EventType[]> {
+    /** Event types accepting reports, public view, in the list envelope (not paged: one page, `has_more` false). */
+    async listEventTypes() {
       const types = await store.acceptingEventTypes(db);
       const roles = await store.rolesOf(
         db,
         types.map((t) => t.id),
       );
-      return types.map((type) => {
+      const data = types.map((type): EventType => {
         const {
           sentence_template: _t,
           accepting_reports: _a,
@@ -231,6 +231,7 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
         );
         return view;
       });
+      return { object: 'list' as const, data, has_more: false, next_cursor: null };
     },
   };
 }

@@ -3,9 +3,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StrictObject, StringEnum, Text, Uuid } from '../../platform/http/schema-kit.js';
 
-const RoleCodeName = Text({ minLength: 1, maxLength: 200, description: 'A role code name of the event type.' });
-const IsoTimestamp = Type.String({ format: 'date-time', description: 'An ISO 8601 timestamp with offset.' });
-const Amount = Type.Number({ description: "Compared with the role value; `unit`, when given, must equal the value's unit (case-insensitive)." });
+const RoleCodeName = Text({ minLength: 1, maxLength: 200 });
+const IsoTimestamp = Type.String({ format: 'date-time' });
+const Amount = Type.Number({ description: "Compared with the role's value; `unit`, if given, must match its unit (any case)." });
 const Unit = Type.Optional(Text({ maxLength: 50 }));
 
 // A discriminated union: Ajv checks only the branch `kind` names, so errors point at what
@@ -32,26 +32,25 @@ export const RoleFilter = Type.Unsafe<RoleFilterBranch>({
   required: ['kind'],
   discriminator: { propertyName: 'kind' },
   oneOf: roleFilterBranches,
-  description:
-    'Tagged by `kind`. The filters naming one role hold together for one value of that role: some report of the event carries a value for the role that satisfies all of them.',
+  description: "Filters on one role hold for one value of it; `unit` must match the value's.",
 });
 export type RoleFilterBody = RoleFilterBranch;
 
 export const REPORT_SOURCE_KINDS = ['ANY', 'ARTICLES_ONLY', 'USER_REPORTS_ONLY', 'REPRESENTED_ONLY'] as const;
-const Ids = (description: string) => Type.Array(Uuid, { maxItems: 500, description: `${description} Up to 500.` });
+const Ids = (description: string) => Type.Array(Uuid, { maxItems: 500, description });
 
 /** The fields of a saved filter (sensor filter, beat clause), with the `min_reports` ceiling of each. */
 export const savedFilterFields = (maxMinReports: number) => ({
   event_type_id: Nullable(Uuid),
-  involved_entity_ids: Ids("Wanted entities (with the lists' members, one set; any of them)."),
-  involved_entity_list_ids: Ids('Entity lists the account owns, or public ones.'),
-  required_source_news_outlet_ids: Ids('At least one counted report from one of these outlets.'),
+  involved_entity_ids: Ids("Any of these entities (or the lists' members)."),
+  involved_entity_list_ids: Ids('Own or public lists.'),
+  required_source_news_outlet_ids: Ids('Reported by one of these outlets.'),
   report_source_kind: StringEnum(REPORT_SOURCE_KINDS, { description: 'Which reports count. Default ANY.' }),
-  represented_entity_ids: Ids('With REPRESENTED_ONLY: reports filed under a grant pinning one of these.'),
-  represented_entity_list_ids: Ids('With REPRESENTED_ONLY, as lists.'),
+  represented_entity_ids: Ids('REPRESENTED_ONLY: filed under a grant pinning one of these.'),
+  represented_entity_list_ids: Ids('The same, as lists.'),
   min_reports: Type.Integer({
     minimum: 1,
     maximum: maxMinReports,
-    description: `Minimum distinct outlets among counted reports, 1 to ${maxMinReports}. Default 1.`,
+    description: 'Minimum distinct outlets. Default 1.',
   }),
 });

@@ -19,7 +19,7 @@ export const SearchBody = StrictObject(
     ),
     event_type_id: Type.Optional(Nullable(Uuid)),
     involved_entity_ids: Type.Optional(Type.Array(Uuid, { maxItems: 500 })),
-    involved_entity_list_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50, description: 'Lists the account owns or public ones.' })),
+    involved_entity_list_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50, description: 'Own or public lists.' })),
     required_source_news_outlet_ids: Type.Optional(Type.Array(Uuid, { maxItems: 200 })),
     min_reports: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Minimum distinct outlets. Default 1.' })),
     role_filters: Type.Optional(Type.Array(RoleFilter, { maxItems: 10 })),

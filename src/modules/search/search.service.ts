@@ -12,7 +12,7 @@ import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, chargeSearch } from '../accounts/billing.js';
 import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-view.js';
 import { referenceStore } from '../corpus/reference.store.js';
-import { entityListReferences, unusableEntityLists } from '../filters/entity-list-access.js';
+import { entityListReferences, entityListsInaccessible, unusableEntityLists } from '../filters/entity-list-access.js';
 import { filteredEvents, type EventPosition, type FilteredEvents } from '../filters/filtered-events.js';
 import { normalizeFilter, roleFilterValueErrors, type EventFilter } from '../filters/filter.js';
 import { FILTER_MEMBERS, type SearchBody, type SearchResult } from './search.schemas.js';
@@ -43,6 +43,14 @@ export interface Searcher {
   keyId: string;
 }
 
+/**
+ * How an entity list the account cannot use is refused. REST: 400 validation-failed, a pointer
+ * per reference, with the other field errors (v1 document, "Event search"). MCP: the tool ran
+ * and failed, 422 entity-list-inaccessible as a beat clause's list is (v1 document, "Errors";
+ * decisions.md, 2026-11-25); any other bad argument is still told first, as a bad argument.
+ */
+export type UnusableListRefusal = 'field-errors' | 'entity-list-inaccessible';
+
 interface CursorState {
   executionId: string;
   position: EventPosition | null;
@@ -55,7 +63,7 @@ interface CursorState {
 const invalid = (errors: FieldError[], detail = 'The search request is not valid.') => new ProblemError('validation-failed', detail, { errors });
 
 export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) {
-  async function checkFilter(searcher: Searcher, body: SearchBody): Promise<void> {
+  async function checkFilter(searcher: Searcher, body: SearchBody, listRefusal: UnusableListRefusal): Promise<void> {
     const errors: FieldError[] = [];
     if (body.event_type_id) {
       const roles = (await referenceStore.eventTypesWithRoles(db, [body.event_type_id])).get(body.event_type_id)?.codeNames;
@@ -66,13 +74,18 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     }
     errors.push(...roleFilterValueErrors(body.role_filters, ''));
     const refused = await unusableEntityLists(db, searcher.accountId, entityListReferences(body, ''));
+    if (listRefusal === 'entity-list-inaccessible') {
+      if (errors.length > 0) throw invalid(errors);
+      if (refused.length > 0) throw entityListsInaccessible(refused);
+      return;
+    }
     for (const ref of refused) errors.push({ pointer: ref.pointer, detail: 'names no entity list this account can use' });
     if (errors.length > 0) throw invalid(errors);
   }
 
-  async function execute(searcher: Searcher, body: SearchBody): Promise<SearchResult> {
+  async function execute(searcher: Searcher, body: SearchBody, listRefusal: UnusableListRefusal): Promise<SearchResult> {
     if (body.lookback_days === undefined) throw invalid([{ pointer: '/lookback_days', detail: 'is required without a cursor' }]);
-    await checkFilter(searcher, body);
+    await checkFilter(searcher, body, listRefusal);
     const { account, plan } = await accountAndPlan(db, searcher.accountId);
     const cost = plan.search_credit_cost;
     const insufficient = () =>
@@ -219,8 +232,8 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
 
   return {
     /** One endpoint, two calls told apart by `cursor`. */
-    search(searcher: Searcher, body: SearchBody): Promise<SearchResult> {
-      return body.cursor === undefined ? execute(searcher, body) : continueSearch(searcher, body);
+    search(searcher: Searcher, body: SearchBody, listRefusal: UnusableListRefusal = 'field-errors'): Promise<SearchResult> {
+      return body.cursor === undefined ? execute(searcher, body, listRefusal) : continueSearch(searcher, body);
     },
 
     /** Deletes executions a week past their retention. */
