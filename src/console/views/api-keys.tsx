@@ -9,7 +9,7 @@ import { Table, type Column } from './table.js';
 // What each scope allows, as the v1 document's scope table says (Authentication, point 3).
 const SCOPE_HINTS: Record<Scope, string> = {
   SENSORS_READ: 'list and read sensors and their deliveries',
-  SENSORS_WRITE: 'create, change, enable, disable and delete sensors; rotate the signing secret; redeliver',
+  SENSORS_WRITE: 'create, change, enable, disable and delete sensors; rotate the signing secret; redeliver; send test deliveries',
   EVENTS_READ: 'search events (billed)',
   REPORTS_READ: 'event types, entity search, reporting grants, and reading your reports',
   REPORTS_WRITE: 'file reports (adds REPORTS_READ); needs a reporting entitlement',
