@@ -110,7 +110,7 @@ export function consolePagesRoutes(app: FastifyInstance, { self, sensors, beats,
     const { older, newer } = request.query as { older?: string; newer?: string };
     const { accountId } = sessionOf(request);
     const beat = await beats.get(accountId, id);
-    const names = await reference.names(clauseIds(beat.clauses));
+    const names = await reference.names(accountId, clauseIds(beat.clauses));
     const recorded = await beatEntries.recordedPerDay(accountId, id, CHART_DAYS);
     // A newer page when asked for one, else the older page, else the newest.
     const at = newer !== undefined ? { newer: entryPosition(newer, '/newer') } : older !== undefined ? { older: entryPosition(older, '/older') } : {};

@@ -2,11 +2,13 @@
 // REST request schema) made compact. Arguments are still validated against the full schema,
 // so nothing here loosens what a call accepts (a refusal is -32602 naming the field); it only
 // shortens what every conversation with the tools carries:
-// - a UUID is `"format": "uuid"` instead of a string with the 90-character pattern (which also
-//   refuses the `urn:uuid:` form the format would take), and a format goes without
-//   `"type": "string"` (the format says it);
+// - a UUID is `"type": "string", "format": "uuid"` instead of a string with the 90-character
+//   pattern (which also refuses the `urn:uuid:` form the format would take); the type stays
+//   beside a format, since hosts that turn tool schemas into their own function formats want
+//   a type on every string;
 // - the text pattern that keeps NUL characters and lone surrogates out of the database goes,
-//   and so do length bounds and count ceilings (`minLength`, `maxLength`, `maxItems`);
+//   and so do length bounds and count ceilings (`minLength`, `maxLength`, `maxItems`), and a
+//   lower bound of 1 on a count or page size;
 // - a union tagged by `kind` (a role filter) becomes one object whose `kind` is an enum, with
 //   a sentence naming the members each kind takes (their names say their types: `min_value`,
 //   `after_iso`, `canonical_ids`), instead of five near-identical branches;
@@ -65,9 +67,9 @@ function compact(value: unknown, said: Set<string>, key?: string): unknown {
   const out: Schema = {};
   for (const [name, member] of Object.entries(schema)) {
     if (DROPPED.has(name)) continue;
+    if ((name === 'minimum' || name === 'minItems') && member === 1) continue; // a count or a page size: at least one goes without saying
     if (name === 'pattern' && (member === TEXT_PATTERN || member === UUID_PATTERN)) continue;
     if (name === 'type' && (schema.const !== undefined || Array.isArray(schema.enum))) continue; // the values say their type
-    if (name === 'type' && member === 'string' && (schema.format !== undefined || schema.pattern === UUID_PATTERN)) continue; // the format says it
     if (name === 'description') {
       if (member === Uuid.description || said.has(member as string)) continue;
       said.add(member as string);

@@ -103,7 +103,7 @@ describe('MCP with the official SDK client', () => {
     return answer.json;
   };
 
-  it('when a key with every scope lists the tools, then nine, each with a title and the annotations of decisions.md, in at most 7,000 characters', async () => {
+  it('when a key with every scope lists the tools, then nine, each with a title and the annotations of decisions.md, a type on every string with a format, in at most 7 KB', async () => {
     const { key } = await corpus.account(0, EVERY_SCOPE, 'standard', ENTITLED);
     await withClient(key, async (client) => {
       const listed = await client.listTools();
@@ -127,8 +127,16 @@ describe('MCP with the official SDK client', () => {
         assert.deepEqual(tool.annotations, ['search_events', 'create_beat'].includes(tool.name) ? SPENDS : READS, tool.name);
         assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
       }
-      const size = JSON.stringify(listed).length;
-      assert.ok(size <= 7_000, `tools/list is ${size} characters`);
+      // Hosts that turn tool schemas into their own function formats want a type beside a format.
+      const formatsWithoutType: unknown[] = [];
+      JSON.stringify(listed, (_key, value) => {
+        if (typeof value?.format === 'string' && value.type === undefined) formatsWithoutType.push(value);
+        return value;
+      });
+      assert.deepEqual(formatsWithoutType, []);
+      assert.match(JSON.stringify(listed), /"type":"string","format":"uuid"/);
+      const size = Buffer.byteLength(JSON.stringify(listed));
+      assert.ok(size <= 7 * 1024, `tools/list is ${size} bytes`);
       // Where ids come from is said where they are needed.
       for (const name of ['search_events', 'create_beat']) {
         const description = tools.find((tool) => tool.name === name)!.description!;

@@ -289,7 +289,7 @@ describe('sensor test deliveries', () => {
     const [delivery] = await deliveries(key, sensor.id);
     assert.equal(delivery.type, 'sensor.test');
     assert.match(shown.text, new RegExp(`data-testid="delivery-row" data-delivery-id="${delivery.id}"`));
-    assert.match(shown.text, /<td>sensor\.test<\/td>/);
+    assert.match(shown.text, /data-label="Type"><div class="value">sensor\.test</);
 
     await drain();
     const [webhook] = at(path);

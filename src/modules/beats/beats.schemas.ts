@@ -13,7 +13,7 @@ export const MAX_SPEND_CAP = 1_000_000_000;
 const clauseFields = {
   ...savedFilterFields(10),
   scope: StringEnum(['MENTIONED', 'PARTICIPANT'] as const, {
-    description: 'A wanted entity anywhere (MENTIONED, default) or in a NAMED_ENTITY role (PARTICIPANT).',
+    description: 'Entities anywhere (MENTIONED, default) or in a NAMED_ENTITY role (PARTICIPANT).',
   }),
   role_filters: Type.Array(RoleFilter, { maxItems: 10, description: 'All must hold.' }),
 };
@@ -21,7 +21,7 @@ const clauseFields = {
 const optional = <T extends Record<string, TSchema>>(fields: T) =>
   Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, Type.Optional(schema)])) as { [K in keyof T]: TOptional<T[K]> };
 
-const CLAUSE_DESCRIPTION = 'Without `event_type_id`, it names an entity or entity list.';
+const CLAUSE_DESCRIPTION = 'Without `event_type_id`, it names an entity or list.';
 
 /** A clause as sent: `id` only on replace, to keep that clause. */
 export const ClauseInput = StrictObject(

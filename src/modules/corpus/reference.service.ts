@@ -205,11 +205,11 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
 
     getEventType: (id: string) => loadEventType(db, id),
 
-    /** Names by id, for showing saved filters (beat clauses) in words; ids not found are left out. */
-    async names(ids: Parameters<typeof store.namesOf>[1]): Promise<ReferenceNames> {
+    /** Names by id, for showing an account's saved filters (beat clauses) in words; ids not found (or lists it cannot use) are left out. */
+    async names(accountId: string, ids: Parameters<typeof store.namesOf>[2]): Promise<ReferenceNames> {
       const names: ReferenceNames = { eventTypes: new Map(), roles: new Map(), entities: new Map(), entityLists: new Map(), outlets: new Map() };
       const into = { event_type: names.eventTypes, role: names.roles, entity: names.entities, entity_list: names.entityLists, outlet: names.outlets };
-      for (const row of await store.namesOf(db, ids)) into[row.kind].set(row.key, row.name);
+      for (const row of await store.namesOf(db, accountId, ids)) into[row.kind].set(row.key, row.name);
       return names;
     },
 

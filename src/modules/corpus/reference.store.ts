@@ -260,15 +260,21 @@ export const referenceStore = {
   /**
    * The names of these event types, entities, entity lists and outlets, and of the roles of
    * these event types (keyed "event type id:role code name"), to show saved filters in words.
+   * Entity lists only where the account may use them (its own or public): a list given to
+   * another owner since the filter was saved is not named to this account.
    */
-  namesOf(db: Queryable, ids: { eventTypes: readonly string[]; entities: readonly string[]; entityLists: readonly string[]; outlets: readonly string[] }) {
+  namesOf(
+    db: Queryable,
+    accountId: string,
+    ids: { eventTypes: readonly string[]; entities: readonly string[]; entityLists: readonly string[]; outlets: readonly string[] },
+  ) {
     return db.query<{ kind: 'event_type' | 'role' | 'entity' | 'entity_list' | 'outlet'; key: string; name: string }>(
       `SELECT 'event_type' AS kind, id::text AS key, name FROM event_types WHERE id = ANY($1::uuid[])
        UNION ALL SELECT 'role', event_type_id::text || ':' || code_name, name FROM event_type_roles WHERE event_type_id = ANY($1::uuid[]) AND removed_at IS NULL
        UNION ALL SELECT 'entity', id::text, name FROM entities WHERE id = ANY($2::uuid[])
-       UNION ALL SELECT 'entity_list', id::text, name FROM entity_lists WHERE id = ANY($3::uuid[])
+       UNION ALL SELECT 'entity_list', id::text, name FROM entity_lists WHERE id = ANY($3::uuid[]) AND (owner_account_id IS NULL OR owner_account_id = $5)
        UNION ALL SELECT 'outlet', id::text, name FROM news_outlets WHERE id = ANY($4::uuid[])`,
-      [ids.eventTypes, ids.entities, ids.entityLists, ids.outlets],
+      [ids.eventTypes, ids.entities, ids.entityLists, ids.outlets, accountId],
     );
   },
 

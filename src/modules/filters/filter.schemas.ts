@@ -32,7 +32,7 @@ export const RoleFilter = Type.Unsafe<RoleFilterBranch>({
   required: ['kind'],
   discriminator: { propertyName: 'kind' },
   oneOf: roleFilterBranches,
-  description: "Filters on one role hold for one value of it; `unit` must match the value's.",
+  description: "All filters on a role hold for one of its values; `unit` is the value's.",
 });
 export type RoleFilterBody = RoleFilterBranch;
 
@@ -44,9 +44,9 @@ export const savedFilterFields = (maxMinReports: number) => ({
   event_type_id: Nullable(Uuid),
   involved_entity_ids: Ids("Any of these entities (or the lists' members)."),
   involved_entity_list_ids: Ids('Own or public lists.'),
-  required_source_news_outlet_ids: Ids('Reported by one of these outlets.'),
+  required_source_news_outlet_ids: Ids('Reported by one of these.'),
   report_source_kind: StringEnum(REPORT_SOURCE_KINDS, { description: 'Which reports count. Default ANY.' }),
-  represented_entity_ids: Ids('REPRESENTED_ONLY: filed under a grant pinning one of these.'),
+  represented_entity_ids: Ids('REPRESENTED_ONLY: filed under a grant pinning one.'),
   represented_entity_list_ids: Ids('The same, as lists.'),
   min_reports: Type.Integer({
     minimum: 1,

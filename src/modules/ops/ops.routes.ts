@@ -1,6 +1,7 @@
 // Operator API: the clock and background work (operations.md, "Background work and time").
 import { Type } from '@sinclair/typebox';
 import { isManualClock, type Clock } from '../../platform/clock.js';
+import { storableInstant } from '../../platform/instants.js';
 import { StrictObject, Timestamp } from '../../platform/http/schema-kit.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import type { JobQueue } from '../../platform/jobs.js';
@@ -21,11 +22,8 @@ const SetClockBody = StrictObject({
 
 // Every timestamp the API writes is RFC 3339, four-digit years: a clock outside them would
 // store rows that no answer could show.
-const EARLIEST_MS = Date.parse('0001-01-01T00:00:00.000Z');
-const LATEST_MS = Date.parse('9999-12-31T23:59:59.999Z');
-
 function refuseOutsideRange(instantMs: number, pointer: string): void {
-  if (instantMs >= EARLIEST_MS && instantMs <= LATEST_MS) return;
+  if (storableInstant(new Date(instantMs))) return;
   throw new ProblemError('validation-failed', 'The clock must stay within years 1 to 9999 (0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z).', {
     errors: [{ pointer, detail: 'would put the clock outside years 1 to 9999' }],
   });
