@@ -136,7 +136,7 @@ export function sensorPage({
             <button type="submit" data-testid="send-test-delivery">
               Send test delivery
             </button>{' '}
-            <span class="muted">the latest matching event of the past 30 days, or none, to every webhook now.</span>
+            <span class="muted">Sends every webhook, now, the latest matching event of the past 30 days (or none when there is none).</span>
           </form>
         </section>
         <section class="card">
