@@ -14,6 +14,7 @@ import { ProblemError } from '../platform/problems.js';
 import { compileBodyValidator } from '../platform/http/validation.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import { CORPUS_OPTIONS, CORPUS_USAGE, runCorpusCommand } from './corpus-commands.js';
+import { readSecretLine } from './read-secret.js';
 
 const USAGE = `Usage: evmon <command> [options]
 
@@ -28,7 +29,8 @@ const USAGE = `Usage: evmon <command> [options]
   keys revoke <key-id>
   plans list
   plans set <name> --beats_max N … (every plan field)
-  console-users create <account-id> --email E --password P   (12 to 200 characters)
+  console-users create <account-id> --email E   (the password, 12 to 200 characters, on
+                  standard input: its first line, or typed at the prompt)
   console-users delete <console-user-id>${CORPUS_USAGE}
 
 The database is the one the server uses: EVMON_DATABASE_URL, or the embedded database in
@@ -111,7 +113,7 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
       name: { type: 'string' },
       scopes: { type: 'string' },
       email: { type: 'string' },
-      password: { type: 'string' },
+      password: { type: 'string' }, // refused with the reason: see console-users create
       help: { type: 'boolean', short: 'h' },
       ...CORPUS_OPTIONS,
       ...Object.fromEntries(PLAN_FIELDS.map((field) => [field, { type: 'string' as const }])),
@@ -156,7 +158,15 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
       return (await runtime()).accounts.revokeApiKey(requireId(rest[0], 'a key id'));
     case 'console-users create': {
       const id = requireId(rest[0], 'an account id');
-      return (await runtime()).consoleUsers.create(id, validated(CreateConsoleUserBody, { email: v.email, password: v.password }));
+      if (v.password !== undefined) {
+        throw new RefusedValue(
+          "--password is not taken: a password on the command line is seen by the machine's other users and kept in shell history. " +
+            'Send it on standard input instead (printf \'%s\\n\' "$PASSWORD" | evmon console-users create …), or type it at the prompt.',
+        );
+      }
+      const password = await readSecretLine(`Password for ${v.email ?? 'the console user'} (12 to 200 characters, not shown): `);
+      if (password === null) throw new RefusedValue('expected the password on standard input (its first line)');
+      return (await runtime()).consoleUsers.create(id, validated(CreateConsoleUserBody, { email: v.email, password }));
     }
     case 'console-users delete':
       await (await runtime()).consoleUsers.remove(requireId(rest[0], 'a console user id'));

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { evmon, evmonBin } from '../helpers/evmon.js';
+import { CONSOLE_PASSWORD, consoleClient } from '../helpers/console.js';
+import { evmon, evmonBin, evmonWithInput } from '../helpers/evmon.js';
 import { bearer, PG_URL, spawnServer, tempDir, timeLimit } from '../helpers/server.js';
 
 describe('evmon command line', () => {
   const env = PG_URL ? { EVMON_DATABASE_URL: PG_URL, EVMON_DATA_DIR: tempDir() } : { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir() };
 
-  it('when an account and a key are made with evmon, then the server accepts the key; once revoked, it refuses it', {
-    timeout: timeLimit({ starts: 1, runs: 5 }),
+  it('when an account, a key and a console user are made with evmon, then the server accepts the key and the password; once revoked, it refuses the key', {
+    timeout: timeLimit({ starts: 1, runs: 8 }),
   }, async (t) => {
     const account = await evmon(
       t,
@@ -35,9 +36,27 @@ describe('evmon command line', () => {
     const credited = await evmon(t, env, 'credits', 'add', account.json.id, '-5', '--reason', 'correction');
     assert.equal(credited.json.credit_balance, 20);
 
+    // The console user's password comes on standard input, never as a flag.
+    const email = `desk.${Date.now()}@example.com`;
+    const flagged = await evmon(t, env, 'console-users', 'create', account.json.id, '--email', email, '--password', CONSOLE_PASSWORD);
+    assert.equal(flagged.status, 2);
+    assert.match(flagged.stderr, /--password is not taken: .*standard input/);
+    assert.doesNotMatch(flagged.stderr, new RegExp(CONSOLE_PASSWORD), 'the refusal does not repeat the password');
+    const empty = await evmonWithInput(t, env, '', 'console-users', 'create', account.json.id, '--email', email);
+    assert.equal(empty.status, 2);
+    assert.match(empty.stderr, /expected the password on standard input/);
+    const user = await evmonWithInput(t, env, `${CONSOLE_PASSWORD}\r\nignored second line\n`, 'console-users', 'create', account.json.id, '--email', email);
+    assert.equal(user.status, 0, user.stderr);
+    assert.equal(user.json.email, email);
+    assert.equal(user.json.password, undefined);
+
     const server = await spawnServer(t, env);
     try {
       assert.equal((await server.http.get('/v1/sensors', bearer(key.json.key))).status, 200);
+      // The first line, without its line ending, is the password.
+      const browser = consoleClient(server.http);
+      assert.equal((await browser.signIn(email, 'ignored second line')).status, 400);
+      assert.equal((await browser.signIn(email, CONSOLE_PASSWORD)).status, 303);
       if (PG_URL) {
         // With PostgreSQL the CLI and the server run side by side.
         assert.equal((await evmon(t, env, 'keys', 'revoke', key.json.id)).status, 0);

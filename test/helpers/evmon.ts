@@ -12,15 +12,20 @@ export interface EvmonResult {
   stderr: string;
 }
 
-async function run(owner: Owner, args: string[], env: Record<string, string>): Promise<EvmonResult> {
+async function run(owner: Owner, args: string[], env: Record<string, string>, input?: string): Promise<EvmonResult> {
   prepareDataDir(env);
-  const result = await runOwned(owner, process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env } });
+  const result = await runOwned(owner, process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, input });
   return { ...result, json: result.status === 0 ? JSON.parse(result.stdout) : null };
 }
 
 /** `evmon …`, from the build the test run made (or the sources, through tsx). */
 export function evmon(owner: Owner, env: Record<string, string>, ...args: string[]): Promise<EvmonResult> {
   return run(owner, [...programArgs('src/cli/main.ts'), ...args], env);
+}
+
+/** `evmon …` with `input` on its standard input (a password, say). */
+export function evmonWithInput(owner: Owner, env: Record<string, string>, input: string, ...args: string[]): Promise<EvmonResult> {
+  return run(owner, [...programArgs('src/cli/main.ts'), ...args], env, input);
 }
 
 /** `evmon …` exactly as installed: bin/evmon.js, which runs the sources through tsx. */

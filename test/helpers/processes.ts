@@ -111,9 +111,11 @@ export interface ProcessResult {
   stderr: string;
 }
 
-/** Runs `command` to its end (see spawnOwned) and gives its exit code and output. */
-export async function runOwned(owner: Owner, command: string, args: string[], options: SpawnOptions = {}): Promise<ProcessResult> {
-  const run = spawnOwned(owner, command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `command` to its end (see spawnOwned) and gives its exit code and output; `input` is its standard input. */
+export async function runOwned(owner: Owner, command: string, args: string[], options: SpawnOptions & { input?: string } = {}): Promise<ProcessResult> {
+  const { input, ...spawnOptions } = options;
+  const run = spawnOwned(owner, command, args, { ...spawnOptions, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (input !== undefined) run.child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
   run.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
