@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyPassword } from '../../src/console/passwords.js';
 import { testCorpus, unique, type TestCorpus } from '../helpers/corpus.js';
-import { evmon } from '../helpers/evmon.js';
+import { evmon, evmonWithInput } from '../helpers/evmon.js';
 import { PG_URL, startServer, tempDir, type TestServer, timeLimit } from '../helpers/server.js';
 
 const MISSING = '01900000-0000-7000-8000-000000000000';
@@ -74,12 +74,13 @@ describe('console users', () => {
     const env = { EVMON_DATABASE_URL: PG_URL ?? '', EVMON_DATA_DIR: dir };
     const run = (...args: string[]) => evmon(t, env, ...args);
     const account = JSON.parse((await run('accounts', 'create')).stdout);
-    const created = await run('console-users', 'create', account.id, '--email', `c${unique()}@example.com`, '--password', 'a secret of some length');
+    // The password comes on standard input (test/cli/evmon.test.ts: never as a flag).
+    const created = await evmonWithInput(t, env, 'a secret of some length\n', 'console-users', 'create', account.id, '--email', `c${unique()}@example.com`);
     assert.equal(created.status, 0, created.stderr);
     const user = JSON.parse(created.stdout);
     assert.equal(user.object, 'console_user');
     assert.ok(!created.stdout.includes('a secret of some length'));
-    const refused = await run('console-users', 'create', account.id, '--email', `d${unique()}@example.com`, '--password', 'short');
+    const refused = await evmonWithInput(t, env, 'short\n', 'console-users', 'create', account.id, '--email', `d${unique()}@example.com`);
     assert.equal(refused.status, 2);
     assert.match(refused.stderr, /\/password/);
     assert.equal((await run('console-users', 'delete', user.id)).status, 0);
