@@ -29,6 +29,7 @@ import type { TypedApp } from './platform/http/typed-app.js';
 import { OneLineRequestLog } from './platform/logger.js';
 import { validatorCompiler } from './platform/http/validation.js';
 import type { Runtime } from './runtime.js';
+import { testHold } from './platform/test-hold.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -68,7 +69,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
     opsToken: config.opsToken,
     sessions: { cookieName: SESSION_COOKIE, resume: (token) => runtime.sessions.resume(token) },
   });
-  installIdempotency(app, runtime.claims);
+  installIdempotency(app, runtime.claims, config.testAnswerPause ? { beforeAnswer: () => testHold(runtime.logger, 'before-answer') } : {});
   installErrorHandling(app, config.docsUrl, edgeGuard);
   await installDocs(app, { publicBaseUrl: config.publicBaseUrl, docsUrl: config.docsUrl });
 

@@ -33,6 +33,8 @@ export interface Config {
   readonly httpTimeouts: SlowClientTimeouts;
   /** Test-only (needs EVMON_TEST_CLOCK=1): where a search waits, so a test can kill the process there. */
   readonly testSearchPause: 'before-charge' | 'after-charge' | null;
+  /** EVMON_TEST_ANSWER_PAUSE: every POST with an Idempotency-Key waits after its effect, before its answer is sent. */
+  readonly testAnswerPause: boolean;
 }
 
 export class ConfigError extends Error {
@@ -130,6 +132,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push(`EVMON_TEST_SEARCH_PAUSE must be before-charge or after-charge (got "${testSearchPause}")`);
   }
   if (testSearchPause !== null && !flag('EVMON_TEST_CLOCK')) problems.push('EVMON_TEST_SEARCH_PAUSE needs EVMON_TEST_CLOCK=1');
+  const testAnswerPause = flag('EVMON_TEST_ANSWER_PAUSE');
+  if (testAnswerPause && !flag('EVMON_TEST_CLOCK')) problems.push('EVMON_TEST_ANSWER_PAUSE needs EVMON_TEST_CLOCK=1');
 
   let httpTimeouts = { headersMs: 15_000, bodyMs: 30_000, keepAliveMs: 75_000 };
   const testTimeouts = str('EVMON_TEST_HTTP_TIMEOUTS_MS');
@@ -165,6 +169,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     secret,
     logLevel,
     testSearchPause: testSearchPause as Config['testSearchPause'],
+    testAnswerPause,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -24,6 +24,7 @@ import { memoryCounterStore } from './platform/rate-limits/counter-store.js';
 import { postgresCounterStore } from './platform/rate-limits/postgres-counter-store.js';
 import { rateLimiter, type RateLimiter } from './platform/rate-limits/rate-limiter.js';
 import { loadSecret } from './platform/secret.js';
+import { testHold } from './platform/test-hold.js';
 import { cursorSigner } from './platform/cursors.js';
 import { idempotencyClaims, type IdempotencyClaims } from './platform/idempotency-claims.js';
 import { searchService, type SearchPausePoint, type SearchService } from './modules/search/search.service.js';
@@ -190,11 +191,5 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
 function testPause(config: Config, logger: Logger): { pause?: (point: SearchPausePoint) => Promise<void> } {
   const at = config.testSearchPause;
   if (at === null) return {};
-  return {
-    pause: async (point) => {
-      if (point !== at) return;
-      logger.warn({ point }, 'test pause');
-      await new Promise((resolve) => setTimeout(resolve, 120_000));
-    },
-  };
+  return { pause: async (point) => (point === at ? testHold(logger, point) : undefined) };
 }

@@ -14,6 +14,7 @@ import { EntitySearchQuery } from '../modules/corpus/reference.schemas.js';
 import type { ReferenceService } from '../modules/corpus/reference.service.js';
 import { LOOKBACK_DAYS, SearchBody } from '../modules/search/search.schemas.js';
 import type { SearchService } from '../modules/search/search.service.js';
+import type { CommitAnswer } from '../platform/idempotency-claims.js';
 
 export interface ToolCaller {
   accountId: string;
@@ -27,7 +28,8 @@ export interface McpTool {
   annotations: ToolAnnotations;
   description: string;
   input: TObject;
-  run(caller: ToolCaller, args: Record<string, unknown>): Promise<unknown>;
+  /** `commitAnswer`, taken by tools that create something, stores the answer with the effect. */
+  run(caller: ToolCaller, args: Record<string, unknown>, commitAnswer?: CommitAnswer<unknown>): Promise<unknown>;
 }
 
 export interface ToolServices {
@@ -160,7 +162,7 @@ export function mcpTools({ search, reference, beats, beatEntries }: ToolServices
         'A watch that records matching events as entries, recent ones at once. Free to create; each entry is CHARGED (usually 1 ' +
         "credit), up to the plan's monthly cap. Ids come from list_event_types and search_entities.",
       input: CreateBeatInput,
-      run: (caller, args) => beats.create(caller.accountId, args as never),
+      run: (caller, args, commitAnswer) => beats.create(caller.accountId, args as never, commitAnswer),
     },
     {
       name: 'get_beat_entries',

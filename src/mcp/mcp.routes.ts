@@ -16,6 +16,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../platform/clock.js';
 import { principalOf } from '../platform/http/guard.js';
+import { answerWithEffect, sendJson } from '../platform/http/idempotency.js';
+import type { CommitAnswer } from '../platform/idempotency-claims.js';
 import type { ProblemRenderer } from '../platform/http/reply-problem.js';
 import type { TypedApp } from '../platform/http/typed-app.js';
 import { compileBodyValidator } from '../platform/http/validation.js';
@@ -99,13 +101,21 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
 
   /**
    * A tool's result: the REST JSON envelope as text; a failure as `isError` with the problem
-   * under `error`. A validation failure is thrown: it is a bad argument.
+   * under `error`. A validation failure is thrown: it is a bad argument. A tool that creates
+   * stores its whole JSON-RPC answer with its effect (`commit`), which the route then sends.
    */
-  async function callTool(request: FastifyRequest, tool: McpTool, args: Record<string, unknown>): Promise<CallToolResult> {
+  async function callTool(
+    request: FastifyRequest,
+    tool: McpTool,
+    args: Record<string, unknown>,
+    commit?: CommitAnswer<JSONRPCMessage>,
+  ): Promise<CallToolResult> {
     const principal = principalOf(request);
+    const success = (result: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(result) }] });
+    const commitAnswer: CommitAnswer<unknown> | undefined =
+      commit && ((tx, result, at) => commit(tx, { jsonrpc: '2.0', id: rpcIdOf(request.body)!, result: success(result) }, at));
     try {
-      const result = await tool.run({ accountId: principal.accountId, keyId: principal.keyId }, args);
-      return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+      return success(await tool.run({ accountId: principal.accountId, keyId: principal.keyId }, args, commitAnswer));
     } catch (error) {
       if (error instanceof ProblemError && error.slug === 'validation-failed') throw error; // a bad argument (see the route)
       let problem: { slug: ProblemSlug; detail: string; extras?: ProblemError['extras'] };
@@ -204,13 +214,22 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
       // A bad argument that only the service can see (a bad cursor, a window without its end)
       // is still a bad argument: refused as -32602, not a tool that ran and failed.
       let badArgument: ProblemError | null = null;
+      // The answer a creating tool stored with its effect, sent as stored.
+      let committed: JSONRPCMessage | null = null;
+      const storeAnswer = answerWithEffect<JSONRPCMessage>(request, reply, 200);
+      const commit: CommitAnswer<JSONRPCMessage> | undefined =
+        storeAnswer &&
+        (async (tx, answer, at) => {
+          await storeAnswer(tx, answer, at);
+          committed = answer;
+        });
       const answer = await dispatch(rpc as JSONRPCMessage, {
         caller: { accountId: principal.accountId, keyId: principal.keyId },
         scopes: principal.scopes,
         tools,
         call: async (tool, args) => {
           try {
-            return await callTool(request, tool, args);
+            return await callTool(request, tool, args, commit);
           } catch (error) {
             badArgument = error as ProblemError;
             return { content: [] };
@@ -222,7 +241,7 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
         throw refuse('validation-failed', detail, RPC_CODES.invalidParams, extras.errors);
       }
       if (answer === null) return reply.code(202).send();
-      return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(answer));
+      return sendJson(reply, 200, committed ?? answer);
     },
   );
 }

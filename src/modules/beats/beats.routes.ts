@@ -1,6 +1,7 @@
 // /v1/beats: HTTP only. Idempotency-Key is honoured on every POST (create, enable, disable,
 // resume, entries reads) by the shared idempotency layer; PUT, PATCH and DELETE ignore it.
 import { principalOf } from '../../platform/http/guard.js';
+import { respondWithEffect } from '../../platform/http/idempotency.js';
 import { IdParams, StrictObject } from '../../platform/http/schema-kit.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import type { BeatEntriesService } from './beat-entries.service.js';
@@ -41,7 +42,7 @@ export function beatsRoutes(app: TypedApp, beats: BeatsService, entries: BeatEnt
         response: { 201: Beat },
       },
     },
-    async (request, reply) => reply.code(201).send(await beats.create(principalOf(request).accountId, request.body)),
+    async (request, reply) => respondWithEffect(request, reply, 201, (commit) => beats.create(principalOf(request).accountId, request.body, commit)),
   );
 
   app.put(
@@ -81,7 +82,8 @@ export function beatsRoutes(app: TypedApp, beats: BeatsService, entries: BeatEnt
         response: { 200: Beat },
       },
     },
-    async (request) => beats.setEnabled(principalOf(request).accountId, request.params.id, true),
+    async (request, reply) =>
+      respondWithEffect(request, reply, 200, (commit) => beats.setEnabled(principalOf(request).accountId, request.params.id, true, commit)),
   );
 
   app.post(
@@ -90,7 +92,8 @@ export function beatsRoutes(app: TypedApp, beats: BeatsService, entries: BeatEnt
       config: write,
       schema: { operationId: 'disableBeat', tags, summary: 'Disable a beat (409 when already disabled)', params: IdParams, response: { 200: Beat } },
     },
-    async (request) => beats.setEnabled(principalOf(request).accountId, request.params.id, false),
+    async (request, reply) =>
+      respondWithEffect(request, reply, 200, (commit) => beats.setEnabled(principalOf(request).accountId, request.params.id, false, commit)),
   );
 
   app.post(
@@ -105,7 +108,7 @@ export function beatsRoutes(app: TypedApp, beats: BeatsService, entries: BeatEnt
         response: { 200: Beat },
       },
     },
-    async (request) => beats.resume(principalOf(request).accountId, request.params.id),
+    async (request, reply) => respondWithEffect(request, reply, 200, (commit) => beats.resume(principalOf(request).accountId, request.params.id, commit)),
   );
 
   app.patch(

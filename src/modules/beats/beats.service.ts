@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { monthStart, type Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
+import type { CommitAnswer } from '../../platform/idempotency-claims.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, lockAccount } from '../accounts/billing.js';
@@ -121,8 +122,16 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
     }
   }
 
-  /** Runs a change on the account's beat, the account then the beat locked; 404 when it is not the account's. */
-  function change(accountId: string, id: string, apply: (row: BeatRow, tx: Queryable, plan: PlanRow, now: Date) => Promise<BeatRow>): Promise<Beat> {
+  /**
+   * Runs a change on the account's beat, the account then the beat locked; 404 when it is not
+   * the account's. `commitAnswer` stores the change's answer in its transaction.
+   */
+  function change(
+    accountId: string,
+    id: string,
+    apply: (row: BeatRow, tx: Queryable, plan: PlanRow, now: Date) => Promise<BeatRow>,
+    commitAnswer?: CommitAnswer<Beat>,
+  ): Promise<Beat> {
     return db.transaction(async (tx) => {
       const plan = await entitled(tx, accountId, true);
       const locked = await store.get(tx, accountId, id, { lock: true });
@@ -130,12 +139,14 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
       const now = clock.now();
       const next = await apply(asOf(locked, now), tx, plan, now);
       await store.update(tx, { ...next, updated_at: now });
-      return beatView({ ...next, updated_at: now }, plan, now);
+      const answer = beatView({ ...next, updated_at: now }, plan, now);
+      await commitAnswer?.(tx, answer, now);
+      return answer;
     });
   }
 
   return {
-    async create(accountId: string, body: CreateBeatBody): Promise<Beat> {
+    async create(accountId: string, body: CreateBeatBody, commitAnswer?: CommitAnswer<Beat>): Promise<Beat> {
       await checkClauses(body.clauses, { create: true });
       return db.transaction(async (tx) => {
         const plan = await entitled(tx, accountId, true);
@@ -162,7 +173,9 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
         await store.insert(tx, row);
         await bumpFilterVersion(tx, 'beats');
         await jobs.enqueue(tx, BEAT_BACKFILL_JOB, { beat_id: row.id });
-        return beatView(row, plan, now);
+        const answer = beatView(row, plan, now);
+        await commitAnswer?.(tx, answer, now);
+        return answer;
       });
     },
 
@@ -232,21 +245,31 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
     },
 
     /** Enable (ACTIVE afterwards) or disable (an open gap ends: disabled time is not a gap). */
-    async setEnabled(accountId: string, id: string, enabled: boolean): Promise<Beat> {
-      return change(accountId, id, async (row, tx, _plan, now) => {
-        if (row.enabled === enabled) throw conflict(`The beat is already ${enabled ? 'enabled' : 'disabled'}.`);
-        await bumpFilterVersion(tx, 'beats');
-        return enabled ? { ...row, enabled } : { ...closeGap(row, now), enabled };
-      });
+    async setEnabled(accountId: string, id: string, enabled: boolean, commitAnswer?: CommitAnswer<Beat>): Promise<Beat> {
+      return change(
+        accountId,
+        id,
+        async (row, tx, _plan, now) => {
+          if (row.enabled === enabled) throw conflict(`The beat is already ${enabled ? 'enabled' : 'disabled'}.`);
+          await bumpFilterVersion(tx, 'beats');
+          return enabled ? { ...row, enabled } : { ...closeGap(row, now), enabled };
+        },
+        commitAnswer,
+      );
     },
 
     /** Resume after a spend-cap pause: the open gap ends now. */
-    async resume(accountId: string, id: string): Promise<Beat> {
-      return change(accountId, id, async (row, _tx, _plan, now) => {
-        if (!row.enabled) throw conflict('The beat is disabled; enable it instead.');
-        if (!row.paused) throw conflict('The beat is not paused by its spend cap.');
-        return closeGap(row, now);
-      });
+    async resume(accountId: string, id: string, commitAnswer?: CommitAnswer<Beat>): Promise<Beat> {
+      return change(
+        accountId,
+        id,
+        async (row, _tx, _plan, now) => {
+          if (!row.enabled) throw conflict('The beat is disabled; enable it instead.');
+          if (!row.paused) throw conflict('The beat is not paused by its spend cap.');
+          return closeGap(row, now);
+        },
+        commitAnswer,
+      );
     },
 
     /** A new monthly cap; it does not resume a paused beat. */

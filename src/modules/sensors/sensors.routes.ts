@@ -1,7 +1,7 @@
 // /v1/sensors: HTTP only. Every POST takes an Idempotency-Key; a replay never carries the
 // one-time `signing_secret` (the idempotency layer strips it before storing).
 import { principalOf } from '../../platform/http/guard.js';
-import { answerWithEffect, sendJson } from '../../platform/http/idempotency.js';
+import { respondWithEffect } from '../../platform/http/idempotency.js';
 import { IdParams, StrictObject, Uuid } from '../../platform/http/schema-kit.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { CreateSensorBody, DeliveryList, ListSensorsQuery, PatchSensorBody, Sensor, SensorDelivery, SensorList } from './sensors.schemas.js';
@@ -42,7 +42,7 @@ export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
         response: { 201: Sensor },
       },
     },
-    async (request, reply) => reply.code(201).send(await sensors.create(principalOf(request).accountId, request.body)),
+    async (request, reply) => respondWithEffect(request, reply, 201, (commit) => sensors.create(principalOf(request).accountId, request.body, commit)),
   );
 
   app.patch(
@@ -67,7 +67,8 @@ export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
       config: write,
       schema: { operationId: 'enableSensor', tags, summary: 'Enable a sensor (409 when already enabled)', params: IdParams, response: { 200: Sensor } },
     },
-    async (request) => sensors.setEnabled(principalOf(request).accountId, request.params.id, true),
+    async (request, reply) =>
+      respondWithEffect(request, reply, 200, (commit) => sensors.setEnabled(principalOf(request).accountId, request.params.id, true, commit)),
   );
 
   app.post(
@@ -76,7 +77,8 @@ export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
       config: write,
       schema: { operationId: 'disableSensor', tags, summary: 'Disable a sensor (409 when already disabled)', params: IdParams, response: { 200: Sensor } },
     },
-    async (request) => sensors.setEnabled(principalOf(request).accountId, request.params.id, false),
+    async (request, reply) =>
+      respondWithEffect(request, reply, 200, (commit) => sensors.setEnabled(principalOf(request).accountId, request.params.id, false, commit)),
   );
 
   app.delete(
@@ -101,7 +103,8 @@ export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
         response: { 200: Sensor },
       },
     },
-    async (request) => sensors.rotateSecret(principalOf(request).accountId, request.params.id),
+    async (request, reply) =>
+      respondWithEffect(request, reply, 200, (commit) => sensors.rotateSecret(principalOf(request).accountId, request.params.id, commit)),
   );
 
   app.post(
@@ -121,10 +124,7 @@ export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
         response: { 201: SensorDelivery },
       },
     },
-    async (request, reply) => {
-      const delivery = await sensors.sendTest(principalOf(request).accountId, request.params.id, answerWithEffect(request, reply, 201));
-      return sendJson(reply, 201, delivery);
-    },
+    async (request, reply) => respondWithEffect(request, reply, 201, (commit) => sensors.sendTest(principalOf(request).accountId, request.params.id, commit)),
   );
 
   app.get(
@@ -156,7 +156,10 @@ export function sensorsRoutes(app: TypedApp, sensors: SensorsService): void {
         response: { 200: SensorDelivery },
       },
     },
-    async (request) => sensors.redeliver(principalOf(request).accountId, request.params.id, request.params.delivery_id),
+    async (request, reply) =>
+      respondWithEffect(request, reply, 200, (commit) =>
+        sensors.redeliver(principalOf(request).accountId, request.params.id, request.params.delivery_id, commit),
+      ),
   );
 }
 

@@ -137,17 +137,22 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks 
     if (refused.length > 0) throw entityListsInaccessible(refused);
   }
 
-  /** Runs a change on the account's sensor, locked; 404 when it is not the account's. */
-  async function change<T>(accountId: string, id: string, apply: (row: SensorRow, tx: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * Runs a change on the account's sensor, locked; 404 when it is not the account's.
+   * `commitAnswer` stores the change's answer in its transaction.
+   */
+  async function change<T>(accountId: string, id: string, apply: (row: SensorRow, tx: Queryable) => Promise<T>, commitAnswer?: CommitAnswer<T>): Promise<T> {
     return db.transaction(async (tx) => {
       const row = await store.get(tx, accountId, id, { lock: true });
       if (!row) throw notFound(id);
-      return apply(row, tx);
+      const answer = await apply(row, tx);
+      await commitAnswer?.(tx, answer, clock.now());
+      return answer;
     });
   }
 
   return {
-    async create(accountId: string, body: CreateSensorBody): Promise<Sensor> {
+    async create(accountId: string, body: CreateSensorBody, commitAnswer?: CommitAnswer<Sensor>): Promise<Sensor> {
       const filter = completeFilter(body.filter);
       const actions = withIds(checkActions(body.actions, allowPrivateWebhooks), [], newId);
       return db.transaction(async (tx) => {
@@ -170,7 +175,9 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks 
         };
         await store.insert(tx, row);
         await bumpFilterVersion(tx, 'sensors');
-        return view(row, secret);
+        const answer = view(row, secret);
+        await commitAnswer?.(tx, answer, now);
+        return answer;
       });
     },
 
@@ -210,14 +217,19 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks 
       });
     },
 
-    setEnabled(accountId: string, id: string, enabled: boolean): Promise<Sensor> {
-      return change(accountId, id, async (row, tx) => {
-        if (row.enabled === enabled) throw new ProblemError('state-conflict', `The sensor is already ${enabled ? 'enabled' : 'disabled'}.`);
-        const next = { ...row, enabled, updated_at: clock.now() };
-        await store.update(tx, next);
-        await bumpFilterVersion(tx, 'sensors');
-        return view(next);
-      });
+    setEnabled(accountId: string, id: string, enabled: boolean, commitAnswer?: CommitAnswer<Sensor>): Promise<Sensor> {
+      return change(
+        accountId,
+        id,
+        async (row, tx) => {
+          if (row.enabled === enabled) throw new ProblemError('state-conflict', `The sensor is already ${enabled ? 'enabled' : 'disabled'}.`);
+          const next = { ...row, enabled, updated_at: clock.now() };
+          await store.update(tx, next);
+          await bumpFilterVersion(tx, 'sensors');
+          return view(next);
+        },
+        commitAnswer,
+      );
     },
 
     remove(accountId: string, id: string): Promise<void> {
@@ -228,20 +240,25 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks 
     },
 
     /** A new secret; the previous one keeps signing for 24 hours. */
-    rotateSecret(accountId: string, id: string): Promise<Sensor> {
-      return change(accountId, id, async (row, tx) => {
-        const now = clock.now();
-        const secret = newSigningSecret();
-        const next: SensorRow = {
-          ...row,
-          signing_secret: secret,
-          previous_signing_secret: row.signing_secret,
-          previous_secret_expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS),
-          updated_at: now,
-        };
-        await store.update(tx, next);
-        return view(next, secret);
-      });
+    rotateSecret(accountId: string, id: string, commitAnswer?: CommitAnswer<Sensor>): Promise<Sensor> {
+      return change(
+        accountId,
+        id,
+        async (row, tx) => {
+          const now = clock.now();
+          const secret = newSigningSecret();
+          const next: SensorRow = {
+            ...row,
+            signing_secret: secret,
+            previous_signing_secret: row.signing_secret,
+            previous_secret_expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+            updated_at: now,
+          };
+          await store.update(tx, next);
+          return view(next, secret);
+        },
+        commitAnswer,
+      );
     },
 
     /**
@@ -249,16 +266,17 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks 
      * timestamp and signature (made at each attempt), and a fresh retry schedule. A pending
      * one is 409; another account's sensor or delivery is 404.
      */
-    async redeliver(accountId: string, id: string, deliveryId: string) {
-      const row = await db.transaction(async (tx) => {
+    redeliver(accountId: string, id: string, deliveryId: string, commitAnswer?: CommitAnswer<SensorDelivery>): Promise<SensorDelivery> {
+      return db.transaction(async (tx) => {
         if (!(await store.get(tx, accountId, id))) throw notFound(id);
         const outcome = await outbox.redeliver(tx, id, deliveryId);
         if (outcome === 'not-found') throw new ProblemError('not-found', `No delivery with id ${deliveryId} for sensor ${id}.`);
         if (outcome === 'pending') throw new ProblemError('state-conflict', `Delivery ${deliveryId} is still pending; it is attempted on its own schedule.`);
         // Read under the same locks: a sensor deleted right after cannot take the answer away.
-        return (await store.deliveries(tx, id, null, 1, deliveryId))[0]!;
+        const delivery = deliveryView((await store.deliveries(tx, id, null, 1, deliveryId))[0]!);
+        await commitAnswer?.(tx, delivery, clock.now());
+        return delivery;
       });
-      return deliveryView(row);
     },
 
     /**
@@ -267,16 +285,19 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks 
      * shows it (PENDING); `commitAnswer` stores that answer in the same transaction.
      */
     sendTest(accountId: string, id: string, commitAnswer?: CommitAnswer<SensorDelivery>): Promise<SensorDelivery> {
-      return change(accountId, id, async (row, tx) => {
-        const now = clock.now();
-        const event = await latestMatchingEvent(tx, row.filter, now);
-        const deliveryId = newId();
-        const body = deliveryBody('sensor.test', now, { sensor_id: row.id, event });
-        await outbox.storeTest(tx, event?.id ?? null, { id: deliveryId, sensorId: row.id, body });
-        const delivery = deliveryView((await store.deliveries(tx, row.id, null, 1, deliveryId))[0]!);
-        await commitAnswer?.(tx, delivery, now);
-        return delivery;
-      });
+      return change(
+        accountId,
+        id,
+        async (row, tx) => {
+          const now = clock.now();
+          const event = await latestMatchingEvent(tx, row.filter, now);
+          const deliveryId = newId();
+          const body = deliveryBody('sensor.test', now, { sensor_id: row.id, event });
+          await outbox.storeTest(tx, event?.id ?? null, { id: deliveryId, sensorId: row.id, body });
+          return deliveryView((await store.deliveries(tx, row.id, null, 1, deliveryId))[0]!);
+        },
+        commitAnswer,
+      );
     },
 
     async deliveries(accountId: string, id: string, query: ListQuery) {

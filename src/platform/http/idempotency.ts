@@ -61,7 +61,16 @@ declare module 'fastify' {
   }
 }
 
-export function installIdempotency(app: FastifyInstance, claims: IdempotencyClaims): void {
+export interface IdempotencyOptions {
+  /**
+   * Tests only (EVMON_TEST_ANSWER_PAUSE): runs when a request with a key has its answer made,
+   * its effect committed, and before the claim is settled and the answer sent, so a test can
+   * kill the process between commit and answer.
+   */
+  beforeAnswer?: () => Promise<void>;
+}
+
+export function installIdempotency(app: FastifyInstance, claims: IdempotencyClaims, options: IdempotencyOptions = {}): void {
   app.decorateRequest('rawBody', null);
   app.decorateRequest('idempotencyClaim', null);
   app.decorateRequest('outcomeStatus', null);
@@ -117,6 +126,7 @@ export function installIdempotency(app: FastifyInstance, claims: IdempotencyClai
       const claim = request.idempotencyClaim;
       if (claim === null) return payload;
       request.idempotencyClaim = null;
+      await options.beforeAnswer?.();
       try {
         const stored = storedResponse(reply, payload);
         const action = policy.settle(reply.statusCode, stored?.body ?? Buffer.alloc(0), request.outcomeStatus);
@@ -161,6 +171,19 @@ export function answerWithEffect<T>(request: FastifyRequest, reply: FastifyReply
 /** Sends `answer` as JSON, serialized as answerWithEffect stored it. */
 export function sendJson(reply: FastifyReply, status: number, answer: unknown): FastifyReply {
   return reply.code(status).type(JSON_TYPE).send(JSON.stringify(answer));
+}
+
+/**
+ * A route's whole answer for an effect that stores it (architecture habit 13): runs `effect`
+ * with the request's CommitAnswer and sends what it answers, as stored.
+ */
+export async function respondWithEffect<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  effect: (commitAnswer: CommitAnswer<T> | undefined) => Promise<T>,
+): Promise<FastifyReply> {
+  return sendJson(reply, status, await effect(answerWithEffect<T>(request, reply, status)));
 }
 
 /** "The same request": transport, method, path and the exact body bytes. */
