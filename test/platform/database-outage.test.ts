@@ -1,0 +1,78 @@
+// The database may go away (issue: surviving the database going away): on a PostgreSQL server
+// of the test's own, two server processes under a mixed load see their backends terminated at
+// random points, then the server itself stopped and started again. No process exits; a
+// request fails only with 503 (nothing done) or, a billed search whose commit is in doubt,
+// 502; each process serves again within seconds of the database's return, without a restart;
+// and after a drain nothing acknowledged is lost.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { bearer } from '../helpers/http.js';
+import { buildWorld, checkInvariants, seeded, startLoad } from '../helpers/mixed-load.js';
+import { ownPostgres, postgresBinDir } from '../helpers/own-postgres.js';
+import { PG_URL, type SpawnedServer, spawnServers, tempDir, timeLimit } from '../helpers/server.js';
+import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+const BIN = postgresBinDir();
+const SEED = Number(process.env.EVMON_TEST_SEED ?? Date.now() % 100_000);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the database going away', { skip: PG_URL === null || BIN === null ? 'needs PostgreSQL (EVMON_TEST_DATABASE_URL, and its server binaries)' : false }, () => {
+  let receiver: WebhookReceiver;
+  before(async () => {
+    receiver = await startReceiver();
+  });
+  after(() => receiver.close());
+
+  it('when backends are terminated under load and then the server restarts, then no process exits, each serves again within seconds, and nothing is lost', {
+    timeout: timeLimit({ starts: 3, otherMs: 240_000 }),
+  }, async (t) => {
+    const random = seeded(SEED);
+    t.diagnostic(`seed ${SEED} (EVMON_TEST_SEED repeats it)`);
+    const database = await ownPostgres(t, BIN!);
+    // Real clocks: leases, retries and the drain run on time as in production.
+    const env = { EVMON_DATABASE_URL: database.url, EVMON_TEST_CLOCK: '0', EVMON_WEBHOOK_ALLOW_PRIVATE: '1' };
+    const servers: SpawnedServer[] = [];
+    for (let i = 0; i < 2; i++) servers.push(...(await spawnServers(t, 1, { ...env, EVMON_DATA_DIR: tempDir() })));
+    const exits: string[] = [];
+    for (const [i, server] of servers.entries()) void server.exited.then((code) => exits.push(`process ${i} exited with ${code}`));
+
+    const world = await buildWorld(servers[0]!, receiver);
+    const load = startLoad(world, () => servers[Math.floor(random() * servers.length)]!.http, random, { workers: 6, networkErrorsAllowed: false });
+
+    // Backends terminated one at a time, at random moments: in a transaction, between
+    // statements, idle in the pool, during a commit.
+    let terminated = 0;
+    const until = Date.now() + 10_000;
+    while (Date.now() < until) {
+      await sleep(50 + random() * 250);
+      if (await database.terminateOne((n) => Math.floor(random() * n))) terminated++;
+    }
+
+    // The server stops (every connection closed, open transactions rolled back) and stays
+    // down for three seconds.
+    await database.stop('fast');
+    await sleep(3_000);
+    await database.start();
+    const back = Date.now();
+    const servingAfter: number[] = [];
+    for (const server of servers) {
+      for (;;) {
+        const read = await server.http.get(`/v1/sensors/${world.sensor.id}`, bearer(world.watcher.key));
+        if (read.status === 200) break;
+        assert.ok(Date.now() - back < 60_000, `a process serves again after the database returns (still ${read.status})`);
+        await sleep(100);
+      }
+      servingAfter.push((Date.now() - back) / 1000);
+    }
+    await sleep(3_000); // more load on the returned database
+    const log = await load.stop();
+    assert.deepEqual(exits, [], 'no process exited');
+
+    const figures = await checkInvariants(servers[0]!, world, log, receiver, 180_000);
+    t.diagnostic(`terminated ${terminated} backends; outcomes ${JSON.stringify(log.outcomes)}`);
+    t.diagnostic(`serving again ${servingAfter.map((s) => `${s.toFixed(1)} s`).join(', ')} after the database returned; ${JSON.stringify(figures)}`);
+    assert.ok((log.outcomes['search 503'] ?? 0) + (log.outcomes['article 503'] ?? 0) > 0, 'the outage was seen');
+    assert.deepEqual(exits, [], 'no process exited');
+    await Promise.all(servers.map((server) => server.stop()));
+  });
+});
