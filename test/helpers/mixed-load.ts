@@ -61,7 +61,11 @@ export async function buildWorld(server: SpawnedServer, receiver: WebhookReceive
   const reporter = { id: reporterAccount.json.id as string, key: reporterKey.json.key as string };
   const watcher = await corpus.account(CREDITS, ['SENSORS_READ', 'SENSORS_WRITE', 'BEATS_READ', 'BEATS_WRITE'], plan, { beats: true });
   const path = `/load-${unique()}`;
-  const sensor = await server.http.post('/v1/sensors', { name: 'Load', filter: { event_type_id: type.id }, actions: [{ type: 'webhook', url: receiver.url(path) }] }, bearer(watcher.key));
+  const sensor = await server.http.post(
+    '/v1/sensors',
+    { name: 'Load', filter: { event_type_id: type.id }, actions: [{ type: 'webhook', url: receiver.url(path) }] },
+    bearer(watcher.key),
+  );
   assert.equal(sensor.status, 201, sensor.text);
   const beat = await server.http.post('/v1/beats', { name: 'Load', clauses: [{ event_type_id: type.id }], spend_cap_credits: CREDITS }, bearer(watcher.key));
   assert.equal(beat.status, 201, beat.text);
@@ -113,7 +117,11 @@ export function startLoad(world: World, pick: () => HttpClient | null, random: (
       'search',
       0.3,
       async (client) => ({
-        response: await client.post('/v1/events/search', { event_type_id: world.typeId, lookback_days: 30, limit: 5 }, { ...bearer(world.searcher.key), 'idempotency-key': unique() }),
+        response: await client.post(
+          '/v1/events/search',
+          { event_type_id: world.typeId, lookback_days: 30, limit: 5 },
+          { ...bearer(world.searcher.key), 'idempotency-key': unique() },
+        ),
         allowed: [200, 502, 503],
         onSuccess: (json) => log.executions.push(json.execution_id),
       }),
@@ -154,13 +162,19 @@ export function startLoad(world: World, pick: () => HttpClient | null, random: (
     [
       'beat poll',
       0.15,
-      async (client) => ({ response: await client.post(`/v1/beats/${world.beatId}/entries`, { since: '', limit: 10 }, bearer(world.watcher.key)), allowed: [200, 503] }),
+      async (client) => ({
+        response: await client.post(`/v1/beats/${world.beatId}/entries`, { since: '', limit: 10 }, bearer(world.watcher.key)),
+        allowed: [200, 503],
+      }),
     ],
     [
       'sensor edit',
       0.15,
       async (client) => ({
-        response: await client.request('PATCH', `/v1/sensors/${world.sensor.id}`, { headers: bearer(world.watcher.key), body: { description: `edit ${unique()}` } }),
+        response: await client.request('PATCH', `/v1/sensors/${world.sensor.id}`, {
+          headers: bearer(world.watcher.key),
+          body: { description: `edit ${unique()}` },
+        }),
         allowed: [200, 503],
       }),
     ],
@@ -190,7 +204,7 @@ export function startLoad(world: World, pick: () => HttpClient | null, random: (
         if (!allowed.includes(response.status)) log.unexpected.push(`${name}: ${response.status} ${response.text.slice(0, 300)}`);
         else if (response.status < 300) onSuccess?.(response.json);
       } catch (error) {
-        count(`${name} network error`);
+        count(`${name} no answer: ${(error as Error).message.slice(0, 60)}`);
         if (!options.networkErrorsAllowed) log.unexpected.push(`${name}: no answer (${(error as Error).message})`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -285,16 +299,30 @@ export async function checkInvariants(server: SpawnedServer, world: World, log: 
     pages((after) => server.http.get(`/v1/account/credit-transactions?limit=100${after ? `&starting_after=${after}` : ''}`, bearer(key)));
   const balance = async (id: string) => testCorpus(server).balance(id);
   const searches = await ledger(world.searcher.key);
-  assert.equal(searches.reduce((sum, t) => sum + t.amount, 0), await balance(world.searcher.id), "the searcher's balance equals its ledger");
+  assert.equal(
+    searches.reduce((sum, t) => sum + t.amount, 0),
+    await balance(world.searcher.id),
+    "the searcher's balance equals its ledger",
+  );
   const charged = searches.filter((t) => t.kind === 'SEARCH').map((t) => t.execution_id);
   assert.equal(new Set(charged).size, charged.length, 'each execution charged once');
   for (const id of log.executions) assert.ok(charged.includes(id), `execution ${id} seen by the client was charged`);
   const watching = await ledger(world.watcher.key);
-  assert.equal(watching.reduce((sum, t) => sum + t.amount, 0), await balance(world.watcher.id), "the watcher's balance equals its ledger");
+  assert.equal(
+    watching.reduce((sum, t) => sum + t.amount, 0),
+    await balance(world.watcher.id),
+    "the watcher's balance equals its ledger",
+  );
   const entryCharges = watching.filter((t) => t.kind === 'BEAT_ENTRY' && t.beat_id === world.beatId);
   assert.equal(-entryCharges.reduce((sum, t) => sum + t.amount, 0), entryList.length, 'entries equal their charges');
 
-  return { events: events.size, deliveries: byEvent.size, entries: entryList.length, charges: charged.length, drainSeconds: Math.round((Date.now() - started) / 1000) };
+  return {
+    events: events.size,
+    deliveries: byEvent.size,
+    entries: entryList.length,
+    charges: charged.length,
+    drainSeconds: Math.round((Date.now() - started) / 1000),
+  };
 }
 
 async function pollAll(server: SpawnedServer, world: World): Promise<any[]> {

@@ -48,7 +48,8 @@ async function freePort(): Promise<number> {
 
 const asRoot = process.getuid?.() === 0;
 /** The command as the postgres user when this process is root. */
-const asPostgres = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
+const asPostgres = (command: string, args: string[]): [string, string[]] =>
+  asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 
 export async function ownPostgres(owner: Owner, bin: string): Promise<OwnPostgres> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evmon-pg-'));

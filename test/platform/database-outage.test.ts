@@ -16,7 +16,9 @@ const BIN = postgresBinDir();
 const SEED = Number(process.env.EVMON_TEST_SEED ?? Date.now() % 100_000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('the database going away', { skip: PG_URL === null || BIN === null ? 'needs PostgreSQL (EVMON_TEST_DATABASE_URL, and its server binaries)' : false }, () => {
+describe('the database going away', {
+  skip: PG_URL === null || BIN === null ? 'needs PostgreSQL (EVMON_TEST_DATABASE_URL, and its server binaries)' : false,
+}, () => {
   let receiver: WebhookReceiver;
   before(async () => {
     receiver = await startReceiver();
