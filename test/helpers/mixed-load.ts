@@ -109,7 +109,12 @@ export interface LoadOptions {
  * (null: none is up now; the client waits). 503 is allowed everywhere (the database went
  * away before anything was done), 502 on the billed search (its commit in doubt).
  */
-export function startLoad(world: World, pick: () => HttpClient | null, random: () => number, options: LoadOptions): { stop(): Promise<LoadLog> } {
+export function startLoad(
+  world: World,
+  pick: () => HttpClient | null,
+  random: () => number,
+  options: LoadOptions,
+): { stop(): Promise<LoadLog>; outcomes(): Record<string, number> } {
   const log: LoadLog = { outcomes: {}, unexpected: [], executions: [], events: [], reports: [] };
   const entity = () => world.entities[Math.floor(random() * world.entities.length)]!;
   const ops: [string, number, Op][] = [
@@ -212,6 +217,7 @@ export function startLoad(world: World, pick: () => HttpClient | null, random: (
   }
   const running = Array.from({ length: options.workers }, () => worker());
   return {
+    outcomes: () => ({ ...log.outcomes }),
     async stop() {
       stopped = true;
       await Promise.all(running);
@@ -334,4 +340,13 @@ async function pollAll(server: SpawnedServer, world: World): Promise<any[]> {
     if (!page.json.next_cursor) return all;
     page = await server.http.post(`/v1/beats/${world.beatId}/entries`, { cursor: page.json.next_cursor }, bearer(world.watcher.key));
   }
+}
+
+/** What was counted between two copies of the outcomes. */
+export function outcomesBetween(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([outcome, n]) => [outcome, n - (before[outcome] ?? 0)])
+      .filter(([, n]) => (n as number) > 0),
+  );
 }
