@@ -51,7 +51,7 @@ export interface StoredSecrets {
 }
 
 /** The key id a stored secret names (secret-box.ts: `v1.<key id>.…`); '' for a secret kept in clear before migration 011. */
-const keyIdOf = (column: string) => `split_part(${column}, '.', 2)`;
+const keyIdSql = (column: string) => `split_part(${column}, '.', 2)`;
 
 /** A delivery's status over its webhooks (targets): PENDING while any is, then FAILED if any failed, else SUCCEEDED. */
 const DELIVERY_STATUS = `CASE WHEN bool_or(status = 'PENDING') THEN 'PENDING' WHEN bool_or(status = 'FAILED') THEN 'FAILED' ELSE 'SUCCEEDED' END`;
@@ -159,7 +159,7 @@ export const sensorsStore = {
   secretKeyIds(db: Queryable): Promise<{ key_id: string; secrets: number }[]> {
     return db.query(
       `SELECT k.key_id, count(*)::int AS secrets
-         FROM sensors CROSS JOIN LATERAL (VALUES (${keyIdOf('signing_secret')}), (${keyIdOf('previous_signing_secret')})) AS k(key_id)
+         FROM sensors CROSS JOIN LATERAL (VALUES (${keyIdSql('signing_secret')}), (${keyIdSql('previous_signing_secret')})) AS k(key_id)
         WHERE k.key_id IS NOT NULL
         GROUP BY k.key_id`,
     );
@@ -173,7 +173,7 @@ export const sensorsStore = {
     const [op, keyId] = 'inClear' in which ? ['=', ''] : ['<>', which.notUnder];
     return tx.query<StoredSecrets>(
       `SELECT id, signing_secret, previous_signing_secret FROM sensors
-        WHERE ($2::uuid IS NULL OR id > $2) AND (${keyIdOf('signing_secret')} ${op} $1 OR ${keyIdOf('previous_signing_secret')} ${op} $1)
+        WHERE ($2::uuid IS NULL OR id > $2) AND (${keyIdSql('signing_secret')} ${op} $1 OR ${keyIdSql('previous_signing_secret')} ${op} $1)
         ORDER BY id LIMIT $3 FOR UPDATE`,
       [keyId, after, limit],
     );
@@ -183,7 +183,7 @@ export const sensorsStore = {
   async sensorsNotUnder(db: Queryable, keyId: string): Promise<number> {
     const row = await queryOne<{ n: number }>(
       db,
-      `SELECT count(*)::int AS n FROM sensors WHERE ${keyIdOf('signing_secret')} <> $1 OR ${keyIdOf('previous_signing_secret')} <> $1`,
+      `SELECT count(*)::int AS n FROM sensors WHERE ${keyIdSql('signing_secret')} <> $1 OR ${keyIdSql('previous_signing_secret')} <> $1`,
       [keyId],
     );
     return row?.n ?? 0;
