@@ -65,11 +65,8 @@ async function databaseOnDisk(t: TestContext) {
   const env: Record<string, string> = { EVMON_DATABASE_URL: '', ...database.env, EVMON_DATA_DIR: dataDir };
   return {
     env: { ...env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' },
-    async open(): Promise<Database> {
-      return PG_URL === null ? openPglite(path.join(dataDir, 'pglite')) : openPostgres(env.EVMON_DATABASE_URL!);
-    },
     async read<T>(work: (db: Database) => Promise<T>): Promise<T> {
-      const db = await this.open();
+      const db = PG_URL === null ? await openPglite(path.join(dataDir, 'pglite')) : await openPostgres(env.EVMON_DATABASE_URL!);
       try {
         return await work(db);
       } finally {
@@ -104,8 +101,8 @@ async function testDelivery(server: Pick<SpawnedServer, 'http' | 'ops'>, receive
 }
 
 /** A sensor of a new account whose webhook is `receiver` at `at`; answers the key and the sensor (with its one-time secret). */
-async function sensorOf(server: Pick<SpawnedServer, 'http' | 'ops'>, receiver: WebhookReceiver, at: string, key?: string) {
-  const owner = key ?? (await server.ops.createKey((await server.ops.createAccount()).id, SCOPES));
+async function sensorOf(server: Pick<SpawnedServer, 'http' | 'ops'>, receiver: WebhookReceiver, at: string) {
+  const owner = await server.ops.createKey((await server.ops.createAccount()).id, SCOPES);
   const created = await server.http.post(
     '/v1/sensors',
     { name: 'watch', filter: { required_source_news_outlet_ids: [randomUUID()] }, actions: [{ type: 'webhook', url: receiver.url(at) }] },
