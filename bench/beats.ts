@@ -25,6 +25,7 @@ import { loadConfig } from '../src/config.js';
 import { bumpFilterVersion } from '../src/modules/filters/filter-versions.js';
 import { cursorSigner } from '../src/platform/cursors.js';
 import { createRuntime } from '../src/runtime.js';
+import { benchKeyEnv } from './encryption-key.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000);
 const READS = Number(process.env.BENCH_READS ?? 2_000);
@@ -38,6 +39,7 @@ const CLAUSES = 5;
 
 const config = loadConfig({
   EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'memory://',
+  ...benchKeyEnv(process.env.BENCH_DATABASE_URL ?? ''),
   EVMON_DATA_DIR: `${os.tmpdir()}/evmon-bench-beats`,
   EVMON_SEED: 'none',
 });

@@ -19,6 +19,7 @@ import { FilterIndex } from '../src/modules/filters/matching.js';
 import { loadTls } from '../src/platform/tls.js';
 import { createRuntime } from '../src/runtime.js';
 import { dealEventType } from './fixtures.js';
+import { benchKeyEnv } from './encryption-key.js';
 
 const SINGLE = Number(process.env.BENCH_SINGLE ?? 2_000);
 const BULK = Number(process.env.BENCH_BULK ?? 20_000);
@@ -26,6 +27,7 @@ const OPS = 'bench-ops-token-0123456789';
 
 const config = loadConfig({
   EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'memory://',
+  ...benchKeyEnv(process.env.BENCH_DATABASE_URL ?? ''),
   EVMON_DATA_DIR: `${os.tmpdir()}/evmon-bench-corpus`,
   EVMON_OPS_TOKEN: OPS,
   EVMON_SEED: 'none',

@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config.js';
 import { generateDemoCorpus } from '../src/modules/demo/demo-corpus.js';
 import { loadTls } from '../src/platform/tls.js';
 import { createRuntime, type Runtime } from '../src/runtime.js';
+import { benchKeyEnv } from './encryption-key.js';
 
 /** An event type with two entity roles and a price: "{buyer} bought {seller} for {price}". */
 export function dealEventType(runtime: Runtime) {
@@ -31,6 +32,7 @@ export function dealEventType(runtime: Runtime) {
 export async function demoCorpusServer(name: string, events: number) {
   const config = loadConfig({
     EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'memory://',
+    ...benchKeyEnv(process.env.BENCH_DATABASE_URL ?? ''),
     EVMON_DATA_DIR: `${os.tmpdir()}/evmon-bench-${name}`,
     EVMON_SEED: 'none',
     EVMON_EDGE_MAX_PER_MINUTE: '0',

@@ -25,6 +25,7 @@ import { loadConfig } from '../src/config.js';
 import { loadTls } from '../src/platform/tls.js';
 import { createRuntime } from '../src/runtime.js';
 import { dealEventType } from './fixtures.js';
+import { benchKeyEnv } from './encryption-key.js';
 
 const REPORTS = Number(process.env.BENCH_REPORTS ?? 4_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -34,6 +35,7 @@ const ACCOUNTS = 20;
 
 const config = loadConfig({
   EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'memory://',
+  ...benchKeyEnv(process.env.BENCH_DATABASE_URL ?? ''),
   EVMON_DATA_DIR: `${os.tmpdir()}/evmon-bench-reporting`,
   EVMON_SEED: 'none',
   EVMON_EDGE_MAX_PER_MINUTE: '0',

@@ -10,6 +10,7 @@
 // The corpus is made beforehand (about 12 minutes for a million events):
 //   EVMON_DATA_DIR=/tmp/evbench/pglite-data npx evmon demo --events 1000000 --seed 42
 //   BENCH_DATA_DIR=/tmp/evbench/pglite-data npx tsx bench/search.ts
+//   export EVMON_ENCRYPTION_KEY=$(openssl rand -base64 32)   # PostgreSQL needs one; the same for both
 //   EVMON_DATABASE_URL=postgres://… npx evmon demo --events 1000000 --seed 42
 //   BENCH_DATABASE_URL=postgres://… npx tsx bench/search.ts
 import { performance } from 'node:perf_hooks';
@@ -19,12 +20,14 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { loadTls } from '../src/platform/tls.js';
 import { createRuntime } from '../src/runtime.js';
+import { benchKeyEnv } from './encryption-key.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const OPS = 'bench-ops-token-0123456789';
 
 const config = loadConfig({
   EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
+  ...benchKeyEnv(process.env.BENCH_DATABASE_URL ?? ''),
   EVMON_DATA_DIR: process.env.BENCH_DATA_DIR ?? '/tmp/evbench/pglite-data',
   EVMON_OPS_TOKEN: OPS,
   EVMON_SEED: 'none',

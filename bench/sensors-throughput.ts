@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { benchKeyEnv } from './encryption-key.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -82,6 +83,7 @@ const evmon = await start(
     EVMON_HOST: '127.0.0.1',
     EVMON_DATA_DIR: dataDir,
     EVMON_DATABASE_URL: DATABASE_URL,
+    ...benchKeyEnv(DATABASE_URL),
     EVMON_OPS_TOKEN: OPS_TOKEN,
     EVMON_SEED: 'none',
     EVMON_EDGE_MAX_PER_MINUTE: '0',

@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { benchKeyEnv } from './encryption-key.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
@@ -56,6 +57,7 @@ const env = {
   EVMON_HOST: '127.0.0.1',
   EVMON_DATA_DIR: dataDir,
   EVMON_DATABASE_URL: DATABASE_URL,
+  ...benchKeyEnv(DATABASE_URL),
   EVMON_OPS_TOKEN: OPS_TOKEN,
   EVMON_SEED: 'none',
   EVMON_EDGE_MAX_PER_MINUTE: '0',

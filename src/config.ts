@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import type { SlowClientTimeouts } from './platform/http/slow-clients.js';
+import { decodeKey } from './platform/secret-box.js';
 
 export type DatabaseTarget = { kind: 'pglite'; dataDir: string } | { kind: 'pglite-memory' } | { kind: 'postgres'; url: string };
 
@@ -24,6 +25,14 @@ export interface Config {
   readonly edgeBanSeconds: number;
   readonly trustedProxies: readonly string[];
   readonly secret: string | null;
+  /**
+   * EVMON_ENCRYPTION_KEY, which seals webhook signing secrets at rest. Null: the embedded
+   * database's key file in the data folder (a key of the process for memory://); PostgreSQL
+   * refuses to start without it.
+   */
+  readonly encryptionKey: Buffer | null;
+  /** EVMON_ENCRYPTION_KEY_PREVIOUS: during a key rotation, the key secrets not yet re-encrypted are sealed under. */
+  readonly previousEncryptionKey: Buffer | null;
   readonly logLevel: string;
   /**
    * Slow-client defence (decisions.md, "HTTP hardening"): a request's headers within 15 s, its
@@ -112,6 +121,26 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const secret = str('EVMON_SECRET') ?? null;
 
+  // Keys are secrets: a refusal names the variable and the expected form, never the value.
+  const key = (name: string): Buffer | null => {
+    const raw = str(name);
+    if (raw === undefined) return null;
+    const decoded = decodeKey(raw);
+    if (!decoded) {
+      problems.push(
+        `${name} must be 32 bytes written as 64 hex digits or in base64 (44 characters; make one with: openssl rand -base64 32); got ${raw.length} characters that are neither`,
+      );
+    }
+    return decoded;
+  };
+  const encryptionKey = key('EVMON_ENCRYPTION_KEY');
+  const previousEncryptionKey = key('EVMON_ENCRYPTION_KEY_PREVIOUS');
+  if (database.kind === 'postgres' && str('EVMON_ENCRYPTION_KEY') === undefined) {
+    problems.push(
+      'EVMON_ENCRYPTION_KEY is required with PostgreSQL: it encrypts webhook signing secrets at rest, and every process sharing the database needs the same one (make one with: openssl rand -base64 32, and keep it apart from the database and its backups)',
+    );
+  }
+
   const opsToken = str('EVMON_OPS_TOKEN') ?? null;
 
   const trustedProxies = (str('EVMON_TRUSTED_PROXIES') ?? '')
@@ -167,6 +196,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     trustedProxies,
     httpTimeouts,
     secret,
+    encryptionKey,
+    previousEncryptionKey,
     logLevel,
     testSearchPause: testSearchPause as Config['testSearchPause'],
     testAnswerPause,

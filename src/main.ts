@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { seedDemoAccount, seedDemoCorpusInBackground, type DemoCorpusSeeding } from './modules/demo/demo-seed.js';
 import { DataDirLockedError } from './platform/db/data-dir-lock.js';
 import { createLogger } from './platform/logger.js';
+import { EncryptionKeyError } from './platform/secret-box.js';
 import { loadTls } from './platform/tls.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
   try {
     runtime = await createRuntime(config, logger);
   } catch (error) {
-    if (error instanceof DataDirLockedError) {
+    if (error instanceof DataDirLockedError || error instanceof EncryptionKeyError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }

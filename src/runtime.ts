@@ -23,6 +23,7 @@ import { jobQueue, type JobQueue } from './platform/jobs.js';
 import { memoryCounterStore } from './platform/rate-limits/counter-store.js';
 import { postgresCounterStore } from './platform/rate-limits/postgres-counter-store.js';
 import { rateLimiter, type RateLimiter } from './platform/rate-limits/rate-limiter.js';
+import { loadSecretBox } from './platform/encryption-key.js';
 import { loadSecret } from './platform/secret.js';
 import { testHold } from './platform/test-hold.js';
 import { cursorSigner } from './platform/cursors.js';
@@ -31,6 +32,7 @@ import { searchService, type SearchPausePoint, type SearchService } from './modu
 import { grantsService, type GrantsService } from './modules/reporting/grants.service.js';
 import { PROCESS_REPORT_JOB, reportsService, type ReportsService } from './modules/reporting/reports.service.js';
 import { sensorMatching } from './modules/sensors/sensor-matching.js';
+import { sensorSecrets, type SensorSecrets } from './modules/sensors/sensor-secrets.js';
 import { sensorsService, type SensorsService } from './modules/sensors/sensors.service.js';
 import { PER_HOST_RUNNING, webhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { deliveryOutbox } from './modules/webhooks/outbox.js';
@@ -56,6 +58,8 @@ export interface Runtime {
   claims: IdempotencyClaims;
   search: SearchService;
   sensors: SensorsService;
+  /** Webhook signing secrets at rest: sealing, and re-encryption after a key rotation. */
+  sensorSecrets: SensorSecrets;
   webhooks: WebhookDispatcher;
   beats: BeatsService;
   beatEntries: BeatEntriesService;
@@ -73,9 +77,13 @@ const SWEEP_INTERVAL_MS = 60_000;
 export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
   const opened = await openDatabase(config.database);
   const { db } = opened;
+  let secrets: SensorSecrets;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    // After the data folder's lock is held: the key file is made by one process at a time.
+    secrets = sensorSecrets({ db, box: loadSecretBox(config, logger), logger });
+    await secrets.prepare();
   } catch (error) {
     await opened.close();
     throw error;
@@ -109,9 +117,9 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     );
   }
   const transport = webhookTransport({ allowPrivate: config.webhookAllowPrivate, connectionsPerHost: PER_HOST_RUNNING });
-  const webhooks = webhookDispatcher({ db, clock, logger, transport });
+  const webhooks = webhookDispatcher({ db, clock, logger, transport, openSecret: secrets.open });
   const outbox = deliveryOutbox({ db, clock, wake: () => webhooks.wake() });
-  const sensors = sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks: config.webhookAllowPrivate });
+  const sensors = sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks: config.webhookAllowPrivate, secrets });
 
   const search = searchService({ db, clock, newId, cursors, ...testPause(config, logger) });
   const beats = beatsService({ db, clock, newId, jobs });
@@ -154,6 +162,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     claims,
     search,
     sensors,
+    sensorSecrets: secrets,
     webhooks,
     beats,
     beatEntries,

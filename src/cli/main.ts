@@ -10,6 +10,8 @@ import { CreateConsoleUserBody } from '../console/console-users.js';
 import { DataDirLockedError } from '../platform/db/data-dir-lock.js';
 import { isUuid } from '../platform/ids.js';
 import { createLogger } from '../platform/logger.js';
+import { EncryptionKeyError } from '../platform/secret-box.js';
+import { RESEAL_BATCH } from '../modules/sensors/sensor-secrets.js';
 import { ProblemError } from '../platform/problems.js';
 import { compileBodyValidator } from '../platform/http/validation.js';
 import { createRuntime, type Runtime } from '../runtime.js';
@@ -31,7 +33,10 @@ const USAGE = `Usage: evmon <command> [options]
   plans set <name> --beats_max N … (every plan field)
   console-users create <account-id> --email E   (the password, 12 to 200 characters, on
                   standard input: its first line, or typed at the prompt)
-  console-users delete <console-user-id>${CORPUS_USAGE}
+  console-users delete <console-user-id>
+  secrets re-encrypt [--batch-size N]        seal every webhook signing secret under
+                  EVMON_ENCRYPTION_KEY again (after a key rotation; the old key in
+                  EVMON_ENCRYPTION_KEY_PREVIOUS), N sensors per transaction (default 100)${CORPUS_USAGE}
 
 The database is the one the server uses: EVMON_DATABASE_URL, or the embedded database in
 EVMON_DATA_DIR (which the server must not hold open at the same time).`;
@@ -41,6 +46,9 @@ class UsageError extends Error {}
 
 /** A value evmon refused: the reason alone, which the whole usage would bury. */
 class RefusedValue extends Error {}
+
+/** A command that ran but could not finish its work: the reason, exit code 1. */
+class Incomplete extends Error {}
 
 function validated<T>(schema: TSchema, value: unknown): T {
   const errors = compileBodyValidator(schema)(value);
@@ -55,8 +63,8 @@ function requireId(value: string | undefined, what: string): string {
   return value;
 }
 
-/** The operator API call that does what a command does, for when a running server holds the embedded database. */
-function operatorCall(argv: string[]): string {
+/** The operator API call that does what a command does, for when a running server holds the embedded database; null when none does. */
+function operatorCall(argv: string[]): string | null {
   const [group, action, id = '<id>'] = argv.filter((arg) => !arg.startsWith('-'));
   const calls: Record<string, string> = {
     'accounts create': 'POST /ops/v1/accounts',
@@ -71,6 +79,7 @@ function operatorCall(argv: string[]): string {
     'console-users create': `POST /ops/v1/accounts/${id}/console-users`,
     'console-users delete': `DELETE /ops/v1/console-users/${id}`,
   };
+  if (`${group} ${action}` === 'secrets re-encrypt') return null;
   return calls[`${group} ${action}`] ?? 'the matching call under /ops/v1';
 }
 
@@ -114,6 +123,7 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
       scopes: { type: 'string' },
       email: { type: 'string' },
       password: { type: 'string' }, // refused with the reason: see console-users create
+      'batch-size': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       ...CORPUS_OPTIONS,
       ...Object.fromEntries(PLAN_FIELDS.map((field) => [field, { type: 'string' as const }])),
@@ -171,6 +181,18 @@ async function run(argv: string[], runtime: () => Promise<Runtime>): Promise<unk
     case 'console-users delete':
       await (await runtime()).consoleUsers.remove(requireId(rest[0], 'a console user id'));
       return { object: 'console_user', id: rest[0], deleted: true };
+    case 'secrets re-encrypt': {
+      const batchSize = Number(v['batch-size'] ?? RESEAL_BATCH);
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new RefusedValue('--batch-size must be a whole number from 1 to 10000');
+      const result = await (await runtime()).sensorSecrets.reencrypt(batchSize);
+      if (result.remaining > 0) {
+        throw new Incomplete(
+          `${result.remaining} sensors still have a secret sealed under another key than ${result.key_id} (${result.resealed} re-encrypted): ` +
+            'a process running with the previous EVMON_ENCRYPTION_KEY wrote them meanwhile; restart it with the new key, then run this again',
+        );
+      }
+      return { object: 'secrets_reencryption', ...result };
+    }
     case 'plans list':
       return { object: 'list', data: await (await runtime()).accounts.listPlans(), has_more: false, next_cursor: null };
     case 'plans set': {
@@ -209,11 +231,18 @@ async function main(): Promise<number> {
       return 2;
     }
     if (error instanceof DataDirLockedError) {
+      const call = operatorCall(process.argv.slice(2));
       process.stderr.write(
         `evmon: ${error.message}\n` +
-          `While the server runs, make this change through its operator API instead: ${operatorCall(process.argv.slice(2))} ` +
-          'with Authorization: Bearer <EVMON_OPS_TOKEN> (the server must be started with EVMON_OPS_TOKEN set; see operations.md, "Operator API").\n',
+          (call === null
+            ? 'Stop the server first: this command has no operator API call.\n'
+            : `While the server runs, make this change through its operator API instead: ${call} ` +
+              'with Authorization: Bearer <EVMON_OPS_TOKEN> (the server must be started with EVMON_OPS_TOKEN set; see operations.md, "Operator API").\n'),
       );
+      return 1;
+    }
+    if (error instanceof EncryptionKeyError || error instanceof Incomplete) {
+      process.stderr.write(`evmon: ${error.message}\n`);
       return 1;
     }
     if (error instanceof ProblemError) {

@@ -2,7 +2,7 @@
 // process that ends with the test that started it (test/helpers/processes.ts); a test sizes its
 // time limit by its runs (RUN_BUDGET_MS in test/helpers/server.ts).
 import { type Owner, runOwned } from './processes.js';
-import { prepareDataDir, programArgs, ROOT } from './server.js';
+import { prepareDataDir, programArgs, ROOT, withTestKey } from './server.js';
 
 export interface EvmonResult {
   status: number | null;
@@ -14,7 +14,7 @@ export interface EvmonResult {
 
 async function run(owner: Owner, args: string[], env: Record<string, string>, input?: string): Promise<EvmonResult> {
   prepareDataDir(env);
-  const result = await runOwned(owner, process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, input });
+  const result = await runOwned(owner, process.execPath, args, { cwd: ROOT, env: { ...process.env, ...withTestKey(env) }, input });
   return { ...result, json: result.status === 0 ? JSON.parse(result.stdout) : null };
 }
 

@@ -61,8 +61,22 @@ export interface OpsClient {
   createKey(accountId: string, scopes: string[], name?: string): Promise<string>;
 }
 
+/**
+ * The key of webhook signing secrets on PostgreSQL, which refuses to start without one: the
+ * same for every process of every test file, since the files share a schema and a process
+ * refuses secrets sealed under a key it lacks. Tests of other keys use a database of their own
+ * (isolatedDatabase). The embedded database keeps its key file, or a key of its process.
+ */
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 'evmon-test-encryption-key').toString('base64');
+
+/** `env` with the test key when it names PostgreSQL and no key (an empty EVMON_ENCRYPTION_KEY stays: "unset"). */
+export function withTestKey(env: Record<string, string>): Record<string, string> {
+  const onPostgres = /^postgres(ql)?:/.test(env.EVMON_DATABASE_URL ?? '');
+  return onPostgres && env.EVMON_ENCRYPTION_KEY === undefined ? { ...env, EVMON_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY } : env;
+}
+
 function baseEnv(env: Record<string, string>): Record<string, string> {
-  return {
+  return withTestKey({
     EVMON_DATABASE_URL: PG_URL ?? 'memory://',
     EVMON_OPS_TOKEN: OPS_TOKEN,
     EVMON_SEED: 'none',
@@ -72,7 +86,7 @@ function baseEnv(env: Record<string, string>): Record<string, string> {
     EVMON_EDGE_MAX_PER_MINUTE: '0',
     EVMON_LOG_LEVEL: 'info',
     ...env,
-  };
+  });
 }
 
 /** A port no socket listens on now, for a server that must know its own address before it listens. */

@@ -18,6 +18,7 @@ import type { CreateSensorBody, PatchSensorBody, Sensor, SensorDelivery, SensorF
 import { sensorsStore as store, type DeliveryRow, type SensorRow, type StoredAction } from './sensors.store.js';
 import { nonPublicLiteralHost } from '../webhooks/address-policy.js';
 import { deliveryBody, type DeliveryOutbox } from '../webhooks/outbox.js';
+import type { SensorSecrets } from './sensor-secrets.js';
 import { latestMatchingEvent } from './sensor-test-event.js';
 
 /** After a rotation the previous secret keeps signing this long. */
@@ -31,6 +32,8 @@ export interface SensorsDeps {
   outbox: DeliveryOutbox;
   /** EVMON_WEBHOOK_ALLOW_PRIVATE: webhook URLs may name non-public IP addresses. */
   allowPrivateWebhooks: boolean;
+  /** Seals signing secrets for storing: the table never holds one in clear. */
+  secrets: Pick<SensorSecrets, 'seal'>;
 }
 
 export interface ListQuery {
@@ -116,7 +119,7 @@ function withIds(actions: readonly CheckedAction[], previous: readonly StoredAct
   return actions.map((action) => ({ id: previous.find((p) => p.url === action.url)?.id ?? newId(), ...action }));
 }
 
-export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks }: SensorsDeps) {
+export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks, secrets }: SensorsDeps) {
   /** The content rules a schema cannot state. */
   async function checkFilter(q: Queryable, accountId: string, filter: SensorFilter): Promise<void> {
     const names = filter.involved_entity_ids.length + filter.involved_entity_list_ids.length + filter.required_source_news_outlet_ids.length;
@@ -158,16 +161,17 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks 
       return db.transaction(async (tx) => {
         await checkFilter(tx, accountId, filter);
         const now = clock.now();
+        const id = newId();
         const secret = newSigningSecret();
         const row: SensorRow = {
-          id: newId(),
+          id,
           account_id: accountId,
           name: body.name,
           description: body.description ?? null,
           enabled: body.enabled ?? true,
           filter,
           actions,
-          signing_secret: secret,
+          signing_secret: secrets.seal(id, secret),
           previous_signing_secret: null,
           previous_secret_expires_at: null,
           created_at: now,
@@ -239,7 +243,7 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks 
       });
     },
 
-    /** A new secret; the previous one keeps signing for 24 hours. */
+    /** A new secret; the previous one keeps signing for 24 hours (moved as sealed: it is bound to the sensor, not the column). */
     rotateSecret(accountId: string, id: string, commitAnswer?: CommitAnswer<Sensor>): Promise<Sensor> {
       return change(
         accountId,
@@ -249,7 +253,7 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks 
           const secret = newSigningSecret();
           const next: SensorRow = {
             ...row,
-            signing_secret: secret,
+            signing_secret: secrets.seal(row.id, secret),
             previous_signing_secret: row.signing_secret,
             previous_secret_expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS),
             updated_at: now,

@@ -19,6 +19,7 @@ export interface SensorRow {
   enabled: boolean;
   filter: SensorFilter;
   actions: StoredAction[];
+  /** Sealed (sensor-secrets.ts), never the secret itself. */
   signing_secret: string;
   previous_signing_secret: string | null;
   previous_secret_expires_at: Date | null;
@@ -42,6 +43,15 @@ export interface DeliveryRow {
 
 const COLUMNS = `id, account_id, name, description, enabled, filter, actions, signing_secret, previous_signing_secret,
                  previous_secret_expires_at, created_at, updated_at`;
+
+export interface StoredSecrets {
+  id: string;
+  signing_secret: string;
+  previous_signing_secret: string | null;
+}
+
+/** The key id a stored secret names (secret-box.ts: `v1.<key id>.…`); '' for a secret kept in clear before migration 011. */
+const keyIdSql = (column: string) => `split_part(${column}, '.', 2)`;
 
 /** A delivery's status over its webhooks (targets): PENDING while any is, then FAILED if any failed, else SUCCEEDED. */
 const DELIVERY_STATUS = `CASE WHEN bool_or(status = 'PENDING') THEN 'PENDING' WHEN bool_or(status = 'FAILED') THEN 'FAILED' ELSE 'SUCCEEDED' END`;
@@ -142,6 +152,51 @@ export const sensorsStore = {
         WHERE d.sensor_id = $1 AND d.created_at >= $2 AND d.created_at < $3
         GROUP BY 1`,
       [sensorId, from, until],
+    );
+  },
+
+  /** How many stored secrets (current and previous) each key id sealed; '' counts those still in clear. */
+  secretKeyIds(db: Queryable): Promise<{ key_id: string; secrets: number }[]> {
+    return db.query(
+      `SELECT k.key_id, count(*)::int AS secrets
+         FROM sensors CROSS JOIN LATERAL (VALUES (${keyIdSql('signing_secret')}), (${keyIdSql('previous_signing_secret')})) AS k(key_id)
+        WHERE k.key_id IS NOT NULL
+        GROUP BY k.key_id`,
+    );
+  },
+
+  /**
+   * Up to `limit` sensors after `after` (in id order) with a secret still in clear (`inClear`)
+   * or not sealed under the key `notUnder`; locked.
+   */
+  secretsToReseal(tx: Queryable, which: { inClear: true } | { notUnder: string }, after: string | null, limit: number): Promise<StoredSecrets[]> {
+    const [op, keyId] = 'inClear' in which ? ['=', ''] : ['<>', which.notUnder];
+    return tx.query<StoredSecrets>(
+      `SELECT id, signing_secret, previous_signing_secret FROM sensors
+        WHERE ($2::uuid IS NULL OR id > $2) AND (${keyIdSql('signing_secret')} ${op} $1 OR ${keyIdSql('previous_signing_secret')} ${op} $1)
+        ORDER BY id LIMIT $3 FOR UPDATE`,
+      [keyId, after, limit],
+    );
+  },
+
+  /** How many sensors have a secret not sealed under `keyId`. */
+  async sensorsNotUnder(db: Queryable, keyId: string): Promise<number> {
+    const row = await queryOne<{ n: number }>(
+      db,
+      `SELECT count(*)::int AS n FROM sensors WHERE ${keyIdSql('signing_secret')} <> $1 OR ${keyIdSql('previous_signing_secret')} <> $1`,
+      [keyId],
+    );
+    return row?.n ?? 0;
+  },
+
+  /** Writes sensors' secrets (sealed anew), leaving everything else, updated_at included, as it was. */
+  async setSecrets(tx: Queryable, rows: readonly StoredSecrets[]): Promise<void> {
+    if (rows.length === 0) return;
+    await tx.query(
+      `UPDATE sensors s SET signing_secret = u.current, previous_signing_secret = u.previous
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, current, previous)
+        WHERE s.id = u.id`,
+      [rows.map((r) => r.id), rows.map((r) => r.signing_secret), rows.map((r) => r.previous_signing_secret)],
     );
   },
 

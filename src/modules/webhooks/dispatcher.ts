@@ -13,6 +13,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import { AddressRefusedError } from './address-policy.js';
 import { poller } from '../../platform/poller.js';
+import { UnreadableSecretError } from '../../platform/secret-box.js';
 import { outboxStore as store, type AttemptOutcome, type ClaimedTarget } from './outbox.store.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { signedHeaders } from './webhook-signer.js';
@@ -41,9 +42,11 @@ export interface DispatcherDeps {
   clock: Clock;
   logger: Logger;
   transport: WebhookTransport;
+  /** A sensor's signing secret in clear from its stored (sealed) form; throws UnreadableSecretError. */
+  openSecret: (sensorId: string, stored: string) => string;
 }
 
-export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDeps) {
+export function webhookDispatcher({ db, clock, logger, transport, openSecret }: DispatcherDeps) {
   const worker = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const hosts = new Map<string, HostQueue>();
   let held = 0;
@@ -106,8 +109,8 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
         ...signedHeaders(target.delivery_id, at, target.body, {
-          current: target.signing_secret,
-          previous: target.previous_signing_secret,
+          current: openSecret(target.sensor_id, target.signing_secret),
+          previous: target.previous_signing_secret === null ? null : openSecret(target.sensor_id, target.previous_signing_secret),
           previousExpiresAt: target.previous_secret_expires_at,
         }),
       };
@@ -117,6 +120,10 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
       retryAfter = response.retryAfter;
       error = `the webhook answered ${statusCode}`;
     } catch (caught) {
+      if (caught instanceof UnreadableSecretError) {
+        // Nothing is sent unsigned or signed with the wrong secret; the attempt counts and is retried.
+        logger.error({ delivery_id: target.delivery_id, sensor_id: target.sensor_id, err: caught }, 'the signing secret of a webhook did not open');
+      }
       ({ shown: error, cause } = describe(caught));
       refusedAddress = refusalOf(caught)?.address;
     }
@@ -223,6 +230,8 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
 export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;
 
 export const UNREACHABLE_HOST = 'the host did not resolve to a public address';
+/** An attempt's last_error when the sensor's signing secret would not open (the log tells the operator why). */
+export const SECRET_UNREADABLE = 'not sent: the signing secret could not be read';
 
 /** The refusal behind an attempt's error (undici may wrap it as the cause), if any. */
 function refusalOf(error: unknown): AddressRefusedError | undefined {
@@ -241,6 +250,7 @@ function describe(error: unknown): { shown: string; cause: string } {
   const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err?.code ?? err?.cause?.code ?? 'error';
   const cause = `${code}: ${err?.message ?? String(error)}${err?.cause?.message ? ` (${err.cause.message})` : ''}`.slice(0, 500);
+  if (error instanceof UnreadableSecretError) return { shown: SECRET_UNREADABLE, cause };
   const timeout = ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'].includes(err?.code ?? '');
   if (timeout || err?.name === 'TimeoutError' || err?.name === 'AbortError') return { shown: 'no answer within 15 seconds', cause };
   if (refusalOf(error) || NAME_NOT_RESOLVED.has(code)) return { shown: UNREACHABLE_HOST, cause };

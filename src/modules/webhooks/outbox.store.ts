@@ -18,6 +18,8 @@ export interface ClaimedTarget {
   host: string;
   attempts: number;
   body: string;
+  sensor_id: string;
+  /** Sealed (the sensors module opens them); signing needs them in clear. */
   signing_secret: string;
   previous_signing_secret: string | null;
   previous_secret_expires_at: Date | null;
@@ -137,7 +139,7 @@ export const outboxStore = {
           SET attempts = t.attempts + 1, leased_by = $6, lease_until = now() + make_interval(secs => $7)
          FROM chosen, sensor_deliveries d, sensors s
         WHERE t.delivery_id = chosen.delivery_id AND t.action_id = chosen.action_id AND d.id = t.delivery_id AND s.id = d.sensor_id
-       RETURNING t.delivery_id, t.action_id, t.url, t.host, t.attempts, d.body, s.signing_secret, s.previous_signing_secret, s.previous_secret_expires_at`,
+       RETURNING t.delivery_id, t.action_id, t.url, t.host, t.attempts, d.body, d.sensor_id, s.signing_secret, s.previous_signing_secret, s.previous_secret_expires_at`,
       [
         options.now,
         options.limit,
