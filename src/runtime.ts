@@ -23,6 +23,7 @@ import { jobQueue, type JobQueue } from './platform/jobs.js';
 import { memoryCounterStore } from './platform/rate-limits/counter-store.js';
 import { postgresCounterStore } from './platform/rate-limits/postgres-counter-store.js';
 import { rateLimiter, type RateLimiter } from './platform/rate-limits/rate-limiter.js';
+import { retentionSweeper, type RetentionSweeper } from './platform/retention.js';
 import { loadSecret } from './platform/secret.js';
 import { cursorSigner } from './platform/cursors.js';
 import { idempotencyClaims, type IdempotencyClaims } from './platform/idempotency-claims.js';
@@ -60,9 +61,10 @@ export interface Runtime {
   beatEntries: BeatEntriesService;
   grants: GrantsService;
   reports: ReportsService;
-  /** Runs every piece of background work due now: jobs (matching among them), then webhook attempts. */
+  retention: RetentionSweeper;
+  /** Runs every piece of background work due now: jobs (matching among them), webhook attempts, then the retention sweeps. */
   drain(): Promise<void>;
-  /** Starts background work (job polling, counter sweeping). The CLI never calls it. */
+  /** Starts background work (job polling, retention sweeps). The CLI never calls it. */
   startBackground(): void;
   close(): Promise<void>;
 }
@@ -131,6 +133,17 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   jobs.register(BEAT_BACKFILL_JOB, recording.backfill); // enqueued by beat creation
   jobs.register(PROCESS_REPORT_JOB, reports.process); // enqueued by report filing
 
+  // What each table keeps, and for how long, is its owning module's (docs/api-reference.md, "Retention").
+  const retention = retentionSweeper(logger, [
+    { name: 'rate counters', run: () => limiter.sweep().then(() => 0) },
+    { name: 'idempotency claims', run: claims.sweep },
+    { name: 'search executions', run: search.sweep },
+    { name: 'finished jobs', run: jobs.sweep },
+    { name: 'webhook deliveries', run: outbox.sweep },
+    { name: 'console sessions', run: sessions.sweepSessions },
+    { name: 'console sign-in failures', run: sessions.sweepSignInFailures },
+  ]);
+
   let sweepTimer: NodeJS.Timeout | null = null;
 
   return {
@@ -158,9 +171,11 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     beatEntries,
     grants,
     reports,
+    retention,
     async drain() {
       await jobs.drain();
       await webhooks.drain();
+      await retention.sweep();
     },
     startBackground() {
       if (db.kind === 'pglite') {
@@ -168,15 +183,12 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       }
       jobs.start();
       void webhooks.start().catch((error) => logger.error({ err: error }, 'starting webhook deliveries failed'));
-      sweepTimer = setInterval(() => {
-        limiter.sweep().catch((error) => logger.warn({ err: error }, 'rate counter sweep failed'));
-        claims.sweep().catch((error) => logger.warn({ err: error }, 'idempotency claim sweep failed'));
-        search.sweep().catch((error) => logger.warn({ err: error }, 'search execution sweep failed'));
-      }, SWEEP_INTERVAL_MS);
+      sweepTimer = setInterval(retention.tick, SWEEP_INTERVAL_MS);
       sweepTimer.unref();
     },
     async close() {
       if (sweepTimer) clearInterval(sweepTimer);
+      await retention.idle();
       await jobs.stop();
       await webhooks.stop();
       await limiter.close();
