@@ -134,14 +134,14 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   jobs.register(PROCESS_REPORT_JOB, reports.process); // enqueued by report filing
 
   // What each table keeps, and for how long, is its owning module's (docs/api-reference.md, "Retention").
-  const retention = retentionSweeper(logger, [
-    { name: 'rate counters', run: () => limiter.sweep().then(() => 0) },
-    { name: 'idempotency claims', run: claims.sweep },
-    { name: 'search executions', run: search.sweep },
-    { name: 'finished jobs', run: jobs.sweep },
-    { name: 'webhook deliveries', run: outbox.sweep },
-    { name: 'console sessions', run: sessions.sweepSessions },
-    { name: 'console sign-in failures', run: sessions.sweepSignInFailures },
+  const retention = retentionSweeper({ logger, clock, vacuum: db.kind === 'pglite' ? db : null }, [
+    { name: 'rate counters', tables: [], run: () => limiter.sweep().then(() => 0) }, // in memory on the embedded database
+    { name: 'idempotency claims', tables: ['idempotency_claims'], run: claims.sweep },
+    { name: 'search executions', tables: ['search_executions'], run: search.sweep },
+    { name: 'finished jobs', tables: ['jobs'], run: jobs.sweep },
+    { name: 'webhook deliveries', tables: ['sensor_deliveries', 'sensor_delivery_targets'], run: outbox.sweep },
+    { name: 'console sessions', tables: ['console_sessions'], run: sessions.sweepSessions },
+    { name: 'console sign-in failures', tables: ['console_sign_in_failures'], run: sessions.sweepSignInFailures },
   ]);
 
   let sweepTimer: NodeJS.Timeout | null = null;
