@@ -7,7 +7,9 @@
 // A sweep deletes in batches of BATCH_ROWS, each its own short statement whose rows are
 // locked with SKIP LOCKED: several processes sweeping one PostgreSQL share the work instead
 // of waiting on each other, and no batch holds locks long enough to stall the requests that
-// write those tables. Cutoffs come from the injected clock.
+// write those tables. A run stops after MAX_BATCHES of a statement, so a backlog (the first
+// sweep after an upgrade) goes over the following minutes and never holds up a shutdown.
+// Cutoffs come from the injected clock.
 //
 // Deleted rows leave dead space that only VACUUM makes reusable. PostgreSQL's autovacuum
 // does that; the embedded database has none, so there the sweeper vacuums the swept tables
@@ -17,6 +19,7 @@ import type { Clock } from './clock.js';
 import type { Queryable } from './db/database.js';
 
 export const BATCH_ROWS = 1_000;
+const MAX_BATCHES = 50;
 const VACUUM_EVERY_MS = 3_600_000;
 
 export interface Sweep {
@@ -29,16 +32,16 @@ export interface Sweep {
 }
 
 /**
- * Runs `statement` until a batch deletes fewer than BATCH_ROWS rows, letting other work run
- * between batches; answers the rows deleted. The statement deletes at most `$1` rows and
- * answers them (`RETURNING 1`); its other parameters follow.
+ * Runs `statement` until a batch deletes fewer than BATCH_ROWS rows (or MAX_BATCHES have
+ * run), letting other work run between batches; answers the rows deleted. The statement
+ * deletes at most `$1` rows and answers them (`RETURNING 1`); its other parameters follow.
  */
 export async function deleteInBatches(db: Queryable, statement: string, params: readonly unknown[] = []): Promise<number> {
   let total = 0;
-  for (;;) {
+  for (let batch = 1; ; batch++) {
     const deleted = (await db.query(statement, [BATCH_ROWS, ...params])).length;
     total += deleted;
-    if (deleted < BATCH_ROWS) return total;
+    if (deleted < BATCH_ROWS || batch === MAX_BATCHES) return total;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
