@@ -24,6 +24,7 @@ import { memoryCounterStore } from './platform/rate-limits/counter-store.js';
 import { postgresCounterStore } from './platform/rate-limits/postgres-counter-store.js';
 import { rateLimiter, type RateLimiter } from './platform/rate-limits/rate-limiter.js';
 import { loadSecretBox } from './platform/encryption-key.js';
+import { retentionSweeper, type RetentionSweeper } from './platform/retention.js';
 import { loadSecret } from './platform/secret.js';
 import { testHold } from './platform/test-hold.js';
 import { cursorSigner } from './platform/cursors.js';
@@ -65,9 +66,10 @@ export interface Runtime {
   beatEntries: BeatEntriesService;
   grants: GrantsService;
   reports: ReportsService;
-  /** Runs every piece of background work due now: jobs (matching among them), then webhook attempts. */
+  retention: RetentionSweeper;
+  /** Runs every piece of background work due now: jobs (matching among them), webhook attempts, then the retention sweeps. */
   drain(): Promise<void>;
-  /** Starts background work (job polling, counter sweeping). The CLI never calls it. */
+  /** Starts background work (job polling, retention sweeps). The CLI never calls it. */
   startBackground(): void;
   close(): Promise<void>;
 }
@@ -140,6 +142,17 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   jobs.register(BEAT_BACKFILL_JOB, recording.backfill); // enqueued by beat creation
   jobs.register(PROCESS_REPORT_JOB, reports.process); // enqueued by report filing
 
+  // What each table keeps, and for how long, is its owning module's (docs/api-reference.md, "Retention").
+  const retention = retentionSweeper({ logger, clock, vacuum: db.kind === 'pglite' ? db : null }, [
+    { name: 'rate counters', tables: [], run: () => limiter.sweep().then(() => 0) }, // in memory on the embedded database
+    { name: 'idempotency claims', tables: ['idempotency_claims'], run: claims.sweep },
+    { name: 'search executions', tables: ['search_executions'], run: search.sweep },
+    { name: 'finished jobs', tables: ['jobs'], run: jobs.sweep },
+    { name: 'webhook deliveries', tables: ['sensor_deliveries', 'sensor_delivery_targets'], run: outbox.sweep },
+    { name: 'console sessions', tables: ['console_sessions'], run: sessions.sweepSessions },
+    { name: 'console sign-in failures', tables: ['console_sign_in_failures'], run: sessions.sweepSignInFailures },
+  ]);
+
   let sweepTimer: NodeJS.Timeout | null = null;
 
   return {
@@ -168,9 +181,11 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     beatEntries,
     grants,
     reports,
+    retention,
     async drain() {
       await jobs.drain();
       await webhooks.drain();
+      await retention.sweep();
     },
     startBackground() {
       if (db.kind === 'pglite') {
@@ -178,15 +193,12 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       }
       jobs.start();
       void webhooks.start().catch((error) => logger.error({ err: error }, 'starting webhook deliveries failed'));
-      sweepTimer = setInterval(() => {
-        limiter.sweep().catch((error) => logger.warn({ err: error }, 'rate counter sweep failed'));
-        claims.sweep().catch((error) => logger.warn({ err: error }, 'idempotency claim sweep failed'));
-        search.sweep().catch((error) => logger.warn({ err: error }, 'search execution sweep failed'));
-      }, SWEEP_INTERVAL_MS);
+      sweepTimer = setInterval(retention.tick, SWEEP_INTERVAL_MS);
       sweepTimer.unref();
     },
     async close() {
       if (sweepTimer) clearInterval(sweepTimer);
+      await retention.idle();
       await jobs.stop();
       await webhooks.stop();
       await limiter.close();

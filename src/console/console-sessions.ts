@@ -9,6 +9,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import type { SessionPrincipal } from '../platform/http/guard.js';
 import type { IdGenerator } from '../platform/ids.js';
+import { deleteInBatches } from '../platform/retention.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
 export const SESSION_COOKIE = '__Host-evmon-session';
@@ -23,6 +24,10 @@ const SLOW_MAX_MS = 1_000;
 // page view costs no write.
 const TOUCH_AFTER_MS = 60_000;
 const MAX_EMAIL_LENGTH = 254;
+// Rows are deleted this long after they stop mattering (an ended session reads as none
+// either way): the margin keeps a process whose clock runs a little behind from reading a
+// row as alive that another has just deleted.
+export const SWEEP_MARGIN_MS = 3600_000;
 
 export type SignInResult = { ok: true; token: string; session: SessionPrincipal } | { ok: false; reason: 'invalid' | 'locked' };
 
@@ -132,6 +137,35 @@ export function consoleSessions({ db, clock, newId }: { db: Database; clock: Clo
 
     async signOut(sessionId: string): Promise<void> {
       await db.query('DELETE FROM console_sessions WHERE id = $1', [sessionId]);
+    },
+
+    /** Deletes sessions that expired (idle or by age) over SWEEP_MARGIN_MS ago; answers how many. */
+    sweepSessions(): Promise<number> {
+      const cutoff = clock.nowMs() - SWEEP_MARGIN_MS;
+      // A page view in the meantime moves last_seen_at, which the locking read re-checks.
+      return deleteInBatches(
+        db,
+        `DELETE FROM console_sessions WHERE id IN (
+           SELECT id FROM console_sessions WHERE last_seen_at <= $2 OR created_at <= $3 LIMIT $1 FOR UPDATE SKIP LOCKED)
+         RETURNING 1`,
+        [new Date(cutoff - IDLE_LIMIT_MS), new Date(cutoff - ABSOLUTE_LIMIT_MS)],
+      );
+    },
+
+    /**
+     * Deletes failed sign-ins that count toward nothing any more; answers how many. A count
+     * lasts while failures come within LOCK_MS of each other, and a lock LOCK_MS from the
+     * failure that set it, so a row whose last failure is older than both reads as no row.
+     */
+    sweepSignInFailures(): Promise<number> {
+      return deleteInBatches(
+        db,
+        `DELETE FROM console_sign_in_failures WHERE email_key IN (
+           SELECT email_key FROM console_sign_in_failures
+            WHERE last_failure_at <= $2 AND (locked_until IS NULL OR locked_until <= $3) LIMIT $1 FOR UPDATE SKIP LOCKED)
+         RETURNING 1`,
+        [new Date(clock.nowMs() - SWEEP_MARGIN_MS - LOCK_MS), new Date(clock.nowMs() - SWEEP_MARGIN_MS)],
+      );
     },
   };
 }

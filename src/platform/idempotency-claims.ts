@@ -3,6 +3,7 @@
 // any point, leave a state of the spec's table: unused, claimed, completed or released.
 import type { Clock } from './clock.js';
 import type { Database, Queryable } from './db/database.js';
+import { deleteInBatches } from './retention.js';
 
 export const REPLAY_WINDOW_MS = 24 * 3_600_000;
 /** A non-billed claim left in flight (its request died) may be taken over after this. */
@@ -143,12 +144,16 @@ export function idempotencyClaims(db: Database, clock: Clock): IdempotencyClaims
       ]);
     },
 
-    async sweep() {
-      const deleted = await db.query<{ n: number }>(
-        `WITH gone AS (DELETE FROM idempotency_claims WHERE claimed_at <= $1 RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+    // Claims past the window are already free to take (see claim); the row just goes. A claim
+    // taken again meanwhile has a new claimed_at and is left alone (the locking read re-checks it).
+    sweep() {
+      return deleteInBatches(
+        db,
+        `DELETE FROM idempotency_claims WHERE (api_key_id, idempotency_key) IN (
+           SELECT api_key_id, idempotency_key FROM idempotency_claims WHERE claimed_at <= $2 LIMIT $1 FOR UPDATE SKIP LOCKED)
+         RETURNING 1`,
         [new Date(clock.now().getTime() - REPLAY_WINDOW_MS)],
       );
-      return deleted[0]?.n ?? 0;
     },
   };
 }

@@ -21,6 +21,7 @@ import type { Clock } from './clock.js';
 import type { Database, Queryable } from './db/database.js';
 import { groupCommit } from './group-commit.js';
 import { poller } from './poller.js';
+import { deleteInBatches } from './retention.js';
 
 export interface JobContext {
   jobId: number;
@@ -59,6 +60,10 @@ const MAX_CONCURRENT = 64;
 const RELEASE_INTERVAL_MS = 1_000;
 /** How long drain() waits for jobs that other processes are running. */
 const DRAIN_WAIT_MS = 30_000;
+
+/** Finished jobs are kept this long: a done one a day, one that failed for good a week (its `last_error` is what an operator reads). */
+export const DONE_JOB_RETENTION_MS = 24 * 3_600_000;
+export const FAILED_JOB_RETENTION_MS = 7 * 24 * 3_600_000;
 
 const defaultBackoff = (attempt: number) => Math.min(2 ** (attempt - 1) * 5_000, 3_600_000);
 
@@ -269,6 +274,22 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
     async stop(): Promise<void> {
       await loop.stop();
       await Promise.all([...running.values()]);
+    },
+
+    /**
+     * Deletes jobs finished longer ago than their retention; answers how many. A job still
+     * pending or running is never deleted, nor one with a dedupe key (at most one such job
+     * ever: its row is what says so).
+     */
+    async sweep(): Promise<number> {
+      const now = clock.nowMs();
+      const finishedBefore = (status: 'done' | 'failed') =>
+        `DELETE FROM jobs WHERE id IN (
+           SELECT id FROM jobs WHERE status = '${status}' AND dedupe_key IS NULL AND finished_at < $2 LIMIT $1 FOR UPDATE SKIP LOCKED)
+         RETURNING 1`;
+      const done = await deleteInBatches(db, finishedBefore('done'), [new Date(now - DONE_JOB_RETENTION_MS)]);
+      const failed = await deleteInBatches(db, finishedBefore('failed'), [new Date(now - FAILED_JOB_RETENTION_MS)]);
+      return done + failed;
     },
 
     /** Counts by status, for tests and the operator. */

@@ -237,7 +237,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
     },
 
     /** Deletes executions a week past their retention. */
-    sweep(): Promise<void> {
+    sweep(): Promise<number> {
       return store.deleteExpired(db, new Date(clock.now().getTime() - EXPIRED_KEPT_MS));
     },
   };

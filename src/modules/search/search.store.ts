@@ -1,6 +1,7 @@
 // SQL for event search: its executions (the queries over the corpus are the filter module's).
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
+import { deleteInBatches } from '../../platform/retention.js';
 import type { EventFilter } from '../filters/filter.js';
 
 export interface ExecutionRow {
@@ -47,7 +48,11 @@ export const searchStore = {
   },
 
   /** Deletes executions expired before `before` (their cursors are answered 410 from the cursor alone). */
-  async deleteExpired(db: Queryable, before: Date) {
-    await db.query('DELETE FROM search_executions WHERE expires_at < $1', [before]);
+  deleteExpired(db: Queryable, before: Date): Promise<number> {
+    return deleteInBatches(
+      db,
+      'DELETE FROM search_executions WHERE id IN (SELECT id FROM search_executions WHERE expires_at < $2 LIMIT $1 FOR UPDATE SKIP LOCKED) RETURNING 1',
+      [before],
+    );
   },
 };

@@ -3,8 +3,9 @@
 // an entity merged or deleted), so one changed event is checked against its candidates only.
 //
 // - A report added, or the event's entities changed: every enabled sensor the event now
-//   satisfies and that has no `event.matched` delivery for it gets one (the outbox's unique
-//   key makes that "ever", whatever retries or processes do).
+//   satisfies and that was never sent `event.matched` for it gets one (the outbox records
+//   each first sending under a unique key that outlives the delivery log, which makes that
+//   "ever", whatever retries or processes do).
 // - Event A merged into B: each enabled sensor that was sent A gets `event.merged`, and B is
 //   matched again (it gained A's reports).
 import type { Clock } from '../../platform/clock.js';

@@ -1,6 +1,7 @@
 // SQL of the delivery outbox (migration 004). A delivery is one message; each of its sensor's
 // webhook actions is a target, the unit that is claimed, attempted and settled.
 import type { Queryable } from '../../platform/db/database.js';
+import { deleteInBatches } from '../../platform/retention.js';
 import { MAX_ATTEMPTS } from './retry-schedule.js';
 
 export type DeliveryType = 'event.matched' | 'event.merged' | 'sensor.test';
@@ -39,10 +40,11 @@ export interface AttemptOutcome {
 export const outboxStore = {
   /**
    * Stores deliveries of one event (null: none, for a test) with a target per webhook due at
-   * `at`, to sensors still enabled unless `anyState`; a (sensor, event, type) that already has
-   * one is left alone, except test deliveries, which may repeat. Answers how many were
-   * stored. Locks the sensors' rows against deletion (KEY SHARE), so a sensor deleted
-   * meanwhile is skipped rather than failing the foreign key.
+   * `at`, to sensors still enabled unless `anyState`; a (sensor, event, type) that was ever
+   * sent one (sensor_sent_events, which outlives the delivery log) is left alone, except test
+   * deliveries, which may repeat. Answers how many were stored. Locks the sensors' rows
+   * against deletion (KEY SHARE), so a sensor deleted meanwhile is skipped rather than
+   * failing the foreign key.
    */
   async create(
     tx: Queryable,
@@ -59,10 +61,15 @@ export const outboxStore = {
            FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS d(id, sensor_id, body)
            JOIN sensors s ON s.id = d.sensor_id AND (s.enabled OR $7::boolean)
             FOR KEY SHARE OF s
+       ), first_time AS (
+         INSERT INTO sensor_sent_events (event_id, type, sensor_id)
+         SELECT $4::uuid, $5, sensor_id FROM wanted WHERE $5 <> 'sensor.test'
+         ON CONFLICT DO NOTHING
+         RETURNING sensor_id
        ), stored AS (
          INSERT INTO sensor_deliveries (id, sensor_id, event_id, type, body, created_at)
          SELECT id, sensor_id, $4::uuid, $5, body, $6 FROM wanted
-         ON CONFLICT (sensor_id, event_id, type) WHERE type <> 'sensor.test' DO NOTHING
+          WHERE $5 = 'sensor.test' OR sensor_id IN (SELECT sensor_id FROM first_time)
          RETURNING id
        ), targets AS (
          INSERT INTO sensor_delivery_targets (delivery_id, action_id, url, host, next_attempt_at)
@@ -75,18 +82,39 @@ export const outboxStore = {
     return rows[0]?.n ?? 0;
   },
 
-  /** Sensors that already have a delivery of this type for the event. */
+  /** Sensors that were ever given a delivery of this type for the event (its delivery may have left the log since). */
   async sensorsDelivered(db: Queryable, eventId: string, type: DeliveryType): Promise<Set<string>> {
-    const rows = await db.query<{ sensor_id: string }>('SELECT sensor_id FROM sensor_deliveries WHERE event_id = $1 AND type = $2', [eventId, type]);
+    const rows = await db.query<{ sensor_id: string }>('SELECT sensor_id FROM sensor_sent_events WHERE event_id = $1 AND type = $2', [eventId, type]);
     return new Set(rows.map((row) => row.sensor_id));
   },
 
-  /** A delivery's targets (one per webhook), locked, if the delivery is the sensor's. */
+  /**
+   * A delivery's targets (one per webhook), locked, if the delivery is the sensor's. The
+   * delivery's row is locked too (KEY SHARE), so the retention sweep, which skips locked
+   * rows, cannot delete a delivery being made pending again.
+   */
   lockTargets(tx: Queryable, sensorId: string, deliveryId: string) {
     return tx.query<{ status: string }>(
       `SELECT t.status FROM sensor_delivery_targets t JOIN sensor_deliveries d ON d.id = t.delivery_id
-        WHERE d.id = $1 AND d.sensor_id = $2 ORDER BY t.action_id FOR UPDATE OF t`,
+        WHERE d.id = $1 AND d.sensor_id = $2 ORDER BY t.action_id FOR UPDATE OF t FOR KEY SHARE OF d`,
       [deliveryId, sensorId],
+    );
+  },
+
+  /**
+   * Deletes deliveries (their targets with them) of which no target is pending and whose
+   * latest attempt, or creation when none was made, is before `before`; answers how many.
+   */
+  deleteFinished(db: Queryable, before: Date): Promise<number> {
+    return deleteInBatches(
+      db,
+      `DELETE FROM sensor_deliveries WHERE id IN (
+         SELECT d.id FROM sensor_deliveries d
+          WHERE d.created_at < $2
+            AND NOT EXISTS (SELECT 1 FROM sensor_delivery_targets t WHERE t.delivery_id = d.id AND (t.status = 'PENDING' OR t.last_attempt_at >= $2))
+          LIMIT $1 FOR UPDATE OF d SKIP LOCKED)
+       RETURNING 1`,
+      [before],
     );
   },
 

@@ -8,6 +8,12 @@ import { type DeliveryType, type NewDelivery, outboxStore as store } from './out
 
 export type { DeliveryType, NewDelivery } from './outbox.store.js';
 
+/**
+ * A finished delivery stays in its sensor's delivery log, listed and redeliverable, this long
+ * after its latest attempt: the console's 30 days of outcomes per day are all still there.
+ */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 3_600_000;
+
 /** A delivery's body, the same bytes at every attempt: `{type, timestamp, data}` (decisions.md, "Webhook deliveries"). */
 export function deliveryBody(type: DeliveryType, timestamp: Date, data: Record<string, unknown>): string {
   return JSON.stringify({ type, timestamp: timestamp.toISOString(), data });
@@ -60,6 +66,11 @@ export function deliveryOutbox({ db, clock, wake }: OutboxDeps) {
       await store.retryTargets(tx, deliveryId, clock.now());
       tx.afterCommit?.(wake);
       return 'redelivered';
+    },
+
+    /** Deletes deliveries past DELIVERY_RETENTION_MS; a pending one is never deleted. Answers how many. */
+    sweep(): Promise<number> {
+      return store.deleteFinished(db, new Date(clock.nowMs() - DELIVERY_RETENTION_MS));
     },
   };
 }
