@@ -24,6 +24,7 @@ import { memoryCounterStore } from './platform/rate-limits/counter-store.js';
 import { postgresCounterStore } from './platform/rate-limits/postgres-counter-store.js';
 import { rateLimiter, type RateLimiter } from './platform/rate-limits/rate-limiter.js';
 import { loadSecret } from './platform/secret.js';
+import { serviceMetrics, type ServiceMetrics } from './platform/metrics.js';
 import { cursorSigner } from './platform/cursors.js';
 import { idempotencyClaims, type IdempotencyClaims } from './platform/idempotency-claims.js';
 import { searchService, type SearchPausePoint, type SearchService } from './modules/search/search.service.js';
@@ -60,6 +61,7 @@ export interface Runtime {
   beatEntries: BeatEntriesService;
   grants: GrantsService;
   reports: ReportsService;
+  metrics: ServiceMetrics;
   /** Runs every piece of background work due now: jobs (matching among them), then webhook attempts. */
   drain(): Promise<void>;
   /** Starts background work (job polling, counter sweeping). The CLI never calls it. */
@@ -90,13 +92,20 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     config.database.kind === 'postgres' ? await openPostgres(config.database.url, { poolSize: 2, settings: { synchronous_commit: 'off' } }) : null;
   const counters = counterDb ? postgresCounterStore(counterDb) : memoryCounterStore();
   const limiter = rateLimiter(counters, clock, { maxPerMinute: config.edgeMaxPerMinute, banSeconds: config.edgeBanSeconds });
+  // The gauges read the job queue and the outbox (made below) when scraped.
+  const metrics = serviceMetrics({
+    jobs: () => jobs.backlog(),
+    deliveries: () => webhooks.backlog(),
+    pools: counterDb ? { main: db, counters: counterDb } : { main: db },
+  });
+  const onLedger = metrics.ledger;
   const secret = await loadSecret(db, config.secret);
   const cursors = cursorSigner(secret);
   const claims = idempotencyClaims(db, clock);
 
   // Each module after the modules it is handed.
   const keys = keyAuthenticator(db, clock);
-  const accounts = accountsService({ db, clock, newId, keyCache: keys });
+  const accounts = accountsService({ db, clock, newId, keyCache: keys, onLedger });
   const self = selfService({ db, clock });
   const users = consoleUsers({ db, clock, newId });
   const sessions = consoleSessions({ db, clock, newId });
@@ -108,20 +117,24 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     );
   }
   const transport = webhookTransport({ allowPrivate: config.webhookAllowPrivate, connectionsPerHost: PER_HOST_RUNNING });
-  const webhooks = webhookDispatcher({ db, clock, logger, transport });
+  const webhooks = webhookDispatcher({ db, clock, logger, transport, onAttempt: metrics.webhookAttempt });
   const outbox = deliveryOutbox({ db, clock, wake: () => webhooks.wake() });
   const sensors = sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks: config.webhookAllowPrivate });
 
-  const search = searchService({ db, clock, newId, cursors, ...testPause(config, logger) });
+  const search = searchService({ db, clock, newId, cursors, onLedger, ...testPause(config, logger) });
   const beats = beatsService({ db, clock, newId, jobs });
   const beatEntries = beatEntriesService({ db, clock, cursors });
-  const recording = beatRecording({ db, clock, newId });
+  const recording = beatRecording({ db, clock, newId, onLedger });
 
   // The corpus hands every event change to these subscribers, each with a durable job of its own.
-  const changes = eventChanges(jobs, {
-    sensors: sensorMatching({ db, clock, newId, outbox }),
-    beats: recording.onEventChange,
-  });
+  const changes = eventChanges(
+    jobs,
+    {
+      sensors: sensorMatching({ db, clock, newId, outbox }),
+      beats: recording.onEventChange,
+    },
+    metrics.eventChangeDone,
+  );
   const events = eventsService({ db, clock, newId, changes });
   const reference = referenceService({ db, clock, newId, jobs });
   const grants = grantsService({ db, clock, newId });
@@ -158,6 +171,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     beatEntries,
     grants,
     reports,
+    metrics,
     async drain() {
       await jobs.drain();
       await webhooks.drain();

@@ -41,9 +41,11 @@ export interface DispatcherDeps {
   clock: Clock;
   logger: Logger;
   transport: WebhookTransport;
+  /** Told the outcome of every attempt this process makes (the metrics). */
+  onAttempt: (status: AttemptOutcome['status']) => void;
 }
 
-export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDeps) {
+export function webhookDispatcher({ db, clock, logger, transport, onAttempt }: DispatcherDeps) {
   const worker = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const hosts = new Map<string, HostQueue>();
   let held = 0;
@@ -82,6 +84,7 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
       const target = queue.waiting.shift()!;
       queue.running += 1;
       void attempt(target).then((outcome) => {
+        onAttempt(outcome.status);
         settled.push(outcome);
         scheduleFlush();
         queue.running -= 1;
@@ -195,6 +198,9 @@ export function webhookDispatcher({ db, clock, logger, transport }: DispatcherDe
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },
+
+    /** Targets waiting for an attempt, from the database (every process's). */
+    backlog: () => store.backlog(db, clock.now()),
 
     async start(): Promise<void> {
       if (db.kind === 'pglite') {
