@@ -78,7 +78,9 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetr
   });
   installIdempotency(app, runtime.claims);
   installErrorHandling(app, config.docsUrl, edgeGuard);
-  await installDocs(app, { publicBaseUrl: config.publicBaseUrl, docsUrl: config.docsUrl });
+  // A worker process answers its probes and its metrics only; every other path is 404 there.
+  const servesApi = config.role !== 'worker';
+  if (servesApi) await installDocs(app, { publicBaseUrl: config.publicBaseUrl, docsUrl: config.docsUrl });
 
   const system = systemFeature({
     ready: () =>
@@ -110,7 +112,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetr
     opsFeature({ clock: runtime.clock, jobs: runtime.jobs, drain: () => runtime.drain() }),
     metrics,
   ];
-  for (const plugin of features) await app.register(plugin, { operatorApi: config.opsToken !== null });
+  for (const plugin of servesApi ? features : [system, metrics]) await app.register(plugin, { operatorApi: config.opsToken !== null });
 
   await app.ready();
   return app;

@@ -6,6 +6,9 @@ import type { SlowClientTimeouts } from './platform/http/slow-clients.js';
 
 export type DatabaseTarget = { kind: 'pglite'; dataDir: string } | { kind: 'pglite-memory' } | { kind: 'postgres'; url: string };
 
+/** What a process does: `api` serves requests, `worker` runs background work, `all` both. */
+export type ProcessRole = 'all' | 'api' | 'worker';
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -25,6 +28,8 @@ export interface Config {
   readonly trustedProxies: readonly string[];
   readonly secret: string | null;
   readonly logLevel: string;
+  /** EVMON_ROLE; `api` and `worker` need PostgreSQL (the embedded database is one process's alone). */
+  readonly role: ProcessRole;
   /**
    * Slow-client defence (decisions.md, "HTTP hardening"): a request's headers within 15 s, its
    * whole body within 30 s of its start, an idle keep-alive connection closed after 75 s.
@@ -110,6 +115,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const secret = str('EVMON_SECRET') ?? null;
 
+  const role = str('EVMON_ROLE') ?? 'all';
+  if (role !== 'all' && role !== 'api' && role !== 'worker') problems.push(`EVMON_ROLE must be all, api or worker (got "${role}")`);
+  else if (role !== 'all' && database.kind !== 'postgres') {
+    problems.push(
+      `EVMON_ROLE=${role} needs PostgreSQL (EVMON_DATABASE_URL=postgres://…): the embedded database belongs to one process, which must be both api and worker`,
+    );
+  }
+
   const opsToken = str('EVMON_OPS_TOKEN') ?? null;
 
   const trustedProxies = (str('EVMON_TRUSTED_PROXIES') ?? '')
@@ -164,6 +177,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     httpTimeouts,
     secret,
     logLevel,
+    role: role as ProcessRole,
     testSearchPause: testSearchPause as Config['testSearchPause'],
   };
   if (problems.length > 0) throw new ConfigError(problems);

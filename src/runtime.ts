@@ -62,9 +62,12 @@ export interface Runtime {
   grants: GrantsService;
   reports: ReportsService;
   metrics: ServiceMetrics;
-  /** Runs every piece of background work due now: jobs (matching among them), then webhook attempts. */
+  /**
+   * Runs every piece of background work due now: jobs (matching among them), then webhook
+   * attempts. In the api role it runs none and waits for the workers to.
+   */
   drain(): Promise<void>;
-  /** Starts background work (job polling, counter sweeping). The CLI never calls it. */
+  /** Starts background work (job polling, counter sweeping), unless the role is api. The CLI never calls it. */
   startBackground(): void;
   close(): Promise<void>;
 }
@@ -173,10 +176,14 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     reports,
     metrics,
     async drain() {
-      await jobs.drain();
-      await webhooks.drain();
+      const runHere = config.role !== 'api';
+      await jobs.drain({ runHere });
+      await webhooks.drain({ runHere });
     },
     startBackground() {
+      // An api process only stores jobs and deliveries; worker processes find them by polling.
+      // Its wake-ups (jobs enqueued, deliveries stored) reach pollers that never started.
+      if (config.role === 'api') return;
       if (db.kind === 'pglite') {
         void jobs.releaseOrphans().then((n) => n > 0 && logger.warn({ jobs: n }, 'released jobs left running by a previous process'));
       }

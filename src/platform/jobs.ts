@@ -266,12 +266,13 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
 
     /**
      * Runs every job due now, and those they enqueue, until none is left; jobs that other
-     * processes hold are waited for, up to DRAIN_WAIT_MS.
+     * processes hold are waited for, up to DRAIN_WAIT_MS. With `runHere: false` (a process
+     * that serves requests only) it runs none itself and waits for other processes to.
      */
-    async drain(options: { waitForOthersMs?: number } = {}): Promise<void> {
+    async drain(options: { waitForOthersMs?: number; runHere?: boolean } = {}): Promise<void> {
       const deadline = performance.now() + (options.waitForOthersMs ?? DRAIN_WAIT_MS);
       for (;;) {
-        const claimed = await loop.claimNow();
+        const claimed = options.runHere === false ? 0 : await loop.claimNow();
         if (running.size > 0) {
           await Promise.race([...running.values()]);
           continue;

@@ -186,11 +186,15 @@ export function webhookDispatcher({ db, clock, logger, transport, onAttempt }: D
       loop.schedule(0);
     },
 
-    /** Makes every attempt due now, waiting up to 30 s for those other processes hold. */
-    async drain(): Promise<void> {
+    /**
+     * Makes every attempt due now, waiting up to 30 s for those other processes hold. With
+     * `runHere: false` (a process that serves requests only) it makes none itself and waits
+     * for other processes to.
+     */
+    async drain(options: { runHere?: boolean } = {}): Promise<void> {
       const deadline = performance.now() + DRAIN_WAIT_MS;
       for (;;) {
-        const claimed = await loop.claimNow();
+        const claimed = options.runHere === false ? 0 : await loop.claimNow();
         await idle(deadline);
         if (performance.now() > deadline) return;
         if (claimed > 0) continue;
