@@ -112,9 +112,6 @@ export function serviceMetrics(sources: ScrapeSources) {
   for (const kind of ['SEARCH', 'BEAT_ENTRY', 'ADJUSTMENT']) charged.inc({ kind }, 0);
   for (const outcome of Object.values(ATTEMPT_OUTCOMES)) attempts.inc({ outcome }, 0);
 
-  // One child per label set, found by one map lookup on the request path.
-  const requestChildren = new Map<string, Histogram.Internal<'method' | 'route' | 'status_code'>>();
-
   async function readGauges(): Promise<void> {
     const [jobs, deliveries] = await Promise.all([sources.jobs(), sources.deliveries()]);
     for (const { kind, due, running, oldestDueSeconds } of jobs) {
@@ -145,13 +142,9 @@ export function serviceMetrics(sources: ScrapeSources) {
 
     /** One answered request; `route` is the route's pattern, never the URL. */
     request(method: string, route: string, statusCode: number, seconds: number): void {
-      const key = `${method} ${statusCode} ${route}`;
-      let child = requestChildren.get(key);
-      if (!child) {
-        child = requests.labels(method, route, String(statusCode));
-        requestChildren.set(key, child);
-      }
-      child.observe(seconds);
+      // About a microsecond; a cache of labelled children measured slower (prom-client
+      // validates and hashes the labels on every observation either way).
+      requests.observe({ method, route, status_code: String(statusCode) }, seconds);
     },
 
     /** Ledger rows that have committed. */
