@@ -67,7 +67,7 @@ export interface Runtime {
    * attempts. In the api role it runs none and waits for the workers to.
    */
   drain(): Promise<void>;
-  /** Starts background work (job polling, counter sweeping), unless the role is api. The CLI never calls it. */
+  /** Starts background work (job polling, counter sweeping); in the api role only its own counter pruning. The CLI never calls it. */
   startBackground(): void;
   close(): Promise<void>;
 }
@@ -181,9 +181,14 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       await webhooks.drain({ runHere });
     },
     startBackground() {
-      // An api process only stores jobs and deliveries; worker processes find them by polling.
-      // Its wake-ups (jobs enqueued, deliveries stored) reach pollers that never started.
-      if (config.role === 'api') return;
+      if (config.role === 'api') {
+        // An api process only stores jobs and deliveries; workers find them by polling (its
+        // wake-ups reach pollers that never start) and sweep the shared tables. It prunes
+        // only its own rate-limit state, which would otherwise grow without end.
+        sweepTimer = setInterval(() => limiter.sweep().catch((error) => logger.warn({ err: error }, 'rate counter sweep failed')), SWEEP_INTERVAL_MS);
+        sweepTimer.unref();
+        return;
+      }
       if (db.kind === 'pglite') {
         void jobs.releaseOrphans().then((n) => n > 0 && logger.warn({ jobs: n }, 'released jobs left running by a previous process'));
       }
