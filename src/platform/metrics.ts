@@ -84,7 +84,8 @@ export function serviceMetrics(sources: ScrapeSources) {
   });
   const deliveryAge = new Gauge({
     name: 'evmon_webhook_backlog_age_seconds',
-    help: 'How long the oldest due webhook target has been due; 0 when none is',
+    help: 'How long the oldest due webhook target has been due (state due); 0 when none is',
+    labelNames: ['state'] as const,
     registers,
   });
   const poolTotal = new Gauge({ name: 'evmon_db_pool_connections', help: 'Database connections open, by pool', labelNames: ['pool'] as const, registers });
@@ -112,16 +113,25 @@ export function serviceMetrics(sources: ScrapeSources) {
   for (const kind of ['SEARCH', 'BEAT_ENTRY', 'ADJUSTMENT']) charged.inc({ kind }, 0);
   for (const outcome of Object.values(ATTEMPT_OUTCOMES)) attempts.inc({ outcome }, 0);
 
+  /**
+   * A backlog the database cannot tell now (it is unreachable, say) is left out of the scrape
+   * rather than shown at its last value; the rest, process metrics included, is still answered.
+   */
   async function readGauges(): Promise<void> {
-    const [jobs, deliveries] = await Promise.all([sources.jobs(), sources.deliveries()]);
-    for (const { kind, due, running, oldestDueSeconds } of jobs) {
-      jobsBacklog.set({ kind }, due);
-      jobsRunning.set({ kind }, running);
-      jobsAge.set({ kind }, oldestDueSeconds);
+    const [jobs, deliveries] = await Promise.allSettled([sources.jobs(), sources.deliveries()]);
+    for (const gauge of [jobsBacklog, jobsRunning, jobsAge, deliveryBacklog, deliveryAge]) gauge.reset();
+    if (jobs.status === 'fulfilled') {
+      for (const { kind, due, running, oldestDueSeconds } of jobs.value) {
+        jobsBacklog.set({ kind }, due);
+        jobsRunning.set({ kind }, running);
+        jobsAge.set({ kind }, oldestDueSeconds);
+      }
     }
-    deliveryBacklog.set({ state: 'due' }, deliveries.due);
-    deliveryBacklog.set({ state: 'scheduled' }, deliveries.scheduled);
-    deliveryAge.set(deliveries.oldestDueSeconds);
+    if (deliveries.status === 'fulfilled') {
+      deliveryBacklog.set({ state: 'due' }, deliveries.value.due);
+      deliveryBacklog.set({ state: 'scheduled' }, deliveries.value.scheduled);
+      deliveryAge.set({ state: 'due' }, deliveries.value.oldestDueSeconds);
+    }
     for (const [pool, database] of Object.entries(sources.pools)) {
       const use = database.poolUse();
       poolTotal.set({ pool }, use.total);

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TestCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
 import { declaredMetrics, scrape } from '../helpers/metrics.js';
-import { PG_URL, ROOT, type TestServer } from '../helpers/server.js';
+import { PG_URL, ROOT, startServer, type TestServer } from '../helpers/server.js';
 import { startDeliveryServer, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
@@ -141,5 +141,19 @@ describe('metrics', () => {
     assert.equal(moved(delivered, 'evmon_webhook_attempts_total', { outcome: 'failed' }), 0);
     assert.equal(delivered.value('evmon_webhook_backlog', {}), 0);
     assert.equal(delivered.value('evmon_webhook_backlog_age_seconds'), 0);
+  });
+
+  it('when the database is gone, then a scrape still answers, without the backlogs it cannot read', async () => {
+    const alone = await startServer();
+    try {
+      await alone.runtime.db.close();
+      const metrics = await scrape(alone.http);
+      assert.ok(metrics.value('process_resident_memory_bytes') > 0);
+      for (const name of ['evmon_jobs_backlog', 'evmon_jobs_backlog_age_seconds', 'evmon_webhook_backlog', 'evmon_webhook_backlog_age_seconds']) {
+        assert.equal(metrics.samples.filter((sample) => sample.name === name).length, 0, name);
+      }
+    } finally {
+      await alone.close();
+    }
   });
 });
