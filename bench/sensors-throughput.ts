@@ -8,71 +8,18 @@
 //   npm run bench                                          embedded database (PGlite)
 //   BENCH_DATABASE_URL=postgres://… npm run bench          PostgreSQL
 //   BENCH_SECONDS=20 BENCH_CONNECTIONS=50 npm run bench
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { benchKeyEnv } from './encryption-key.js';
+import { benchKey, load as loadPath, OPS_TOKEN, pinned, startServer as start, stopServer as stop } from './servers.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const pinned = spawnSync('taskset', ['-cp', '0', String(process.pid)]).status === 0 && os.cpus().length >= 2;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'memory://';
-const OPS_TOKEN = 'bench-ops-token-0123456789';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'evmon-bench-'));
-
-async function start(script: string, env: Record<string, string>, port: number, readyPath: string): Promise<ChildProcess> {
-  const nodeArgs = script === 'src/main.ts' && process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const command = [...nodeArgs, '--import', 'tsx', script];
-  const child = spawn(pinned ? 'taskset' : process.execPath, pinned ? ['-c', '1', process.execPath, ...command] : command, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const { request, Agent } = await import('undici');
-  const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
-    const status = await request(`https://127.0.0.1:${port}${readyPath}`, { dispatcher })
-      .then(async (r) => {
-        await r.body.dump();
-        return r.statusCode;
-      })
-      .catch(() => 0);
-    if (status === 200) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${script} did not become ready`);
-}
-
-async function stop(child: ChildProcess) {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-async function ops(port: number, method: string, url: string, body: unknown) {
-  const { request, Agent } = await import('undici');
-  const response = await request(`https://127.0.0.1:${port}${url}`, {
-    method: method as never,
-    headers: { authorization: `Bearer ${OPS_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    dispatcher: new Agent({ connect: { rejectUnauthorized: false } }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: a benchmark reads whichever members it needs
-  const json = (await response.body.json()) as Record<string, any>;
-  if (response.statusCode >= 300) throw new Error(JSON.stringify(json));
-  return json;
-}
-
-async function load(port: number, headers: Record<string, string>) {
-  const result = await autocannon({ url: `https://127.0.0.1:${port}/v1/sensors`, connections: CONNECTIONS, duration: SECONDS, headers });
-  const non2xx = result.non2xx + result.errors;
-  return { rps: result.requests.average, p99: result.latency.p99, non2xx };
-}
+const load = (port: number, headers: Record<string, string>) => loadPath(port, '/v1/sensors', headers, { connections: CONNECTIONS, seconds: SECONDS });
 
 const evmonPort = 19443;
 const barePort = 19444;
@@ -91,12 +38,9 @@ const evmon = await start(
   },
   evmonPort,
   '/readyz',
+  process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [],
 );
-const standard = (await ops(evmonPort, 'GET', '/ops/v1/plans', undefined)).data.find((p: { name: string }) => p.name === 'standard');
-const { object: _o, name: _n, ...fields } = standard;
-await ops(evmonPort, 'PUT', '/ops/v1/plans/bench', { ...fields, rest_requests_per_minute: 2_000_000_000 });
-const account = await ops(evmonPort, 'POST', '/ops/v1/accounts', { plan: 'bench' });
-const key = (await ops(evmonPort, 'POST', `/ops/v1/accounts/${account.id}/api-keys`, { name: 'bench', scopes: ['SENSORS_READ'] })).key;
+const key = await benchKey(evmonPort, ['SENSORS_READ']);
 
 const bare = await start('bench/bare-server.ts', { BENCH_DATA_DIR: dataDir, BENCH_PORT: String(barePort) }, barePort, '/v1/sensors');
 // Both servers stay up; only the one being measured receives traffic.

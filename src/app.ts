@@ -11,6 +11,7 @@ import { parseBearerKey } from './modules/accounts/api-key-format.js';
 import { accountsFeature } from './modules/accounts/accounts.routes.js';
 import { beatsFeature } from './modules/beats/beats.routes.js';
 import { corpusFeature } from './modules/corpus/corpus.routes.js';
+import { metricsFeature } from './modules/ops/metrics.routes.js';
 import { opsFeature } from './modules/ops/ops.routes.js';
 import { reportingFeature } from './modules/reporting/reporting.routes.js';
 import { searchFeature } from './modules/search/search.routes.js';
@@ -24,6 +25,7 @@ import type { FeaturePlugin } from './platform/http/feature.js';
 import { installGuard } from './platform/http/guard.js';
 import { installHttpVersionCheck } from './platform/http/http-versions.js';
 import { installIdempotency } from './platform/http/idempotency.js';
+import { installRequestMetrics } from './platform/http/request-metrics.js';
 import { installSlowClientDefence } from './platform/http/slow-clients.js';
 import type { TypedApp } from './platform/http/typed-app.js';
 import { OneLineRequestLog } from './platform/logger.js';
@@ -38,7 +40,12 @@ export interface TlsOptions {
   key: string;
 }
 
-export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<TypedApp> {
+export interface AppOptions {
+  /** Request metrics on (the default); off only to measure what they cost (bench/metrics-overhead.ts). */
+  requestMetrics?: boolean;
+}
+
+export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetrics = true }: AppOptions = {}): Promise<TypedApp> {
   const { config, logger } = runtime;
   const options = {
     loggerInstance: logger,
@@ -57,6 +64,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
   };
   const app = Fastify(options as FastifyHttpOptions<RawServerDefault, FastifyBaseLogger>).withTypeProvider<TypeBoxTypeProvider>() as TypedApp;
 
+  if (requestMetrics) installRequestMetrics(app, runtime.metrics.request);
   installHttpVersionCheck(app, config.docsUrl);
   installSlowClientDefence(app, config.httpTimeouts, config.docsUrl);
   app.setValidatorCompiler(validatorCompiler);
@@ -71,17 +79,21 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
   });
   installIdempotency(app, runtime.claims, config.testAnswerPause ? { beforeAnswer: () => testHold(runtime.logger, 'before-answer') } : {});
   installErrorHandling(app, config.docsUrl, edgeGuard);
-  await installDocs(app, { publicBaseUrl: config.publicBaseUrl, docsUrl: config.docsUrl });
+  // A worker process answers its probes and its metrics only; every other path is 404 there.
+  const servesApi = config.role !== 'worker';
+  if (servesApi) await installDocs(app, { publicBaseUrl: config.publicBaseUrl, docsUrl: config.docsUrl });
 
+  const system = systemFeature({
+    ready: () =>
+      pendingMigrations(runtime.db).then(
+        (pending) => pending.length === 0,
+        () => false,
+      ),
+  });
+  const metrics = metricsFeature(runtime.metrics);
   // The features, each one plugin with its public, operator and own routes.
   const features: FeaturePlugin[] = [
-    systemFeature({
-      ready: () =>
-        pendingMigrations(runtime.db).then(
-          (pending) => pending.length === 0,
-          () => false,
-        ),
-    }),
+    system,
     accountsFeature(runtime),
     corpusFeature(runtime),
     searchFeature(runtime.search),
@@ -99,8 +111,9 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions): Promise<Type
     }),
     consoleFeature({ ...runtime, edgeGuard, publicOrigin: new URL(config.publicBaseUrl).origin }),
     opsFeature({ clock: runtime.clock, jobs: runtime.jobs, drain: () => runtime.drain() }),
+    metrics,
   ];
-  for (const plugin of features) await app.register(plugin, { operatorApi: config.opsToken !== null });
+  for (const plugin of servesApi ? features : [system, metrics]) await app.register(plugin, { operatorApi: config.opsToken !== null });
 
   await app.ready();
   return app;

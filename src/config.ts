@@ -7,6 +7,9 @@ import { decodeKey } from './platform/secret-box.js';
 
 export type DatabaseTarget = { kind: 'pglite'; dataDir: string } | { kind: 'pglite-memory' } | { kind: 'postgres'; url: string };
 
+/** What a process does: `api` serves requests, `worker` runs background work, `all` both. */
+export type ProcessRole = 'all' | 'api' | 'worker';
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -34,6 +37,8 @@ export interface Config {
   /** EVMON_ENCRYPTION_KEY_PREVIOUS: during a key rotation, the key secrets not yet re-encrypted are sealed under. */
   readonly previousEncryptionKey: Buffer | null;
   readonly logLevel: string;
+  /** EVMON_ROLE; `api` and `worker` need PostgreSQL (the embedded database is one process's alone). */
+  readonly role: ProcessRole;
   /**
    * Slow-client defence (decisions.md, "HTTP hardening"): a request's headers within 15 s, its
    * whole body within 30 s of its start, an idle keep-alive connection closed after 75 s.
@@ -140,6 +145,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       'EVMON_ENCRYPTION_KEY is required with PostgreSQL: it encrypts webhook signing secrets at rest, and every process sharing the database needs the same one (make one with: openssl rand -base64 32, and keep it apart from the database and its backups)',
     );
   }
+  const role = str('EVMON_ROLE') ?? 'all';
+  if (role !== 'all' && role !== 'api' && role !== 'worker') problems.push(`EVMON_ROLE must be all, api or worker (got "${role}")`);
+  else if (role !== 'all' && database.kind !== 'postgres') {
+    problems.push(
+      `EVMON_ROLE=${role} needs PostgreSQL (EVMON_DATABASE_URL=postgres://…): the embedded database belongs to one process, which must be both api and worker`,
+    );
+  }
 
   const opsToken = str('EVMON_OPS_TOKEN') ?? null;
 
@@ -199,6 +211,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     encryptionKey,
     previousEncryptionKey,
     logLevel,
+    role: role as ProcessRole,
     testSearchPause: testSearchPause as Config['testSearchPause'],
     testAnswerPause,
   };

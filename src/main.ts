@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   runtime.startBackground();
   const { port } = app.server.address() as { port: number };
-  logger.info({ port, storage: runtime.db.kind, testClock: config.testClock, opsApi: config.opsToken !== null }, 'ready');
+  logger.info({ port, storage: runtime.db.kind, role: config.role, testClock: config.testClock, opsApi: config.opsToken !== null }, 'ready');
   let demoCorpus: DemoCorpusSeeding | null = null;
   if (demo) {
     // Printed to the terminal once, on purpose: this is the only time the raw key exists.

@@ -27,6 +27,7 @@ import { loadSecretBox } from './platform/encryption-key.js';
 import { retentionSweeper, type RetentionSweeper } from './platform/retention.js';
 import { loadSecret } from './platform/secret.js';
 import { testHold } from './platform/test-hold.js';
+import { serviceMetrics, type ServiceMetrics } from './platform/metrics.js';
 import { cursorSigner } from './platform/cursors.js';
 import { idempotencyClaims, type IdempotencyClaims } from './platform/idempotency-claims.js';
 import { searchService, type SearchPausePoint, type SearchService } from './modules/search/search.service.js';
@@ -67,9 +68,14 @@ export interface Runtime {
   grants: GrantsService;
   reports: ReportsService;
   retention: RetentionSweeper;
-  /** Runs every piece of background work due now: jobs (matching among them), webhook attempts, then the retention sweeps. */
+  metrics: ServiceMetrics;
+  /**
+   * Runs every piece of background work due now: jobs (matching among them), webhook
+   * attempts, then the retention sweeps. In the api role it runs none and waits for the
+   * workers to.
+   */
   drain(): Promise<void>;
-  /** Starts background work (job polling, retention sweeps). The CLI never calls it. */
+  /** Starts background work (job polling, retention sweeps); in the api role only its own counter pruning. The CLI never calls it. */
   startBackground(): void;
   close(): Promise<void>;
 }
@@ -101,13 +107,20 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     config.database.kind === 'postgres' ? await openPostgres(config.database.url, { poolSize: 2, settings: { synchronous_commit: 'off' } }) : null;
   const counters = counterDb ? postgresCounterStore(counterDb) : memoryCounterStore();
   const limiter = rateLimiter(counters, clock, { maxPerMinute: config.edgeMaxPerMinute, banSeconds: config.edgeBanSeconds });
+  // The gauges read the job queue and the outbox (made below) when scraped.
+  const metrics = serviceMetrics({
+    jobs: () => jobs.backlog(),
+    deliveries: () => webhooks.backlog(),
+    pools: counterDb ? { main: db, counters: counterDb } : { main: db },
+  });
+  const onLedger = metrics.ledger;
   const secret = await loadSecret(db, config.secret);
   const cursors = cursorSigner(secret);
   const claims = idempotencyClaims(db, clock);
 
   // Each module after the modules it is handed.
   const keys = keyAuthenticator(db, clock);
-  const accounts = accountsService({ db, clock, newId, keyCache: keys });
+  const accounts = accountsService({ db, clock, newId, keyCache: keys, onLedger });
   const self = selfService({ db, clock });
   const users = consoleUsers({ db, clock, newId });
   const sessions = consoleSessions({ db, clock, newId });
@@ -119,20 +132,24 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     );
   }
   const transport = webhookTransport({ allowPrivate: config.webhookAllowPrivate, connectionsPerHost: PER_HOST_RUNNING });
-  const webhooks = webhookDispatcher({ db, clock, logger, transport, openSecret: secrets.open });
+  const webhooks = webhookDispatcher({ db, clock, logger, transport, openSecret: secrets.open, onAttempt: metrics.webhookAttempt });
   const outbox = deliveryOutbox({ db, clock, wake: () => webhooks.wake() });
   const sensors = sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks: config.webhookAllowPrivate, secrets });
 
-  const search = searchService({ db, clock, newId, cursors, ...testPause(config, logger) });
+  const search = searchService({ db, clock, newId, cursors, onLedger, ...testPause(config, logger) });
   const beats = beatsService({ db, clock, newId, jobs });
   const beatEntries = beatEntriesService({ db, clock, cursors });
-  const recording = beatRecording({ db, clock, newId });
+  const recording = beatRecording({ db, clock, newId, onLedger });
 
   // The corpus hands every event change to these subscribers, each with a durable job of its own.
-  const changes = eventChanges(jobs, {
-    sensors: sensorMatching({ db, clock, newId, outbox }),
-    beats: recording.onEventChange,
-  });
+  const changes = eventChanges(
+    jobs,
+    {
+      sensors: sensorMatching({ db, clock, newId, outbox }),
+      beats: recording.onEventChange,
+    },
+    metrics.eventChangeDone,
+  );
   const events = eventsService({ db, clock, newId, changes });
   const reference = referenceService({ db, clock, newId, jobs });
   const grants = grantsService({ db, clock, newId });
@@ -182,12 +199,22 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     grants,
     reports,
     retention,
+    metrics,
     async drain() {
-      await jobs.drain();
-      await webhooks.drain();
-      await retention.sweep();
+      const runHere = config.role !== 'api';
+      await jobs.drain({ runHere });
+      await webhooks.drain({ runHere });
+      if (runHere) await retention.sweep();
     },
     startBackground() {
+      if (config.role === 'api') {
+        // An api process only stores jobs and deliveries; workers find them by polling (its
+        // wake-ups reach pollers that never start) and sweep the shared tables. It prunes
+        // only its own rate-limit state, which would otherwise grow without end.
+        sweepTimer = setInterval(() => limiter.sweep().catch((error) => logger.warn({ err: error }, 'rate counter sweep failed')), SWEEP_INTERVAL_MS);
+        sweepTimer.unref();
+        return;
+      }
       if (db.kind === 'pglite') {
         void jobs.releaseOrphans().then((n) => n > 0 && logger.warn({ jobs: n }, 'released jobs left running by a previous process'));
       }

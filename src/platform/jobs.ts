@@ -35,6 +35,22 @@ export interface JobKindOptions {
   maxAttempts?: number;
   /** Delay before retry number `attempt` (1-based), in ms, before jitter. */
   backoffMs?: (attempt: number) => number;
+  /**
+   * Told, in the process that ran it, when a job of this kind is done: the seconds from the
+   * job being stored to it being marked done, both on the database's clock (so the enqueuing
+   * process may be another, and the test clock does not enter into it).
+   */
+  onDone?: (secondsSinceStored: number) => void;
+}
+
+/** Jobs waiting or running now, per kind (for the metrics). */
+export interface JobBacklog {
+  kind: string;
+  /** Pending and due now. */
+  due: number;
+  running: number;
+  /** Seconds since the oldest due job became due, by the service's clock; 0 when none is due. */
+  oldestDueSeconds: number;
 }
 
 export interface EnqueueOptions {
@@ -76,7 +92,7 @@ interface ClaimedJob {
 }
 
 export function jobQueue(db: Database, clock: Clock, logger: Logger) {
-  const handlers = new Map<string, { handler: JobHandler; options: Required<JobKindOptions> }>();
+  const handlers = new Map<string, { handler: JobHandler; options: Required<Omit<JobKindOptions, 'onDone'>> & Pick<JobKindOptions, 'onDone'> }>();
   const workerId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const running = new Map<number, Promise<void>>();
 
@@ -122,11 +138,13 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
 
   // Successes of jobs finishing together are written in one statement (group commit).
   const markDone = groupCommit(async (_key, jobs: readonly ClaimedJob[]) => {
-    await db.query(
+    const done = await db.query<{ kind: string; seconds: number | null }>(
       `UPDATE jobs SET status = 'done', finished_at = $2, locked_until = NULL, last_error = NULL
-        WHERE locked_by = $1 AND status = 'running' AND (id, attempts) IN (SELECT * FROM unnest($3::bigint[], $4::int[]))`,
+        WHERE locked_by = $1 AND status = 'running' AND (id, attempts) IN (SELECT * FROM unnest($3::bigint[], $4::int[]))
+        RETURNING kind, extract(epoch FROM clock_timestamp() - stored_at)::float8 AS seconds`,
       [workerId, clock.now(), jobs.map((job) => job.id), jobs.map((job) => job.attempts)],
     );
+    for (const { kind, seconds } of done) if (seconds !== null) handlers.get(kind)?.options.onDone?.(seconds);
   });
 
   /** Writes an outcome, if this worker still owns the claim. */
@@ -210,7 +228,10 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
 
   return {
     register(kind: string, handler: JobHandler, options: JobKindOptions = {}): void {
-      handlers.set(kind, { handler, options: { maxAttempts: options.maxAttempts ?? 8, backoffMs: options.backoffMs ?? defaultBackoff } });
+      handlers.set(kind, {
+        handler,
+        options: { maxAttempts: options.maxAttempts ?? 8, backoffMs: options.backoffMs ?? defaultBackoff, onDone: options.onDone },
+      });
     },
 
     /** Stores a job in the caller's transaction (or directly on the database). */
@@ -250,12 +271,13 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
 
     /**
      * Runs every job due now, and those they enqueue, until none is left; jobs that other
-     * processes hold are waited for, up to DRAIN_WAIT_MS.
+     * processes hold are waited for, up to DRAIN_WAIT_MS. With `runHere: false` (a process
+     * that serves requests only) it runs none itself and waits for other processes to.
      */
-    async drain(options: { waitForOthersMs?: number } = {}): Promise<void> {
+    async drain(options: { waitForOthersMs?: number; runHere?: boolean } = {}): Promise<void> {
       const deadline = performance.now() + (options.waitForOthersMs ?? DRAIN_WAIT_MS);
       for (;;) {
-        const claimed = await loop.claimNow();
+        const claimed = options.runHere === false ? 0 : await loop.claimNow();
         if (running.size > 0) {
           await Promise.race([...running.values()]);
           continue;
@@ -290,6 +312,26 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
       const done = await deleteInBatches(db, finishedBefore('done'), [new Date(now - DONE_JOB_RETENTION_MS)]);
       const failed = await deleteInBatches(db, finishedBefore('failed'), [new Date(now - FAILED_JOB_RETENTION_MS)]);
       return done + failed;
+    },
+
+    /**
+     * Per registered kind, the jobs due and running now (any process). Walks the partial
+     * indexes of pending and running jobs only, so it costs what the backlog holds.
+     */
+    async backlog(): Promise<JobBacklog[]> {
+      const now = clock.now();
+      const rows = await db.query<{ kind: string; due: number; running: number; oldest: Date | null }>(
+        `SELECT kind, count(*) FILTER (WHERE status = 'pending')::int AS due, count(*) FILTER (WHERE status = 'running')::int AS running,
+                min(run_at) FILTER (WHERE status = 'pending') AS oldest
+           FROM jobs WHERE (status = 'pending' AND run_at <= $1) OR status = 'running' GROUP BY kind`,
+        [now],
+      );
+      const byKind = new Map(rows.map((row) => [row.kind, row]));
+      return kinds().map((kind) => {
+        const row = byKind.get(kind);
+        const oldestDueSeconds = row?.oldest ? Math.max(0, (now.getTime() - row.oldest.getTime()) / 1000) : 0;
+        return { kind, due: row?.due ?? 0, running: row?.running ?? 0, oldestDueSeconds };
+      });
     },
 
     /** Counts by status, for tests and the operator. */

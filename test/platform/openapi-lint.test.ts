@@ -55,6 +55,7 @@ const OPERATION_IDS = [
   'opsListPlans',
   'opsMergeEntity',
   'opsMergeEvent',
+  'opsMetrics',
   'opsPutPlan',
   'opsRevokeApiKey',
   'opsRevokeReportingGrant',

@@ -6,7 +6,7 @@ import { ProblemError } from '../../platform/problems.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { generateRawKey } from './api-key-format.js';
 import type { KeyAuthenticator } from './key-authenticator.js';
-import { operatorKind, accountsStore as store, type AccountRow, type ApiKeyRow, type PlanRow, type PlanValues } from './accounts.store.js';
+import { operatorKind, accountsStore as store, type AccountRow, type ApiKeyRow, type LedgerObserver, type PlanRow, type PlanValues } from './accounts.store.js';
 import type { Scope } from '../../platform/scopes.js';
 import type { Account, ApiKey, CreateAccountBody, Plan, UpdateAccountBody } from './accounts.schemas.js';
 
@@ -18,6 +18,8 @@ export interface AccountsDeps {
   newId: IdGenerator;
   /** The authenticator's cache: what changes a key's principal evicts it, at once in this process. */
   keyCache: Pick<KeyAuthenticator, 'evict' | 'evictAccount' | 'evictAll'>;
+  /** Hears of every grant and debit once committed (the metrics). */
+  onLedger: LedgerObserver;
 }
 
 export function accountView(row: AccountRow): Account {
@@ -58,7 +60,7 @@ export function planView(row: PlanRow): Plan {
 
 const notFound = (what: string, id: string) => new ProblemError('not-found', `No ${what} with id ${id}.`);
 
-export function accountsService({ db, clock, newId, keyCache }: AccountsDeps) {
+export function accountsService({ db, clock, newId, keyCache, onLedger }: AccountsDeps) {
   async function requirePlan(tx: Parameters<Parameters<Database['transaction']>[0]>[0], name: string) {
     const plan = await store.getPlan(tx, name);
     if (!plan) {
@@ -90,6 +92,7 @@ export function accountsService({ db, clock, newId, keyCache }: AccountsDeps) {
             row.id,
             [{ amount: input.credit_balance, reason: 'initial balance', kind: operatorKind(input.credit_balance) }],
             now,
+            onLedger,
           );
         }
         return accountView(row);
@@ -133,7 +136,7 @@ export function accountsService({ db, clock, newId, keyCache }: AccountsDeps) {
             `A debit of ${-amount} would take the balance of ${current.credit_balance} below zero. Nothing was changed.`,
           );
         }
-        return accountView(await store.appendLedger(tx, id, [{ amount, reason, kind: operatorKind(amount) }], clock.now()));
+        return accountView(await store.appendLedger(tx, id, [{ amount, reason, kind: operatorKind(amount) }], clock.now(), onLedger));
       });
     },
 

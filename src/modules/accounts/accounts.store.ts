@@ -86,6 +86,9 @@ export interface LedgerRow {
 /** An operator's change of a balance: a grant when it adds, an adjustment when it takes. */
 export const operatorKind = (amount: number): LedgerKind => (amount > 0 ? 'GRANT' : 'ADJUSTMENT');
 
+/** Told of ledger rows once they have committed (the metrics' credit counters). */
+export type LedgerObserver = (rows: readonly LedgerRow[]) => void;
+
 const ACCOUNT_COLUMNS = 'id, display_name, kind, plan, credit_balance, structured_reporting, entity_reporting, beats, created_at, updated_at';
 const KEY_COLUMNS = 'id, account_id, name, scopes, prefix, created_at, revoked_at, last_used_at';
 
@@ -115,9 +118,10 @@ export const accountsStore = {
   /**
    * Appends ledger rows and moves the balance by their sum, in one statement; each row's
    * `balance_after` is the balance once it and those before it are applied (the only place
-   * that arithmetic is written). The caller holds the account row lock.
+   * that arithmetic is written). The caller holds the account row lock. `observe` hears of the
+   * rows once the caller's transaction commits, never if it rolls back.
    */
-  async appendLedger(db: Queryable, accountId: string, rows: readonly LedgerRow[], at: Date): Promise<AccountRow> {
+  async appendLedger(db: Queryable, accountId: string, rows: readonly LedgerRow[], at: Date, observe: LedgerObserver): Promise<AccountRow> {
     const total = rows.reduce((sum, row) => sum + row.amount, 0);
     const [account] = await db.query<AccountRow>(
       `WITH moved AS (UPDATE accounts SET credit_balance = credit_balance + $2 WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}),
@@ -140,6 +144,8 @@ export const accountsStore = {
       ],
     );
     if (!account) throw new Error(`account ${accountId} does not exist`);
+    if (db.afterCommit) db.afterCommit(() => observe(rows));
+    else observe(rows); // one statement outside a transaction: committed already
     return account;
   },
 

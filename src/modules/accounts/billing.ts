@@ -2,7 +2,9 @@
 // account row is locked and the ledger row written in the caller's transaction, so the
 // charge commits or vanishes with the thing it pays for.
 import type { Queryable } from '../../platform/db/database.js';
-import { accountsStore as store, PLAN_FIELDS, type AccountRow, type PlanRow } from './accounts.store.js';
+import { accountsStore as store, PLAN_FIELDS, type AccountRow, type LedgerObserver, type PlanRow } from './accounts.store.js';
+
+export type { LedgerObserver } from './accounts.store.js';
 
 /** The account and its plan's values, as they are now (no lock; lockAccount takes it). */
 export async function accountAndPlan(db: Queryable, accountId: string): Promise<{ account: AccountRow; plan: PlanRow }> {
@@ -18,10 +20,12 @@ export async function accountAndPlan(db: Queryable, accountId: string): Promise<
  * account row lock until it ends. Answers false, charging nothing, when the balance cannot
  * cover it.
  */
-export async function chargeSearch(tx: Queryable, accountId: string, amount: number, executionId: string, at: Date): Promise<boolean> {
+export async function chargeSearch(tx: Queryable, accountId: string, amount: number, executionId: string, at: Date, observe: LedgerObserver): Promise<boolean> {
   const account = await store.getAccount(tx, accountId, true);
   if (!account || account.credit_balance < amount) return false;
-  if (amount > 0) await store.appendLedger(tx, accountId, [{ amount: -amount, reason: `event search ${executionId}`, kind: 'SEARCH', executionId }], at);
+  if (amount > 0) {
+    await store.appendLedger(tx, accountId, [{ amount: -amount, reason: `event search ${executionId}`, kind: 'SEARCH', executionId }], at, observe);
+  }
   return true;
 }
 
@@ -50,6 +54,7 @@ export async function recordEntryCharges(
   accountId: string,
   charges: readonly { amount: number; beatId: string; entryId: string }[],
   at: Date,
+  observe: LedgerObserver,
 ): Promise<void> {
   const paid = charges.filter((charge) => charge.amount > 0);
   if (paid.length === 0) return;
@@ -58,5 +63,6 @@ export async function recordEntryCharges(
     accountId,
     paid.map((charge) => ({ amount: -charge.amount, reason: `beat ${charge.beatId} entry ${charge.entryId}`, kind: 'BEAT_ENTRY', beatId: charge.beatId })),
     at,
+    observe,
   );
 }

@@ -12,7 +12,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { groupCommit } from '../../platform/group-commit.js';
-import { lockAccount, recordEntryCharges } from '../accounts/billing.js';
+import { type LedgerObserver, lockAccount, recordEntryCharges } from '../accounts/billing.js';
 import type { EventChangeSubscriber } from '../corpus/event-changes.js';
 import { compileAll } from '../filters/entity-resolver.js';
 import { loadEventFacts } from '../filters/event-facts.js';
@@ -30,6 +30,8 @@ export interface BeatRecordingDeps {
   db: Database;
   clock: Clock;
   newId: IdGenerator;
+  /** Hears of entry charges once committed (the metrics). */
+  onLedger: LedgerObserver;
 }
 
 interface ClauseIndex {
@@ -53,7 +55,7 @@ async function buildIndex(db: Database): Promise<ClauseIndex> {
   return index;
 }
 
-export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
+export function beatRecording({ db, clock, newId, onLedger }: BeatRecordingDeps) {
   const index = filterIndexCache(db, ['beats', 'entities'], () => buildIndex(db));
 
   /**
@@ -103,7 +105,7 @@ export function beatRecording({ db, clock, newId }: BeatRecordingDeps) {
         changed.add(beat.id);
       }
       await entries.insert(tx, written, now);
-      await recordEntryCharges(tx, accountId, charges, now);
+      await recordEntryCharges(tx, accountId, charges, now, onLedger);
       await beatsStore.updateCounters(
         tx,
         [...changed].map((id) => beats.get(id)!),

@@ -31,10 +31,13 @@ export interface EventChangeSubscribers {
   beats: EventChangeSubscriber;
 }
 
-export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers) {
-  const kinds = Object.entries(subscribers).map(([name, subscriber]: [string, EventChangeSubscriber]) => {
+/** Told when a subscriber is done with a change: seconds since the change was stored (the metrics' event-change lag). */
+export type EventChangeLag = (subscriber: keyof EventChangeSubscribers, seconds: number) => void;
+
+export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers, lag: EventChangeLag) {
+  const kinds = (Object.entries(subscribers) as [keyof EventChangeSubscribers, EventChangeSubscriber][]).map(([name, subscriber]) => {
     const kind = `${EVENT_CHANGED_JOB}:${name}`;
-    jobs.register(kind, (payload) => subscriber(payload as EventChange));
+    jobs.register(kind, (payload) => subscriber(payload as EventChange), { onDone: (seconds) => lag(name, seconds) });
     return kind;
   });
   return {

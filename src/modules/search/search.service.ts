@@ -9,7 +9,7 @@ import type { Database } from '../../platform/db/database.js';
 import { databaseFailure } from '../../platform/db/failures.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
-import { accountAndPlan, chargeSearch } from '../accounts/billing.js';
+import { accountAndPlan, chargeSearch, type LedgerObserver } from '../accounts/billing.js';
 import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-view.js';
 import { referenceStore } from '../corpus/reference.store.js';
 import { entityListReferences, entityListsInaccessible, unusableEntityLists } from '../filters/entity-list-access.js';
@@ -34,6 +34,8 @@ export interface SearchDeps {
   clock: Clock;
   newId: IdGenerator;
   cursors: CursorSigner;
+  /** Hears of search charges once committed (the metrics). */
+  onLedger: LedgerObserver;
   /** Test-only: called at each pause point; production passes nothing. */
   pause?: (point: SearchPausePoint) => Promise<void>;
 }
@@ -62,7 +64,7 @@ interface CursorState {
 
 const invalid = (errors: FieldError[], detail = 'The search request is not valid.') => new ProblemError('validation-failed', detail, { errors });
 
-export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) {
+export function searchService({ db, clock, newId, cursors, onLedger, pause }: SearchDeps) {
   async function checkFilter(searcher: Searcher, body: SearchBody, listRefusal: UnusableListRefusal): Promise<void> {
     const errors: FieldError[] = [];
     if (body.event_type_id) {
@@ -169,7 +171,7 @@ export function searchService({ db, clock, newId, cursors, pause }: SearchDeps) 
   async function charge(execution: ExecutionRow, insufficient: () => ProblemError): Promise<void> {
     try {
       await db.transaction(async (tx) => {
-        if (!(await chargeSearch(tx, execution.account_id, execution.credits, execution.id, execution.executed_at))) throw insufficient();
+        if (!(await chargeSearch(tx, execution.account_id, execution.credits, execution.id, execution.executed_at, onLedger))) throw insufficient();
         await store.insertExecution(tx, execution);
       });
     } catch (error) {

@@ -44,9 +44,11 @@ export interface DispatcherDeps {
   transport: WebhookTransport;
   /** A sensor's signing secret in clear from its stored (sealed) form; throws UnreadableSecretError. */
   openSecret: (sensorId: string, stored: string) => string;
+  /** Told the outcome of every attempt this process makes (the metrics). */
+  onAttempt: (status: AttemptOutcome['status']) => void;
 }
 
-export function webhookDispatcher({ db, clock, logger, transport, openSecret }: DispatcherDeps) {
+export function webhookDispatcher({ db, clock, logger, transport, openSecret, onAttempt }: DispatcherDeps) {
   const worker = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const hosts = new Map<string, HostQueue>();
   let held = 0;
@@ -85,6 +87,7 @@ export function webhookDispatcher({ db, clock, logger, transport, openSecret }: 
       const target = queue.waiting.shift()!;
       queue.running += 1;
       void attempt(target).then((outcome) => {
+        onAttempt(outcome.status);
         settled.push(outcome);
         scheduleFlush();
         queue.running -= 1;
@@ -190,11 +193,15 @@ export function webhookDispatcher({ db, clock, logger, transport, openSecret }: 
       loop.schedule(0);
     },
 
-    /** Makes every attempt due now, waiting up to 30 s for those other processes hold. */
-    async drain(): Promise<void> {
+    /**
+     * Makes every attempt due now, waiting up to 30 s for those other processes hold. With
+     * `runHere: false` (a process that serves requests only) it makes none itself and waits
+     * for other processes to.
+     */
+    async drain(options: { runHere?: boolean } = {}): Promise<void> {
       const deadline = performance.now() + DRAIN_WAIT_MS;
       for (;;) {
-        const claimed = await loop.claimNow();
+        const claimed = options.runHere === false ? 0 : await loop.claimNow();
         await idle(deadline);
         if (performance.now() > deadline) return;
         if (claimed > 0) continue;
@@ -202,6 +209,9 @@ export function webhookDispatcher({ db, clock, logger, transport, openSecret }: 
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },
+
+    /** Targets waiting for an attempt, from the database (every process's). */
+    backlog: () => store.backlog(db, clock.now()),
 
     async start(): Promise<void> {
       if (db.kind === 'pglite') {

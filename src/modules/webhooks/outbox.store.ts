@@ -236,6 +236,22 @@ export const outboxStore = {
     return rows.length;
   },
 
+  /**
+   * Targets not yet settled: due at `now` (waiting or being attempted), and scheduled for a
+   * later retry; and how long the oldest due one has waited, by the service's clock. Walks the
+   * partial index of pending targets only.
+   */
+  async backlog(db: Queryable, now: Date): Promise<{ due: number; scheduled: number; oldestDueSeconds: number }> {
+    const [row] = await db.query<{ due: number; scheduled: number; oldest: Date | null }>(
+      `SELECT count(*) FILTER (WHERE next_attempt_at <= $1)::int AS due, count(*) FILTER (WHERE next_attempt_at > $1)::int AS scheduled,
+              min(next_attempt_at) AS oldest
+         FROM sensor_delivery_targets WHERE status = 'PENDING'`,
+      [now],
+    );
+    const oldest = row?.oldest && row.oldest <= now ? (now.getTime() - row.oldest.getTime()) / 1000 : 0;
+    return { due: row?.due ?? 0, scheduled: row?.scheduled ?? 0, oldestDueSeconds: oldest };
+  },
+
   /** Targets due at `now` that are waiting or leased anywhere, excluding this worker's own. */
   async outstanding(db: Queryable, now: Date, worker: string): Promise<number> {
     const rows = await db.query<{ n: number }>(

@@ -26,8 +26,19 @@ export function commitHooks() {
   };
 }
 
+/** How busy a database's connections are now (for the metrics). */
+export interface PoolUse {
+  /** Connections open. */
+  total: number;
+  /** Open connections doing nothing. */
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+}
+
 export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  poolUse(): PoolUse;
   /**
    * Runs `work` in one transaction. On PGlite (one connection) every other query waits until
    * it ends, so `work` must use `tx` only: awaiting the outer database inside it deadlocks.

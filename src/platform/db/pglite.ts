@@ -41,14 +41,26 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   let closed = false;
   const isClosed = () => closed;
   const outer = asQueryable(pg, isClosed);
+  // Queries and transactions asked for and not yet ended: the one connection serves the first,
+  // the others wait in PGlite's queue.
+  let inUse = 0;
+  const counted = async <T>(work: () => Promise<T>): Promise<T> => {
+    inUse++;
+    try {
+      return await work();
+    } finally {
+      inUse--;
+    }
+  };
   return {
     kind: 'pglite',
-    query: outer.query,
-    exec: outer.exec,
+    query: (sql, params) => counted(() => outer.query(sql, params)),
+    exec: (sql) => counted(() => outer.exec(sql)),
+    poolUse: () => ({ total: 1, idle: inUse === 0 ? 1 : 0, waiting: Math.max(0, inUse - 1) }),
     async transaction(work) {
       if (closed) throw new DatabaseUnavailableError(new Error('the embedded database is closed'));
       const hooks = commitHooks();
-      const result = await pg.transaction((tx) => work(hooks.wrap(asQueryable(tx, isClosed))));
+      const result = await counted(() => pg.transaction((tx) => work(hooks.wrap(asQueryable(tx, isClosed)))));
       hooks.committed();
       return result;
     },

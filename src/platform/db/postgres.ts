@@ -75,6 +75,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     kind: 'postgres',
     query: outer.query,
     exec: outer.exec,
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async transaction(work) {
       if (closed) throw unavailable();
       const client = await pool.connect().catch((error) => {

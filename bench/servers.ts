@@ -1,0 +1,79 @@
+// What the HTTP throughput benchmarks share: server processes started and stopped, operator
+// calls, an account whose budget never stops a run, and an autocannon load of one GET path.
+// On a small machine the load generator and the servers compete for cores, so where
+// `taskset` exists this process (the load generator) is pinned to CPU 0 and the servers to
+// CPU 1; `pinned` says whether that happened.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { Agent, request } from 'undici';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const OPS_TOKEN = 'bench-ops-token-0123456789';
+export const pinned = spawnSync('taskset', ['-cp', '0', String(process.pid)]).status === 0 && os.cpus().length >= 2;
+
+const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+
+/** Starts `node --import tsx <script>` (on CPU 1 when pinned) and resolves once `readyPath` answers 200. */
+export async function startServer(
+  script: string,
+  env: Record<string, string>,
+  port: number,
+  readyPath: string,
+  nodeArgs: string[] = [],
+): Promise<ChildProcess> {
+  const command = [...nodeArgs, '--import', 'tsx', script];
+  const child = spawn(pinned ? 'taskset' : process.execPath, pinned ? ['-c', '1', process.execPath, ...command] : command, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    const status = await request(`https://127.0.0.1:${port}${readyPath}`, { dispatcher: insecure })
+      .then(async (r) => {
+        await r.body.dump();
+        return r.statusCode;
+      })
+      .catch(() => 0);
+    if (status === 200) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${script} did not become ready`);
+}
+
+export async function stopServer(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export async function ops(port: number, method: string, url: string, body: unknown) {
+  const response = await request(`https://127.0.0.1:${port}${url}`, {
+    method: method as never,
+    headers: { authorization: `Bearer ${OPS_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    dispatcher: insecure,
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: a benchmark reads whichever members it needs
+  const json = (await response.body.json()) as Record<string, any>;
+  if (response.statusCode >= 300) throw new Error(JSON.stringify(json));
+  return json;
+}
+
+/** An API key with these scopes, of an account on a plan (`bench`) whose REST budget a run never spends. */
+export async function benchKey(port: number, scopes: string[]): Promise<string> {
+  const standard = (await ops(port, 'GET', '/ops/v1/plans', undefined)).data.find((p: { name: string }) => p.name === 'standard');
+  const { object: _o, name: _n, ...fields } = standard;
+  await ops(port, 'PUT', '/ops/v1/plans/bench', { ...fields, rest_requests_per_minute: 2_000_000_000 });
+  const account = await ops(port, 'POST', '/ops/v1/accounts', { plan: 'bench' });
+  return (await ops(port, 'POST', `/ops/v1/accounts/${account.id}/api-keys`, { name: 'bench', scopes })).key;
+}
+
+/** GET `path` over HTTPS/1.1 keep-alive for `seconds` from `connections` connections. */
+export async function load(port: number, path: string, headers: Record<string, string>, { connections, seconds }: { connections: number; seconds: number }) {
+  const result = await autocannon({ url: `https://127.0.0.1:${port}${path}`, connections, duration: seconds, headers });
+  const non2xx = result.non2xx + result.errors;
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx };
+}
