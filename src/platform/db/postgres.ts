@@ -59,9 +59,15 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     types,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });
-  // An idle client that loses its connection emits 'error'; without a listener it would
-  // crash the process. The pool replaces the client on the next checkout.
+  // A client whose connection breaks emits 'error', and an unheard 'error' ends the process.
+  // The pool hears it while the client is idle, and a checked-out client has a listener of its
+  // own in `transaction()` (and in pg-pool's `query`), but a connection can break at moments
+  // between those hands (the crash test found one: a backend terminated under load ended a
+  // process), so every client hears it from its first moment to its last. The statement in
+  // flight fails by itself; a broken client is never handed out again (the pool drops
+  // clients that are no longer queryable when they come back).
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   await pool.query('SELECT 1');
   let closed = false;
   const unavailable = () => new DatabaseUnavailableError(new Error('the database pool is closed'));
