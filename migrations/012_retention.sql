@@ -25,6 +25,9 @@ SELECT event_id, type, sensor_id FROM sensor_deliveries WHERE type <> 'sensor.te
 DROP INDEX sensor_deliveries_once;
 DROP INDEX sensor_deliveries_event;
 CREATE INDEX sensor_deliveries_created ON sensor_deliveries (created_at);
+-- When a delivery was last made pending again by a redelivery: written on the delivery's own
+-- row, so a sweep that locks the row sees a redelivery that committed while it ran.
+ALTER TABLE sensor_deliveries ADD COLUMN redelivered_at timestamptz;
 
 -- Console sessions that ended by idling or by age, and failed sign-ins that no longer count.
 CREATE INDEX console_sessions_last_seen ON console_sessions (last_seen_at);

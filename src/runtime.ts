@@ -209,8 +209,9 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     startBackground() {
       if (config.role === 'api') {
         // An api process only stores jobs and deliveries; workers find them by polling (its
-        // wake-ups reach pollers that never start) and sweep the shared tables. It prunes
-        // only its own rate-limit state, which would otherwise grow without end.
+        // wake-ups reach pollers that never start) and run the retention sweeps. It keeps the
+        // rate-counter sweep: its own memory would otherwise grow without end (on PostgreSQL
+        // the sweep deletes expired shared counters, which any process may do).
         sweepTimer = setInterval(() => limiter.sweep().catch((error) => logger.warn({ err: error }, 'rate counter sweep failed')), SWEEP_INTERVAL_MS);
         sweepTimer.unref();
         return;

@@ -214,14 +214,16 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
       // A bad argument that only the service can see (a bad cursor, a window without its end)
       // is still a bad argument: refused as -32602, not a tool that ran and failed.
       let badArgument: ProblemError | null = null;
-      // The answer a creating tool stored with its effect, sent as stored.
+      // The answer a creating tool stored with its effect, sent as stored once the tool has
+      // succeeded: stored is not yet committed (a failed COMMIT makes the tool fail).
+      let stored: JSONRPCMessage | null = null;
       let committed: JSONRPCMessage | null = null;
       const storeAnswer = answerWithEffect<JSONRPCMessage>(request, reply, 200);
       const commit: CommitAnswer<JSONRPCMessage> | undefined =
         storeAnswer &&
         (async (tx, answer, at) => {
           await storeAnswer(tx, answer, at);
-          committed = answer;
+          stored = answer;
         });
       const answer = await dispatch(rpc as JSONRPCMessage, {
         caller: { accountId: principal.accountId, keyId: principal.keyId },
@@ -229,7 +231,9 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
         tools,
         call: async (tool, args) => {
           try {
-            return await callTool(request, tool, args, commit);
+            const result = await callTool(request, tool, args, commit);
+            if (!result.isError) committed = stored;
+            return result;
           } catch (error) {
             badArgument = error as ProblemError;
             return { content: [] };

@@ -13,7 +13,7 @@
 //   transaction, so deliveries and sensor changes wait at most for one batch.
 import type { Logger } from 'pino';
 import type { Database } from '../../platform/db/database.js';
-import { EncryptionKeyError, sealedKeyId, type SecretBox } from '../../platform/secret-box.js';
+import { EncryptionKeyError, sealedKeyId, type SecretBox, UnreadableSecretError } from '../../platform/secret-box.js';
 import { sensorsStore as store, type StoredSecrets } from './sensors.store.js';
 
 const SEAL_LOCK = 7_411_011;
@@ -88,7 +88,18 @@ export function sensorSecrets({ db, box, logger }: SensorSecretsDeps) {
       for (let after: string | null = null; ; ) {
         const rows = await db.transaction(async (tx) => {
           const batch = await store.secretsToReseal(tx, { notUnder: box.keyId }, after, batchSize);
-          await store.setSecrets(tx, batch.map(resealed));
+          // A secret no key opens (damaged, or sealed for another sensor) is left as it is and
+          // counted in `remaining`: one such row must not stop the rest from being resealed.
+          const readable = batch.flatMap((row) => {
+            try {
+              return [resealed(row)];
+            } catch (error) {
+              if (!(error instanceof UnreadableSecretError)) throw error;
+              logger.error({ sensor_id: row.id }, "a webhook signing secret no key opens was left as it is; rotate that sensor's secret");
+              return [];
+            }
+          });
+          await store.setSecrets(tx, readable);
           return batch;
         });
         if (rows.length === 0) break;

@@ -167,14 +167,15 @@ export const sensorsStore = {
 
   /**
    * Up to `limit` sensors after `after` (in id order) with a secret still in clear (`inClear`)
-   * or not sealed under the key `notUnder`; locked.
+   * or not sealed under the key `notUnder`; locked as for an update of non-key columns, so the
+   * KEY SHARE locks that deliveries take on their sensors do not wait for it (nor deadlock).
    */
   secretsToReseal(tx: Queryable, which: { inClear: true } | { notUnder: string }, after: string | null, limit: number): Promise<StoredSecrets[]> {
     const [op, keyId] = 'inClear' in which ? ['=', ''] : ['<>', which.notUnder];
     return tx.query<StoredSecrets>(
       `SELECT id, signing_secret, previous_signing_secret FROM sensors
         WHERE ($2::uuid IS NULL OR id > $2) AND (${keyIdSql('signing_secret')} ${op} $1 OR ${keyIdSql('previous_signing_secret')} ${op} $1)
-        ORDER BY id LIMIT $3 FOR UPDATE`,
+        ORDER BY id LIMIT $3 FOR NO KEY UPDATE`,
       [keyId, after, limit],
     );
   },

@@ -90,27 +90,30 @@ export const outboxStore = {
 
   /**
    * A delivery's targets (one per webhook), locked, if the delivery is the sensor's. The
-   * delivery's row is locked too (KEY SHARE), so the retention sweep, which skips locked
-   * rows, cannot delete a delivery being made pending again.
+   * delivery's row is locked too, as `retryTargets` writes it: the retention sweep skips
+   * locked rows, and once the redelivery has committed it sees its `redelivered_at`.
    */
   lockTargets(tx: Queryable, sensorId: string, deliveryId: string) {
     return tx.query<{ status: string }>(
       `SELECT t.status FROM sensor_delivery_targets t JOIN sensor_deliveries d ON d.id = t.delivery_id
-        WHERE d.id = $1 AND d.sensor_id = $2 ORDER BY t.action_id FOR UPDATE OF t FOR KEY SHARE OF d`,
+        WHERE d.id = $1 AND d.sensor_id = $2 ORDER BY t.action_id FOR UPDATE OF t FOR NO KEY UPDATE OF d`,
       [deliveryId, sensorId],
     );
   },
 
   /**
    * Deletes deliveries (their targets with them) of which no target is pending and whose
-   * latest attempt, or creation when none was made, is before `before`; answers how many.
+   * latest attempt, or creation when none was made, and latest redelivery are before
+   * `before`; answers how many. A row-level lock re-reads the delivery's own row only, so a
+   * redelivery that commits while this runs is seen by its `redelivered_at`, not by its
+   * targets.
    */
   deleteFinished(db: Queryable, before: Date): Promise<number> {
     return deleteInBatches(
       db,
       `DELETE FROM sensor_deliveries WHERE id IN (
          SELECT d.id FROM sensor_deliveries d
-          WHERE d.created_at < $2
+          WHERE d.created_at < $2 AND (d.redelivered_at IS NULL OR d.redelivered_at < $2)
             AND NOT EXISTS (SELECT 1 FROM sensor_delivery_targets t WHERE t.delivery_id = d.id AND (t.status = 'PENDING' OR t.last_attempt_at >= $2))
           LIMIT $1 FOR UPDATE OF d SKIP LOCKED)
        RETURNING 1`,
@@ -118,13 +121,17 @@ export const outboxStore = {
     );
   },
 
-  /** Makes every target of a delivery due now, with a fresh retry schedule. */
-  retryTargets(tx: Queryable, deliveryId: string, now: Date) {
-    return tx.query(
+  /**
+   * Makes every target of a delivery due now, with a fresh retry schedule, and notes the
+   * redelivery on the delivery's row, which the retention sweep re-reads when it locks it.
+   */
+  async retryTargets(tx: Queryable, deliveryId: string, now: Date) {
+    await tx.query(
       `UPDATE sensor_delivery_targets SET status = 'PENDING', attempts = 0, next_attempt_at = $2, leased_by = NULL, lease_until = NULL
         WHERE delivery_id = $1`,
       [deliveryId, now],
     );
+    await tx.query('UPDATE sensor_deliveries SET redelivered_at = $2 WHERE id = $1', [deliveryId, now]);
   },
 
   /**

@@ -21,19 +21,23 @@ export function listMigrations(): { name: string; sql: string }[] {
 
 export async function migrate(db: Database): Promise<string[]> {
   const applied: string[] = [];
-  await db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATIONS_LOCK]);
-    await tx.query('SET LOCAL statement_timeout = 0'); // a migration may take as long as it needs
-    await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    const done = new Set((await tx.query<{ name: string }>('SELECT name FROM schema_migrations')).map((r) => r.name));
-    for (const migration of listMigrations()) {
-      if (done.has(migration.name)) continue;
+  // One transaction per file, so the locks a file takes (an ALTER TABLE, an index built over
+  // a table) are held while it runs, not until the last file is done; a start stopped midway
+  // keeps the files it finished.
+  for (const migration of listMigrations()) {
+    const ran = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATIONS_LOCK]);
+      await tx.query('SET LOCAL statement_timeout = 0'); // a migration may take as long as it needs
+      await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      // Read under the lock: another process may have applied it meanwhile.
+      if ((await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [migration.name])).length > 0) return false;
       // Plain SQL files may hold several statements; run them as one simple query.
       await tx.exec(migration.sql);
       await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [migration.name]);
-      applied.push(migration.name);
-    }
-  });
+      return true;
+    });
+    if (ran) applied.push(migration.name);
+  }
   return applied;
 }
 
