@@ -12,7 +12,7 @@ describe('evmon corpus commands', () => {
   const env = PG_URL ? { EVMON_DATABASE_URL: PG_URL, EVMON_DATA_DIR: dir } : { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dir };
 
   it('when reference data is made with evmon and articles imported from NDJSON, then good lines land and bad ones are reported by line', {
-    timeout: timeLimit({ runs: 7 }),
+    timeout: timeLimit({ runs: 8 }),
   }, async (t) => {
     const outlet = await evmon(t, env, 'outlets', 'create', '--name', 'Wire', '--domain', 'wire.example');
     assert.equal(outlet.status, 0, outlet.stderr);
@@ -41,6 +41,7 @@ describe('evmon corpus commands', () => {
       published_at: `2026-11-${day}T08:00:00.000Z`,
       received_at: `2026-11-${day}T08:05:00.000Z`,
       roles: [{ role: 'maker', entity_id: entity }],
+      url: `https://wire.example/${day}/${entity}`,
     });
     const file = path.join(dir, 'articles.ndjson');
     fs.writeFileSync(
@@ -62,6 +63,10 @@ describe('evmon corpus commands', () => {
     assert.match(imported.stderr, /line 3: not valid JSON/);
     assert.match(imported.stderr, /line 4: \/colour is not a recognized field/);
     assert.match(imported.stderr, /line 5: UNKNOWN_ROLE_CODE_NAME/);
+    // Run again (after a crash, say): each article is identified by its outlet and url.
+    const again = await evmon(t, env, 'import', file);
+    assert.equal(again.status, 0, again.stderr);
+    assert.deepEqual([again.json.imported, again.json.existing, again.json.refused], [0, 3, 3]);
   });
 
   it('when a reporting grant is made and revoked with evmon, then pins read back by role and a refused pin names its field', {

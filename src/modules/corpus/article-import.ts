@@ -15,6 +15,8 @@ export interface ImportProblem {
 
 export interface ImportSummary {
   imported: number;
+  /** Articles stored already (the same outlet and url): nothing added. */
+  existing: number;
   refused: number;
   seconds: number;
 }
@@ -30,6 +32,7 @@ export async function importArticles(
   const started = performance.now();
   const batchSize = options.batchSize ?? 500;
   let imported = 0;
+  let existing = 0;
   let refused = 0;
   let batch: { line: number; body: IngestArticleBody }[] = [];
   const refuse = (line: number, detail: string) => {
@@ -49,9 +52,10 @@ export async function importArticles(
       for (const { line, body } of current) {
         await tx.query('SAVEPOINT article');
         try {
-          await events.ingestArticleIn(tx, body);
+          const ingested = await events.ingestArticleIn(tx, body);
           await tx.query('RELEASE SAVEPOINT article');
-          imported++;
+          if (ingested.existing) existing++;
+          else imported++;
         } catch (error) {
           await tx.query('ROLLBACK TO SAVEPOINT article');
           if (!(error instanceof ProblemError)) throw error;
@@ -85,5 +89,5 @@ export async function importArticles(
     if (batch.length >= batchSize) await flush();
   }
   await flush();
-  return { imported, refused, seconds: Math.round((performance.now() - started) / 100) / 10 };
+  return { imported, existing, refused, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }

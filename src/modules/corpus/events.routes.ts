@@ -16,12 +16,18 @@ export function eventsOpsRoutes(app: TypedApp, events: EventsService): void {
         operationId: 'opsIngestArticle',
         tags,
         summary: 'Ingest one report taken from a news article',
-        description: 'Clustering happens in the request: the answer names the event. Role values follow the rules of structured reports.',
+        description:
+          'Clustering happens in the request: the answer names the event. Role values follow the rules of structured reports. ' +
+          'An article is identified by `outlet_id` and `url`: one whose outlet and url match a stored report is that report, ' +
+          'answered 200 with it, and nothing is added or changed. Articles without `url` are always new.',
         body: IngestArticleBody,
-        response: { 201: IncidentReport },
+        response: { 200: IncidentReport, 201: IncidentReport },
       },
     },
-    async (request, reply) => reply.code(201).send(await events.ingestArticle(request.body)),
+    async (request, reply) => {
+      const { existing, ...report } = await events.ingestArticle(request.body);
+      return reply.code(existing ? 200 : 201).send(report);
+    },
   );
 
   app.get(

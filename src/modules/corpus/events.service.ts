@@ -71,6 +71,23 @@ export async function lockClustering(tx: Queryable, eventTypeIds: readonly strin
 
 /** The advisory lock space (first key) of the per-participant clustering locks. */
 const PARTICIPANT_LOCKS = 0x636c7573; // "clus"
+const ARTICLE_LOCKS = 0x61727469; // "arti"
+
+/**
+ * The stored report an article is (operations.md: an article is identified by its outlet and
+ * url), or null; the pair is locked for the rest of the transaction, so two ingests of one
+ * article, on any processes, add it once.
+ */
+async function storedArticle(tx: Queryable, outletId: string, url: string) {
+  await tx.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [ARTICLE_LOCKS, `${outletId} ${url}`]);
+  const [row] = await tx.query<{ id: string; incident_id: string; report_date: Date }>(
+    `SELECT r.id, COALESCE(e.merged_into_event_id, e.id) AS incident_id, r.report_date
+       FROM reports r JOIN events e ON e.id = r.event_id
+      WHERE r.outlet_id = $1 AND r.url = $2 ORDER BY r.received_seq LIMIT 1`,
+    [outletId, url],
+  );
+  return row ?? null;
+}
 
 /**
  * The clustering locks of one report: its type's, shared (so merges of the type, which take
@@ -136,11 +153,22 @@ function sourceSeqs(reports: readonly { received_seq: number; source_id: string 
   return [...first.values()].sort((a, b) => a - b);
 }
 
+const incidentReport = (id: string, incidentId: string, reportDate: Date) => ({
+  object: 'incident_report' as const,
+  id,
+  incident_id: incidentId,
+  report_date: reportDate.toISOString(),
+});
+
 export function eventsService({ db, clock, newId, changes }: EventsDeps) {
   /** The article's own checks (outlet, entities, timestamps), then the source-neutral path. */
   async function ingestArticleIn(tx: Queryable, input: IngestArticleBody) {
     const outlet = await tx.query('SELECT id FROM news_outlets WHERE id = $1', [input.outlet_id]);
     if (outlet.length === 0) throw invalid('/outlet_id', 'names no news outlet');
+    if (input.url) {
+      const stored = await storedArticle(tx, input.outlet_id, input.url);
+      if (stored) return { ...incidentReport(stored.id, stored.incident_id, stored.report_date), existing: true };
+    }
     const known = (await referenceStore.eventTypesWithRoles(tx, [input.event_type_id])).get(input.event_type_id);
     if (!known) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
     const { type, roles } = known;
@@ -171,7 +199,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       url: input.url ?? null,
       incidentId: input.incident_id ?? null,
     });
-    return { object: 'incident_report' as const, id: added.reportId, incident_id: added.eventId, report_date: added.reportDate.toISOString() };
+    return { ...incidentReport(added.reportId, added.eventId, added.reportDate), existing: false };
   }
 
   /**
@@ -263,7 +291,10 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       }
     },
 
-    /** Ingests one report taken from a news article; answers its id, event and report date. */
+    /**
+     * Ingests one report taken from a news article; answers its id, event and report date, and
+     * whether it was stored already (the same outlet and url), in which case nothing changed.
+     */
     ingestArticle(input: IngestArticleBody) {
       return db.transaction((tx) => ingestArticleIn(tx, input));
     },
