@@ -1,8 +1,10 @@
 // The clustering rule, in one replaceable function: a report without an explicit event joins
 // the most recently first-reported live event of the same type that shares a participant
-// entity and whose happened_at (or, when that does not read as a date, first report) lies
-// within CLUSTER_WINDOW_DAYS of the report's own happened_at (or report date); otherwise it
-// opens a new event.
+// entity, whose happened_at (or, when that does not read as a date, first report) lies
+// within CLUSTER_WINDOW_DAYS of the report's own happened_at (or report date), and whose
+// reports name no other entity in a NAMED_ENTITY role the report fills ("Casper LLC acquires
+// Casper Group" is not the event "Casper LLC agreed to acquire Spencer LLC"); otherwise it
+// opens a new event. Entities are compared by survivor (the search index keeps them so).
 import type { Queryable } from '../../platform/db/database.js';
 import { isRealDate } from './role-values.js';
 
@@ -12,6 +14,8 @@ export interface ClusterCandidate {
   eventTypeId: string;
   /** Canonical ids of the entities playing roles in the report. */
   participantIds: readonly string[];
+  /** The report's NAMED_ENTITY roles and the canonical id of the entity in each. */
+  namedRoles: readonly { roleId: string; entityId: string }[];
   /** The report's happened_at read as a date, else its report date. */
   anchor: Date;
 }
@@ -27,9 +31,22 @@ export async function findCluster(tx: Queryable, candidate: ClusterCandidate): P
         AND e.event_type_id = $1
         AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
         AND abs(extract(epoch FROM (COALESCE(e.happened_on::timestamp AT TIME ZONE 'UTC', e.first_report_date) - $3::timestamptz))) <= $4 * 86400
+        AND NOT EXISTS (
+          -- An entity in one of the report's roles that the report does not name in that role.
+          SELECT 1 FROM event_role_values v
+           WHERE v.event_id = e.id AND v.entity_id IS NOT NULL AND v.role_id = ANY($5::uuid[])
+             AND NOT EXISTS (SELECT 1 FROM unnest($5::uuid[], $6::uuid[]) AS mine (role_id, entity_id)
+                              WHERE mine.role_id = v.role_id AND mine.entity_id = v.entity_id))
       ORDER BY e.first_report_date DESC, e.id DESC
       LIMIT 1`,
-    [candidate.eventTypeId, candidate.participantIds, candidate.anchor, CLUSTER_WINDOW_DAYS],
+    [
+      candidate.eventTypeId,
+      candidate.participantIds,
+      candidate.anchor,
+      CLUSTER_WINDOW_DAYS,
+      candidate.namedRoles.map((role) => role.roleId),
+      candidate.namedRoles.map((role) => role.entityId),
+    ],
   );
   return rows[0]?.id ?? null;
 }

@@ -230,7 +230,15 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       locked = target;
     } else {
       const happenedOn = readHappenedOn(report.happenedAt);
-      eventId = await findCluster(tx, { eventTypeId: type.id, participantIds: participants, anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date });
+      const namedRoles = report.values.flatMap((v) =>
+        v.entityId && report.survivors.has(v.entityId) ? [{ roleId: v.roleId, entityId: report.survivors.get(v.entityId)! }] : [],
+      );
+      eventId = await findCluster(tx, {
+        eventTypeId: type.id,
+        participantIds: participants,
+        namedRoles,
+        anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date,
+      });
       // The event row is locked before the report row's foreign key share-locks it: two
       // reports joining one event (through different participants) would otherwise each hold
       // that share lock while waiting for the other's to refresh it. An event deleted since
