@@ -59,7 +59,7 @@ describe('report processing', () => {
     const alice = await reporting.account();
     const bob = await reporting.account();
     const first = await reporting.fileProcessed(alice.key, { event_type_id: type.id, ...deal(acme, globex) });
-    const second = await reporting.fileProcessed(alice.key, { event_type_id: type.id, ...deal(globex, acme) });
+    const second = await reporting.fileProcessed(alice.key, { event_type_id: type.id, ...deal(acme, globex) });
     const third = await reporting.fileProcessed(bob.key, { event_type_id: type.id, ...deal(acme, globex) });
     assert.deepEqual([first.incident_id, second.incident_id, third.incident_id], [eventId, eventId, eventId]);
     assert.equal(new Set([first.incident_report_id, second.incident_report_id, third.incident_report_id]).size, 3);
@@ -68,12 +68,16 @@ describe('report processing', () => {
     assert.equal(event.distinct_outlet_count, 3); // the outlet, alice, bob
     assert.equal(event.happened_at, '2026-11-19T08:30:00.000Z');
 
-    // No shared participant, or happened far from the event: a new event.
+    // No shared participant, happened far from the event, or another entity in a role the
+    // event fills: a new event.
     const apart = await reporting.fileProcessed(bob.key, { event_type_id: type.id, ...deal(initech, await corpus.entity()) });
     const later = await reporting.fileProcessed(bob.key, { event_type_id: type.id, ...deal(acme, globex, { happened_at: '2026-11-10T08:30:00Z' }) });
     assert.notEqual(apart.incident_id, eventId);
     assert.notEqual(later.incident_id, eventId);
     assert.notEqual(later.incident_id, apart.incident_id);
+    // The roles the other way round: another deal (clustering precision), so another event.
+    const swapped = await reporting.fileProcessed(bob.key, { event_type_id: type.id, ...deal(globex, acme) });
+    assert.notEqual(swapped.incident_id, eventId);
 
     // A merged event: the report reads its survivor.
     assert.equal((await corpus.ops('POST', `/events/${apart.incident_id}/merge`, { into_event_id: eventId })).status, 200);
