@@ -87,7 +87,7 @@ async function* lines() {
   for (let i = 0; i < BULK; i++) yield JSON.stringify(article());
 }
 started = performance.now();
-const bulk = await importArticles(runtime.db, runtime.events, lines());
+const bulk = await importArticles(runtime.events, lines());
 const bulkRate = bulk.imported / ((performance.now() - started) / 1000);
 await app.close();
 await runtime.close();

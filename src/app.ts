@@ -95,7 +95,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetr
   const features: FeaturePlugin[] = [
     system,
     accountsFeature(runtime),
-    corpusFeature(runtime),
+    corpusFeature({ ...runtime, docsUrl: config.docsUrl }),
     searchFeature(runtime.search),
     sensorsFeature(runtime.sensors),
     beatsFeature(runtime),

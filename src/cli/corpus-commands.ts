@@ -101,7 +101,7 @@ export async function runCorpusCommand(
       if (!file || !fs.existsSync(file)) throw tools.usage(`expected an NDJSON file, got ${file ?? 'nothing'}`);
       const rt = await runtime();
       const lines = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
-      const summary = await importArticles(rt.db, rt.events, lines, {
+      const summary = await importArticles(rt.events, lines, {
         onProblem: (problem) => process.stderr.write(`line ${problem.line}: ${problem.detail}\n`),
       });
       return { object: 'import', ...summary, reports_per_second: summary.seconds > 0 ? Math.round(summary.imported / summary.seconds) : summary.imported };

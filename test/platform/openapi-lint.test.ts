@@ -51,6 +51,7 @@ const OPERATION_IDS = [
   'opsGetEvent',
   'opsGetEventType',
   'opsIngestArticle',
+  'opsIngestArticlesBulk',
   'opsListApiKeys',
   'opsListPlans',
   'opsMergeEntity',

@@ -1,12 +1,44 @@
-// The bulk ingest path: NDJSON lines, each an article object of POST /ops/v1/articles,
-// validated and ingested with the same rules, many per transaction (a savepoint per line, so
-// a refused line is reported and skipped while the batch goes on).
+// Many articles at once: `POST /ops/v1/articles/bulk` (operations.md) and `evmon import`. Each
+// line is one article object of POST /ops/v1/articles, checked and ingested by the same rules
+// as the single call; the valid lines of a batch are written in one transaction
+// (EventsService.ingestArticles).
 import { performance } from 'node:perf_hooks';
 import { compileBodyValidator } from '../../platform/http/validation.js';
-import type { Database } from '../../platform/db/database.js';
 import { ProblemError } from '../../platform/problems.js';
 import { IngestArticleBody } from './events.schemas.js';
-import { lockClustering, type EventsService } from './events.service.js';
+import type { EventsService, LineOutcome } from './events.service.js';
+
+export type { LineOutcome };
+
+const validate = compileBodyValidator(IngestArticleBody);
+
+/** One line's text as an article body, or the problem the single call would answer for that body. */
+export function checkLine(text: string): IngestArticleBody | ProblemError {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return new ProblemError('validation-failed', 'The body is not valid JSON.', { errors: [{ pointer: '', detail: 'is not valid JSON' }] });
+  }
+  const errors = validate(value);
+  if (errors.length > 0) return new ProblemError('validation-failed', 'The body does not match the schema of this operation.', { errors });
+  return value as IngestArticleBody;
+}
+
+/** Each line of `lines` checked; blank lines dropped (they get no outcome). */
+export function checkedLines(lines: readonly string[]): { line: number; checked: IngestArticleBody | ProblemError }[] {
+  return lines.flatMap((raw, i) => (raw.trim() === '' ? [] : [{ line: i + 1, checked: checkLine(raw) }]));
+}
+
+/** Ingests checked lines: the refused ones answered as they are, the valid ones in one transaction. */
+export async function ingestChecked(
+  events: EventsService,
+  lines: readonly { line: number; checked: IngestArticleBody | ProblemError }[],
+): Promise<LineOutcome[]> {
+  const valid = lines.flatMap(({ line, checked }) => (checked instanceof ProblemError ? [] : [{ line, body: checked }]));
+  const stored = new Map((await events.ingestArticles(valid)).map((outcome) => [outcome.line, outcome]));
+  return lines.map(({ line, checked }) => (checked instanceof ProblemError ? { line, status: 400 as const, problem: checked } : stored.get(line)!));
+}
 
 export interface ImportProblem {
   line: number;
@@ -21,73 +53,41 @@ export interface ImportSummary {
   seconds: number;
 }
 
-const validate = compileBodyValidator(IngestArticleBody);
-
+/** `evmon import`: a file of any length, read as a stream, `batchSize` lines per transaction. */
 export async function importArticles(
-  db: Database,
   events: EventsService,
   lines: AsyncIterable<string>,
   options: { batchSize?: number; onProblem?: (problem: ImportProblem) => void } = {},
 ): Promise<ImportSummary> {
   const started = performance.now();
   const batchSize = options.batchSize ?? 500;
-  let imported = 0;
-  let existing = 0;
-  let refused = 0;
-  let batch: { line: number; body: IngestArticleBody }[] = [];
-  const refuse = (line: number, detail: string) => {
-    refused++;
-    options.onProblem?.({ line, detail });
-  };
-
+  const summary = { imported: 0, existing: 0, refused: 0 };
+  let batch: string[] = [];
+  let firstLine = 1;
   const flush = async () => {
-    if (batch.length === 0) return;
-    const current = batch;
+    const numbered = checkedLines(batch).map(({ line, checked }) => ({ line: line + firstLine - 1, checked }));
+    firstLine += batch.length;
     batch = [];
-    await db.transaction(async (tx) => {
-      await lockClustering(
-        tx,
-        current.map(({ body }) => body.event_type_id),
-      );
-      for (const { line, body } of current) {
-        await tx.query('SAVEPOINT article');
-        try {
-          const ingested = await events.ingestArticleIn(tx, body);
-          await tx.query('RELEASE SAVEPOINT article');
-          if (ingested.existing) existing++;
-          else imported++;
-        } catch (error) {
-          await tx.query('ROLLBACK TO SAVEPOINT article');
-          if (!(error instanceof ProblemError)) throw error;
-          refuse(
-            line,
-            `${error.extras.code ?? error.slug}: ${error.detail}${error.extras.errors ? ` (${error.extras.errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')})` : ''}`,
-          );
-        }
-      }
-    });
+    for (const outcome of await ingestChecked(events, numbered)) {
+      if (outcome.status === 400) {
+        summary.refused++;
+        options.onProblem?.({ line: outcome.line, detail: describe(outcome.problem) });
+      } else if (outcome.status === 201) summary.imported++;
+      else summary.existing++;
+    }
   };
-
-  let lineNumber = 0;
   for await (const raw of lines) {
-    lineNumber++;
-    const text = raw.trim();
-    if (text === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      refuse(lineNumber, 'not valid JSON');
-      continue;
-    }
-    const errors = validate(value);
-    if (errors.length > 0) {
-      refuse(lineNumber, errors.map((e) => `${e.pointer || '(line)'} ${e.detail}`).join('; '));
-      continue;
-    }
-    batch.push({ line: lineNumber, body: value as IngestArticleBody });
+    batch.push(raw);
     if (batch.length >= batchSize) await flush();
   }
   await flush();
-  return { imported, existing, refused, seconds: Math.round((performance.now() - started) / 100) / 10 };
+  return { ...summary, seconds: Math.round((performance.now() - started) / 100) / 10 };
+}
+
+/** A problem on one line of a terminal: its code or slug, its detail, and its field errors. */
+function describe(problem: ProblemError): string {
+  const errors = problem.extras.errors;
+  if (errors?.length === 1 && errors[0]!.pointer === '' && errors[0]!.detail === 'is not valid JSON') return 'not valid JSON';
+  if (errors && !problem.extras.code) return errors.map((e) => `${e.pointer || '(line)'} ${e.detail}`).join('; ');
+  return `${problem.extras.code ?? problem.slug}: ${problem.detail}${errors ? ` (${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')})` : ''}`;
 }

@@ -6,11 +6,11 @@ import { eventsOpsRoutes } from './events.routes.js';
 import { referenceOpsRoutes, referencePublicRoutes } from './reference.routes.js';
 import type { ReferenceService } from './reference.service.js';
 
-export const corpusFeature = (deps: { reference: ReferenceService; events: EventsService }) =>
+export const corpusFeature = (deps: { reference: ReferenceService; events: EventsService; docsUrl: string }) =>
   feature({
     v1: (app) => referencePublicRoutes(app, deps.reference),
     ops: (app) => {
       referenceOpsRoutes(app, deps.reference);
-      eventsOpsRoutes(app, deps.events);
+      eventsOpsRoutes(app, deps.events, deps.docsUrl);
     },
   });

@@ -22,6 +22,23 @@ export const IncidentReport = Type.Object(
   { $id: 'IncidentReport' },
 );
 
+/** One line of a bulk ingest: stored anew (201), stored already (200), or refused (400, the single call's problem). */
+const ArticleLineResult = Type.Union([
+  Type.Object({ line: Type.Integer(), status: Type.Union([Type.Literal(201), Type.Literal(200)]), id: Uuid, incident_id: Uuid }),
+  Type.Object({ line: Type.Integer(), status: Type.Literal(400), problem: Type.Ref('Problem') }),
+]);
+
+export const ArticleBulkResult = Type.Object(
+  {
+    object: Type.Literal('article_bulk_result'),
+    accepted: Type.Integer({ description: 'Lines stored as new reports (201).' }),
+    existing: Type.Integer({ description: 'Lines that are a stored report already, by outlet and url (200); nothing changed.' }),
+    refused: Type.Integer({ description: 'Lines refused (400), each with its problem.' }),
+    results: Type.Array(ArticleLineResult, { description: 'One item per non-blank line, in order; `line` counts from 1 over every line of the body.' }),
+  },
+  { $id: 'ArticleBulkResult' },
+);
+
 const InvolvedEntity = Type.Object({ id: Uuid, name: Type.String(), type: Nullable(Type.String()) });
 
 const searchEventFields = {

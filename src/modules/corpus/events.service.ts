@@ -153,6 +153,9 @@ function sourceSeqs(reports: readonly { received_seq: number; source_id: string 
   return [...first.values()].sort((a, b) => a - b);
 }
 
+/** What became of one article of a batch: stored anew (201), stored already (200), or refused with its problem. */
+export type LineOutcome = { line: number; status: 201 | 200; id: string; incident_id: string } | { line: number; status: 400; problem: ProblemError };
+
 const incidentReport = (id: string, incidentId: string, reportDate: Date) => ({
   object: 'incident_report' as const,
   id,
@@ -309,6 +312,35 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
 
     /** The same, inside the caller's transaction (bulk import runs many in one). */
     ingestArticleIn: (tx: Queryable, input: IngestArticleBody) => ingestArticleIn(tx, input),
+
+    /**
+     * Ingests checked articles in one transaction, the clustering locks of their types taken
+     * first, a savepoint per article (one the content rules refuse is answered and skipped
+     * while the rest go on); answers each one's outcome, in order.
+     */
+    async ingestArticles(items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
+      if (items.length === 0) return [];
+      return db.transaction(async (tx) => {
+        await lockClustering(
+          tx,
+          items.map(({ body }) => body.event_type_id),
+        );
+        const outcomes: LineOutcome[] = [];
+        for (const { line, body } of items) {
+          await tx.query('SAVEPOINT article');
+          try {
+            const { existing, id, incident_id } = await ingestArticleIn(tx, body);
+            await tx.query('RELEASE SAVEPOINT article');
+            outcomes.push({ line, status: existing ? 200 : 201, id, incident_id });
+          } catch (error) {
+            await tx.query('ROLLBACK TO SAVEPOINT article');
+            if (!(error instanceof ProblemError)) throw error;
+            outcomes.push({ line, status: 400, problem: error });
+          }
+        }
+        return outcomes;
+      });
+    },
 
     /** The source-neutral path, inside the caller's transaction (structured reports take it). */
     addReportIn: (tx: Queryable, report: NewReport) => addReportIn(tx, report),

@@ -7,6 +7,17 @@ import { ProblemError, type FieldError } from '../problems.js';
 import { escapePointer } from './validation.js';
 
 const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
+const NDJSON_TYPE = 'application/x-ndjson';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes application/x-ndjson, and only that: its body arrives as text. */
+    ndjson?: boolean;
+  }
+}
+
+const takesNdjson = (request: FastifyRequest) => request.routeOptions.config?.ndjson === true;
+const ndjsonOnly = () => unsupported('Send the body as application/x-ndjson: one JSON object per line.');
 
 const unsupported = (detail: string) => new ProblemError('unsupported-media-type', detail);
 
@@ -27,6 +38,7 @@ export function installBodyParsing(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
+    if (takesNdjson(request)) return done(ndjsonOnly(), undefined);
     if ((body as Buffer).length === 0 && !takesBody(request)) return done(null, undefined);
     // Kept as bytes beside the parsed value, for idempotency's "same request" (idempotency.ts).
     request.rawBody = body as Buffer;
@@ -41,8 +53,14 @@ export function installBodyParsing(app: FastifyInstance): void {
       done(null, parsed);
     });
   });
+  // NDJSON, on the routes that take it (bulk ingest), as text; each line is judged there.
+  app.addContentTypeParser(NDJSON_TYPE, { parseAs: 'string' }, (request, body, done) => {
+    if (!takesNdjson(request)) return done(unsupported('Send the body as JSON with Content-Type: application/json.'), undefined);
+    done(null, body);
+  });
   // Any other media type: an empty body on an operation that takes none is no body at all.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    if (takesNdjson(request)) return done(ndjsonOnly(), undefined);
     if ((body as Buffer).length === 0 && !takesBody(request)) return done(null, undefined);
     done(unsupported('Send the body as JSON with Content-Type: application/json (for PATCH also application/merge-patch+json).'), undefined);
   });

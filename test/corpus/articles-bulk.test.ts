@@ -1,0 +1,120 @@
+// POST /ops/v1/articles/bulk (operations.md, 2026-11-25): NDJSON of single-article bodies,
+// answered line by line; the valid lines written together, the others refused with the problem
+// the single call would answer.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { testCorpus, type TestCorpus, unique } from '../helpers/corpus.js';
+import { bearer, type HttpResponse } from '../helpers/http.js';
+import { OPS_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+
+describe('bulk article ingest', () => {
+  let server: TestServer;
+  let corpus: TestCorpus;
+  let type: { id: string };
+  let outlet: string;
+  before(async () => {
+    server = await startServer();
+    corpus = testCorpus(server);
+    await server.ops.post('/clock', { now: '2026-11-20T12:00:00.000Z' });
+    type = await corpus.eventType();
+    outlet = await corpus.outlet();
+  });
+  after(() => server.close());
+
+  const bulk = (body: string, contentType = 'application/x-ndjson', token = OPS_TOKEN): Promise<HttpResponse> =>
+    server.http.request('POST', '/ops/v1/articles/bulk', { headers: { ...bearer(token), 'content-type': contentType }, rawBody: body });
+  const article = async (extra: Record<string, unknown> = {}) => ({
+    outlet_id: outlet,
+    event_type_id: type.id,
+    published_at: '2026-11-20T08:00:00.000Z',
+    roles: [{ role: 'party', entity_id: await corpus.entity() }],
+    url: `https://news.example/${unique()}`,
+    ...extra,
+  });
+  const withoutRequestId = ({ request_id: _id, ...problem }: Record<string, unknown>) => problem;
+
+  it('when lines are good, bad and already stored, then each gets its own answer in order, and the good ones are stored', async () => {
+    const stored = await article();
+    const single = await corpus.ops('POST', '/articles', stored);
+    assert.equal(single.status, 201, single.text);
+    const good = await article();
+    const unknownRole = { ...(await article()), roles: [{ role: 'nobody', entity_id: await corpus.entity() }] };
+    const lines = [
+      JSON.stringify(good),
+      '{"not json',
+      JSON.stringify({ ...(await article()), colour: 'red' }),
+      '',
+      JSON.stringify(unknownRole),
+      JSON.stringify(stored),
+      '   ',
+    ];
+    const answer = await bulk(lines.join('\n'));
+    assert.equal(answer.status, 200, answer.text);
+    const { object, accepted, existing, refused, results } = answer.json;
+    assert.deepEqual([object, accepted, existing, refused], ['article_bulk_result', 1, 1, 3]);
+    assert.deepEqual(
+      results.map((r: any) => [r.line, r.status]),
+      [
+        [1, 201],
+        [2, 400],
+        [3, 400],
+        [5, 400],
+        [6, 200],
+      ],
+      'one item per non-blank line, numbered over every line',
+    );
+    assert.deepEqual({ id: results[4].id, incident_id: results[4].incident_id }, { id: single.json.id, incident_id: single.json.incident_id });
+    const event = await corpus.ops('GET', `/events/${results[0].incident_id}`);
+    assert.equal(event.status, 200, 'the good line is stored');
+
+    // Each refusal is the single call's problem (but for its request id).
+    const invalidJson = await server.http.request('POST', '/ops/v1/articles', {
+      headers: { ...bearer(OPS_TOKEN), 'content-type': 'application/json' },
+      rawBody: '{"not json',
+    });
+    const singles = [invalidJson, await corpus.ops('POST', '/articles', JSON.parse(lines[2]!)), await corpus.ops('POST', '/articles', unknownRole)];
+    for (const [i, expected] of singles.entries()) {
+      assert.equal(expected.status, 400, expected.text);
+      assert.deepEqual(withoutRequestId(results[i + 1].problem), withoutRequestId(expected.json));
+      assert.equal(results[i + 1].problem.request_id, answer.headers['x-request-id']);
+    }
+  });
+
+  it('when one article comes twice in a request, then it is stored once: 201, then 200 naming it', async () => {
+    const line = JSON.stringify(await article());
+    const answer = await bulk(`${line}\r\n${line}\r\n`);
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(
+      answer.json.results.map((r: any) => r.status),
+      [201, 200],
+    );
+    assert.equal(answer.json.results[1].id, answer.json.results[0].id);
+    assert.equal((await corpus.ops('GET', `/events/${answer.json.results[0].incident_id}`)).json.matched_report_count, 1);
+  });
+
+  it('when the body is JSON, or NDJSON goes to the single call, then 415; without the operator token, 401', async () => {
+    const line = JSON.stringify(await article());
+    const json = await bulk(line, 'application/json');
+    assert.equal(json.status, 415, json.text);
+    assert.match(json.json.detail, /application\/x-ndjson/);
+    const ndjsonSingle = await server.http.request('POST', '/ops/v1/articles', {
+      headers: { ...bearer(OPS_TOKEN), 'content-type': 'application/x-ndjson' },
+      rawBody: line,
+    });
+    assert.equal(ndjsonSingle.status, 415, ndjsonSingle.text);
+    assert.equal((await bulk(line, 'application/x-ndjson', 'wrong-token-0123456789')).status, 401);
+    const empty = await bulk('');
+    assert.deepEqual([empty.status, empty.json.results], [200, []]);
+  });
+
+  it('when a request holds more than 10,000 lines or 16 MiB, then it is refused whole and nothing is stored', async () => {
+    const line = JSON.stringify(await article());
+    const tooMany = await bulk(`${line}\n${'{}\n'.repeat(10_000)}`);
+    assert.equal(tooMany.status, 400, tooMany.text);
+    assert.match(tooMany.json.detail, /at most 10000 lines/);
+    const tooBig = await bulk(`${line}\n${' '.repeat(16 * 1024 * 1024)}`);
+    assert.equal(tooBig.status, 413, tooBig.text);
+    const again = await bulk(line);
+    assert.equal(again.json.results[0].status, 201, 'the refused requests stored nothing');
+  });
+});
