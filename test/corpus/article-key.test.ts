@@ -3,8 +3,8 @@
 // Articles without a url are always new.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testCorpus, type TestCorpus, unique } from '../helpers/corpus.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startArticleServer, type TestCorpus, unique } from '../helpers/corpus.js';
+import type { TestServer } from '../helpers/server.js';
 
 describe('article natural key', () => {
   let server: TestServer;
@@ -12,11 +12,7 @@ describe('article natural key', () => {
   let type: { id: string };
   let outlet: string;
   before(async () => {
-    server = await startServer();
-    corpus = testCorpus(server);
-    await server.ops.post('/clock', { now: '2026-11-20T12:00:00.000Z' });
-    type = await corpus.eventType();
-    outlet = await corpus.outlet();
+    ({ server, corpus, type, outlet } = await startArticleServer());
   });
   after(() => server.close());
 

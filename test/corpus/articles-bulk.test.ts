@@ -3,9 +3,9 @@
 // the single call would answer.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testCorpus, type TestCorpus, unique } from '../helpers/corpus.js';
+import { startArticleServer, type TestCorpus, unique } from '../helpers/corpus.js';
 import { bearer, type HttpResponse } from '../helpers/http.js';
-import { OPS_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { OPS_TOKEN, type TestServer } from '../helpers/server.js';
 
 describe('bulk article ingest', () => {
   let server: TestServer;
@@ -13,11 +13,7 @@ describe('bulk article ingest', () => {
   let type: { id: string };
   let outlet: string;
   before(async () => {
-    server = await startServer();
-    corpus = testCorpus(server);
-    await server.ops.post('/clock', { now: '2026-11-20T12:00:00.000Z' });
-    type = await corpus.eventType();
-    outlet = await corpus.outlet();
+    ({ server, corpus, type, outlet } = await startArticleServer());
   });
   after(() => server.close());
 

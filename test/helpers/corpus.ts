@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { roleList } from './fixtures.js';
 import { bearer, type HttpResponse } from './http.js';
-import { OPS_TOKEN, type TestServer } from './server.js';
+import { OPS_TOKEN, startServer, type TestServer } from './server.js';
 
 export const unique = () => Math.random().toString(36).slice(2, 10);
 
@@ -43,4 +43,12 @@ export function testCorpus(server: Pick<TestServer, 'http'>): TestCorpus {
     },
     balance: async (accountId) => (await created(ops('GET', `/accounts/${accountId}`))).credit_balance,
   };
+}
+
+/** A server on the test clock with one event type (roles party, price, closing) and one outlet, for article tests. */
+export async function startArticleServer(now = '2026-11-20T12:00:00.000Z') {
+  const server = await startServer();
+  const corpus = testCorpus(server);
+  await server.ops.post('/clock', { now });
+  return { server, corpus, type: await corpus.eventType(), outlet: await corpus.outlet() };
 }
