@@ -103,6 +103,9 @@ export async function runCorpusCommand(
       const lines = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
       const summary = await importArticles(rt.events, lines, {
         onProblem: (problem) => process.stderr.write(`line ${problem.line}: ${problem.detail}\n`),
+        // A long import says how far it got: what is done stays done if it stops, and a run
+        // again adds nothing twice (an article is its outlet and url).
+        onBatch: (lines) => process.stderr.write(`lines 1 to ${lines} done\n`),
       });
       return { object: 'import', ...summary, reports_per_second: summary.seconds > 0 ? Math.round(summary.imported / summary.seconds) : summary.imported };
     }

@@ -57,7 +57,12 @@ export interface ImportSummary {
 export async function importArticles(
   events: EventsService,
   lines: AsyncIterable<string>,
-  options: { batchSize?: number; onProblem?: (problem: ImportProblem) => void } = {},
+  options: {
+    batchSize?: number;
+    onProblem?: (problem: ImportProblem) => void;
+    /** After each batch committed: the lines read so far (all of them done). */
+    onBatch?: (lines: number) => void;
+  } = {},
 ): Promise<ImportSummary> {
   const started = performance.now();
   const batchSize = options.batchSize ?? 500;
@@ -68,7 +73,9 @@ export async function importArticles(
     const numbered = checkedLines(batch).map(({ line, checked }) => ({ line: line + firstLine - 1, checked }));
     firstLine += batch.length;
     batch = [];
-    for (const outcome of await ingestChecked(events, numbered)) {
+    const outcomes = await ingestChecked(events, numbered);
+    options.onBatch?.(firstLine - 1);
+    for (const outcome of outcomes) {
       if (outcome.status === 400) {
         summary.refused++;
         options.onProblem?.({ line: outcome.line, detail: describe(outcome.problem) });
