@@ -76,9 +76,12 @@ const ARTICLE_LOCKS = 0x61727469; // "arti"
 /**
  * The stored report an article is (operations.md: an article is identified by its outlet and
  * url), or null; the pair is locked for the rest of the transaction, so two ingests of one
- * article, on any processes, add it once.
+ * article, on any processes, add it once. The article's type is locked (shared) first: every
+ * ingest takes the type's clustering lock before the article's (a bulk ingest takes its types
+ * whole up front), so a single call and a bulk request with the same article never deadlock.
  */
-async function storedArticle(tx: Queryable, outletId: string, url: string) {
+async function storedArticle(tx: Queryable, eventTypeId: string, outletId: string, url: string) {
+  await tx.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [`cluster:${eventTypeId}`]);
   await tx.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [ARTICLE_LOCKS, `${outletId} ${url}`]);
   const [row] = await tx.query<{ id: string; incident_id: string; report_date: Date }>(
     `SELECT r.id, COALESCE(e.merged_into_event_id, e.id) AS incident_id, r.report_date
@@ -169,7 +172,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     const outlet = await tx.query('SELECT id FROM news_outlets WHERE id = $1', [input.outlet_id]);
     if (outlet.length === 0) throw invalid('/outlet_id', 'names no news outlet');
     if (input.url) {
-      const stored = await storedArticle(tx, input.outlet_id, input.url);
+      const stored = await storedArticle(tx, input.event_type_id, input.outlet_id, input.url);
       if (stored) return { ...incidentReport(stored.id, stored.incident_id, stored.report_date), existing: true };
     }
     const known = (await referenceStore.eventTypesWithRoles(tx, [input.event_type_id])).get(input.event_type_id);
