@@ -76,6 +76,27 @@ describe('bulk article ingest', () => {
     }
   });
 
+  it('when a line starts with a byte-order mark, holds a number no double holds, or a url of 2,000 multi-byte characters, then it is judged as the single call judges it', async () => {
+    const bom = `\uFEFF${JSON.stringify(await article())}`;
+    const huge = JSON.stringify(await article({ roles: [{ role: 'price', amount: { value: 1, unit: 'USD' } }] })).replace('"value":1', '"value":1e309');
+    // Random CJK characters (3 bytes each), which no compression shrinks below an index entry's 2,704 bytes.
+    const cjk = String.fromCodePoint(...Array.from({ length: 1_960 }, () => 0x4e00 + Math.floor(Math.random() * 0x5000)));
+    const longUrl = await article({ url: `https://news.example/${cjk}${unique()}` });
+    const answer = await bulk([bom, huge, JSON.stringify(longUrl), JSON.stringify(longUrl)].join('\n'));
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(
+      answer.json.results.map((r: any) => r.status),
+      [201, 400, 201, 200],
+    );
+    const single = await server.http.request('POST', '/ops/v1/articles', {
+      headers: { ...bearer(OPS_TOKEN), 'content-type': 'application/json' },
+      rawBody: huge,
+    });
+    assert.deepEqual(withoutRequestId(answer.json.results[1].problem), withoutRequestId(single.json));
+    const longSingle = await corpus.ops('POST', '/articles', longUrl);
+    assert.deepEqual([longSingle.status, longSingle.json.id], [200, answer.json.results[2].id]);
+  });
+
   it('when one article comes twice in a request, then it is stored once: 201, then 200 naming it', async () => {
     const line = JSON.stringify(await article());
     const answer = await bulk(`${line}\r\n${line}\r\n`);

@@ -20,6 +20,30 @@ export interface ClusterCandidate {
   anchor: Date;
 }
 
+/**
+ * Whether event `e` names, in one of the report's NAMED_ENTITY roles (`roles`), an entity the
+ * report does not name in that role (`entities`, paired with `roles`).
+ */
+const namesOthers = (roles: string, entities: string) => `EXISTS (
+          SELECT 1 FROM event_role_values v
+           WHERE v.event_id = e.id AND v.entity_id IS NOT NULL AND v.role_id = ANY(${roles}::uuid[])
+             AND NOT EXISTS (SELECT 1 FROM unnest(${roles}::uuid[], ${entities}::uuid[]) AS mine (role_id, entity_id)
+                              WHERE mine.role_id = v.role_id AND mine.entity_id = v.entity_id))`;
+
+/**
+ * Whether the event found still takes the report, read again once its row is locked: a report
+ * that shares no participant with this one may have joined it meanwhile with another entity
+ * in one of this report's roles.
+ */
+export async function stillQualifies(tx: Queryable, eventId: string, namedRoles: ClusterCandidate['namedRoles']): Promise<boolean> {
+  const [row] = await tx.query<{ ok: boolean }>(`SELECT NOT ${namesOthers('$2', '$3')} AS ok FROM events e WHERE e.id = $1`, [
+    eventId,
+    namedRoles.map((role) => role.roleId),
+    namedRoles.map((role) => role.entityId),
+  ]);
+  return row?.ok ?? false;
+}
+
 export async function findCluster(tx: Queryable, candidate: ClusterCandidate): Promise<string | null> {
   if (candidate.participantIds.length === 0) return null;
   // Driven from the entity index: only events that share a participant are looked at.
@@ -31,12 +55,7 @@ export async function findCluster(tx: Queryable, candidate: ClusterCandidate): P
         AND e.event_type_id = $1
         AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
         AND abs(extract(epoch FROM (COALESCE(e.happened_on::timestamp AT TIME ZONE 'UTC', e.first_report_date) - $3::timestamptz))) <= $4 * 86400
-        AND NOT EXISTS (
-          -- An entity in one of the report's roles that the report does not name in that role.
-          SELECT 1 FROM event_role_values v
-           WHERE v.event_id = e.id AND v.entity_id IS NOT NULL AND v.role_id = ANY($5::uuid[])
-             AND NOT EXISTS (SELECT 1 FROM unnest($5::uuid[], $6::uuid[]) AS mine (role_id, entity_id)
-                              WHERE mine.role_id = v.role_id AND mine.entity_id = v.entity_id))
+        AND NOT ${namesOthers('$5', '$6')}
       ORDER BY e.first_report_date DESC, e.id DESC
       LIMIT 1`,
     [

@@ -3,12 +3,13 @@
 // deletions likewise.
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
+import { databaseFailure, INVALID_VALUE_DETAIL } from '../../platform/db/failures.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import { indexNewReport, rebuildEventIndex } from './event-index.js';
 import { eventState } from './event-state.js';
 import { loadEventViews } from './event-view.js';
-import { findCluster, readHappenedOn } from './clustering.js';
+import { findCluster, readHappenedOn, stillQualifies } from './clustering.js';
 import type { EventChanges } from './event-changes.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { eventsStore as store } from './events.store.js';
@@ -73,6 +74,13 @@ export async function lockClustering(tx: Queryable, eventTypeIds: readonly strin
 const PARTICIPANT_LOCKS = 0x636c7573; // "clus"
 const ARTICLE_LOCKS = 0x61727469; // "arti"
 
+/** The article locks of these (outlet, url) pairs, in one sorted order. */
+async function lockArticles(tx: Queryable, articles: readonly { outletId: string; url: string }[]): Promise<void> {
+  const keys = [...new Set(articles.map(({ outletId, url }) => `${outletId} ${url}`))].sort();
+  if (keys.length === 0) return;
+  await tx.query('SELECT pg_advisory_xact_lock($2::int, hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n', [keys, ARTICLE_LOCKS]);
+}
+
 /**
  * The stored report an article is (operations.md: an article is identified by its outlet and
  * url), or null; the pair is locked for the rest of the transaction, so two ingests of one
@@ -82,11 +90,11 @@ const ARTICLE_LOCKS = 0x61727469; // "arti"
  */
 async function storedArticle(tx: Queryable, eventTypeId: string, outletId: string, url: string) {
   await tx.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [`cluster:${eventTypeId}`]);
-  await tx.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [ARTICLE_LOCKS, `${outletId} ${url}`]);
+  await lockArticles(tx, [{ outletId, url }]);
   const [row] = await tx.query<{ id: string; incident_id: string; report_date: Date }>(
     `SELECT r.id, COALESCE(e.merged_into_event_id, e.id) AS incident_id, r.report_date
        FROM reports r JOIN events e ON e.id = r.event_id
-      WHERE r.outlet_id = $1 AND r.url = $2 ORDER BY r.received_seq LIMIT 1`,
+      WHERE r.outlet_id = $1 AND md5(r.url) = md5($2) AND r.url = $2 AND r.url IS NOT NULL ORDER BY r.received_seq LIMIT 1`,
     [outletId, url],
   );
   return row ?? null;
@@ -154,6 +162,14 @@ function sourceSeqs(reports: readonly { received_seq: number; source_id: string 
   const first = new Map<string, number>();
   for (const r of reports) first.set(r.source_id, Math.min(first.get(r.source_id) ?? Infinity, r.received_seq));
   return [...first.values()].sort((a, b) => a - b);
+}
+
+/**
+ * A database refusal of one article's values as the single call answers it (400, the error
+ * handler's words); null for failures that are not the line's (the database unavailable, say).
+ */
+function lineProblem(error: unknown): ProblemError | null {
+  return databaseFailure(error) === 'invalid-value' ? new ProblemError('validation-failed', INVALID_VALUE_DETAIL) : null;
 }
 
 /** What became of one article of a batch: stored anew (201), stored already (200), or refused with its problem. */
@@ -239,20 +255,19 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       const namedRoles = report.values.flatMap((v) =>
         v.entityId && report.survivors.has(v.entityId) ? [{ roleId: v.roleId, entityId: report.survivors.get(v.entityId)! }] : [],
       );
-      eventId = await findCluster(tx, {
-        eventTypeId: type.id,
-        participantIds: participants,
-        namedRoles,
-        anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date,
-      });
+      const candidate = { eventTypeId: type.id, participantIds: participants, namedRoles, anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date };
       // The event row is locked before the report row's foreign key share-locks it: two
       // reports joining one event (through different participants) would otherwise each hold
       // that share lock while waiting for the other's to refresh it. An event deleted since
-      // it was found takes no more reports (merges wait for the type's clustering lock).
-      if (eventId !== null) {
+      // it was found takes no more reports (merges wait for the type's clustering lock); one
+      // that took a report naming another entity in one of this report's roles meanwhile is
+      // passed over, and the search runs again (it no longer finds that one).
+      for (let attempt = 0; attempt < 3 && locked === null; attempt++) {
+        eventId = await findCluster(tx, candidate);
+        if (eventId === null) break;
         const found = await store.getEvent(tx, eventId, true);
-        if (!found || found.deleted_at || found.merged_into_event_id) eventId = null;
-        else locked = found;
+        if (found && !found.deleted_at && !found.merged_into_event_id && (await stillQualifies(tx, eventId, namedRoles))) locked = found;
+        else eventId = null;
       }
     }
     if (eventId === null) {
@@ -328,6 +343,12 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
           tx,
           items.map(({ body }) => body.event_type_id),
         );
+        // Every article of the batch at once, in one order: two batches sharing articles
+        // (under types that do not overlap) never take them in crossing orders.
+        await lockArticles(
+          tx,
+          items.flatMap(({ body }) => (body.url ? [{ outletId: body.outlet_id, url: body.url }] : [])),
+        );
         const outcomes: LineOutcome[] = [];
         for (const { line, body } of items) {
           await tx.query('SAVEPOINT article');
@@ -337,8 +358,9 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
             outcomes.push({ line, status: existing ? 200 : 201, id, incident_id });
           } catch (error) {
             await tx.query('ROLLBACK TO SAVEPOINT article');
-            if (!(error instanceof ProblemError)) throw error;
-            outcomes.push({ line, status: 400, problem: error });
+            const problem = error instanceof ProblemError ? error : lineProblem(error);
+            if (!problem) throw error;
+            outcomes.push({ line, status: 400, problem });
           }
         }
         return outcomes;

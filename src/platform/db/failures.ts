@@ -70,6 +70,9 @@ export function classified(error: unknown, during: 'statement' | 'commit' = 'sta
   return error;
 }
 
+/** How a request hears of an `invalid-value` failure (400 validation-failed). */
+export const INVALID_VALUE_DETAIL = 'A value in the request cannot be stored.';
+
 /** What a failure means, or null when it is not the database's. */
 export function databaseFailure(error: unknown): DatabaseFailure | null {
   if (error instanceof DatabaseUnavailableError) return 'unavailable';

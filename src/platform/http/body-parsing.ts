@@ -34,6 +34,12 @@ function unrepresentable(value: unknown, pointer = ''): FieldError[] {
   return [];
 }
 
+/** The problem of a parsed body holding numbers a double cannot hold, or null. */
+export function unrepresentableNumbers(parsed: unknown): ProblemError | null {
+  const errors = unrepresentable(parsed);
+  return errors.length > 0 ? new ProblemError('validation-failed', 'The body holds a number that cannot be represented.', { errors }) : null;
+}
+
 export function installBodyParsing(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
@@ -48,8 +54,8 @@ export function installBodyParsing(app: FastifyInstance): void {
     }
     void parseJson(request, text, (error, parsed) => {
       if (error) return done(error, undefined);
-      const errors = unrepresentable(parsed);
-      if (errors.length > 0) return done(new ProblemError('validation-failed', 'The body holds a number that cannot be represented.', { errors }), undefined);
+      const problem = unrepresentableNumbers(parsed);
+      if (problem) return done(problem, undefined);
       done(null, parsed);
     });
   });

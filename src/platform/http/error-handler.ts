@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { type DatabaseFailure, databaseFailure } from '../db/failures.js';
+import { type DatabaseFailure, databaseFailure, INVALID_VALUE_DETAIL } from '../db/failures.js';
 import { problemBody, PROBLEMS, ProblemError, type FieldError, type ProblemSlug } from '../problems.js';
 import { sendProblem } from './reply-problem.js';
 import { REQUEST_TIMEOUT_DETAIL } from './slow-clients.js';
@@ -49,7 +49,7 @@ export function databaseProblem(request: FastifyRequest, error: unknown): Mapped
       return { slug: 'state-conflict', detail: 'Another request wrote the same record at the same time; read the current state and retry.' };
     // A value validation should have caught; the request is at fault, not the server.
     case 'invalid-value':
-      return { slug: 'validation-failed', detail: 'A value in the request cannot be stored.' };
+      return { slug: 'validation-failed', detail: INVALID_VALUE_DETAIL };
     case null:
       return null;
   }
