@@ -23,8 +23,10 @@ export async function migrate(db: Database): Promise<string[]> {
   const applied: string[] = [];
   // One transaction per file, so the locks a file takes (an ALTER TABLE, an index built over
   // a table) are held while it runs, not until the last file is done; a start stopped midway
-  // keeps the files it finished.
-  for (const migration of listMigrations()) {
+  // keeps the files it finished. Only the files pending at start-up are looked at (a migrated
+  // database costs one query), each read again under the lock.
+  const pending = new Set(await pendingMigrations(db));
+  for (const migration of listMigrations().filter((m) => pending.has(m.name))) {
     const ran = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATIONS_LOCK]);
       await tx.query('SET LOCAL statement_timeout = 0'); // a migration may take as long as it needs
