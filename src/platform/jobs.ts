@@ -226,6 +226,25 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
     else wake();
   }
 
+  /** Stores one job of each kind for each payload, in one statement, payload by payload. */
+  async function enqueueEachOf(tx: Queryable, kinds: readonly string[], payloads: readonly unknown[]): Promise<void> {
+    if (payloads.length === 0) return;
+    const maxAttempts = kinds.map((kind) => {
+      const entry = handlers.get(kind);
+      if (!entry) throw new Error(`no handler registered for job kind ${kind}`);
+      return entry.options.maxAttempts;
+    });
+    const now = clock.now();
+    await tx.query(
+      `INSERT INTO jobs (kind, payload, run_at, max_attempts, created_at)
+       SELECT kind, p.payload::jsonb, $3, max_attempts, $3
+         FROM unnest($2::text[]) WITH ORDINALITY AS p(payload, n), unnest($1::text[], $4::int[]) AS t(kind, max_attempts)
+        ORDER BY p.n`,
+      [kinds, payloads.map((payload) => JSON.stringify(payload)), now, maxAttempts],
+    );
+    wakeAfterCommit(tx);
+  }
+
   return {
     register(kind: string, handler: JobHandler, options: JobKindOptions = {}): void {
       handlers.set(kind, {
@@ -248,20 +267,11 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
     },
 
     /** Stores one job of each kind, all with this payload, in one statement (see enqueue). */
-    async enqueueEach(tx: Queryable, kinds: readonly string[], payload: unknown): Promise<void> {
-      const maxAttempts = kinds.map((kind) => {
-        const entry = handlers.get(kind);
-        if (!entry) throw new Error(`no handler registered for job kind ${kind}`);
-        return entry.options.maxAttempts;
-      });
-      const now = clock.now();
-      await tx.query(
-        `INSERT INTO jobs (kind, payload, run_at, max_attempts, created_at)
-         SELECT kind, $2, $3, max_attempts, $3 FROM unnest($1::text[], $4::int[]) AS t(kind, max_attempts)`,
-        [kinds, JSON.stringify(payload), now, maxAttempts],
-      );
-      wakeAfterCommit(tx);
+    enqueueEach(tx: Queryable, kinds: readonly string[], payload: unknown): Promise<void> {
+      return enqueueEachOf(tx, kinds, [payload]);
     },
+
+    enqueueEachOf,
 
     /** Embedded database only: this process is alone, so claims left running by a dead process are free. */
     async releaseOrphans(): Promise<number> {

@@ -97,6 +97,22 @@ describe('bulk article ingest', () => {
     assert.deepEqual([longSingle.status, longSingle.json.id], [200, answer.json.results[2].id]);
   });
 
+  it("when the database refuses one line's value, then that line gets the single call's 400 and the others are stored, clustered as they would be alone", async () => {
+    const party = await corpus.entity();
+    const first = await article({ roles: [{ role: 'party', entity_id: party }] });
+    const refused = await article({ headline: 'nul \u0000 byte' });
+    const second = await article({ roles: [{ role: 'party', entity_id: party }], published_at: '2026-11-20T09:00:00.000Z' });
+    const answer = await bulk([first, refused, second].map((line) => JSON.stringify(line)).join('\n'));
+    assert.equal(answer.status, 200, answer.text);
+    const [one, two, three] = answer.json.results;
+    assert.deepEqual([one.status, two.status, three.status], [201, 400, 201]);
+    const single = await corpus.ops('POST', '/articles', refused);
+    assert.equal(single.status, 400, single.text);
+    assert.deepEqual(withoutRequestId(two.problem), withoutRequestId(single.json));
+    assert.equal(three.incident_id, one.incident_id, 'the good lines still cluster together');
+    assert.equal((await corpus.ops('GET', `/events/${one.incident_id}`)).json.matched_report_count, 2);
+  });
+
   it('when one article comes twice in a request, then it is stored once: 201, then 200 naming it', async () => {
     const line = JSON.stringify(await article());
     const answer = await bulk(`${line}\r\n${line}\r\n`);

@@ -45,6 +45,11 @@ export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers
     async publish(tx: Queryable, change: EventChange): Promise<void> {
       await jobs.enqueueEach(tx, kinds, change);
     },
+
+    /** Stores many changes for every subscriber in one statement (a bulk ingest's, one per event). */
+    async publishAll(tx: Queryable, changes: readonly EventChange[]): Promise<void> {
+      await jobs.enqueueEachOf(tx, kinds, changes);
+    },
   };
 }
 

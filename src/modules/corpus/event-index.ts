@@ -48,19 +48,21 @@ export async function rebuildEventIndex(tx: Queryable, eventIds: readonly string
   await tx.query(insertRoleValues('r.event_id = ANY($1::uuid[]) AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL'), [eventIds]);
 }
 
-/** Adds the index rows of one new report of a live event whose first report date it did not change. */
-export async function indexNewReport(tx: Queryable, reportId: string): Promise<void> {
-  // One statement: the source (unless the event has it already, from an earlier report), then
-  // the report's role values.
+/** Adds the index rows of new reports of live events whose first report date they did not change. */
+export async function indexNewReports(tx: Queryable, reportIds: readonly string[]): Promise<void> {
+  if (reportIds.length === 0) return;
+  // One statement: each new source (unless the event has it already, from an earlier report),
+  // then the reports' role values.
   await tx.query(
     `WITH source AS (
        INSERT INTO event_sources (event_id, source_id, source_kind, first_seq, first_report_date)
-       SELECT r.event_id, COALESCE(r.outlet_id, r.account_id, r.id), r.source_kind, r.received_seq, e.first_report_date
-         FROM reports r JOIN events e ON e.id = r.event_id WHERE r.id = $1
+       SELECT r.event_id, COALESCE(r.outlet_id, r.account_id, r.id), r.source_kind, min(r.received_seq), e.first_report_date
+         FROM reports r JOIN events e ON e.id = r.event_id WHERE r.id = ANY($1::uuid[])
+        GROUP BY r.event_id, COALESCE(r.outlet_id, r.account_id, r.id), r.source_kind, e.first_report_date
        ON CONFLICT (event_id, source_id) DO NOTHING
      )
-     ${insertRoleValues('rr.report_id = $1')}`,
-    [reportId],
+     ${insertRoleValues('rr.report_id = ANY($1::uuid[])')}`,
+    [reportIds],
   );
 }
 

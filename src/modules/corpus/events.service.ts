@@ -6,14 +6,15 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import { databaseFailure, INVALID_VALUE_DETAIL } from '../../platform/db/failures.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
-import { indexNewReport, rebuildEventIndex } from './event-index.js';
-import { eventState } from './event-state.js';
+import { indexNewReports, rebuildEventIndex } from './event-index.js';
+import { eventState, type StateReport } from './event-state.js';
 import { loadEventViews } from './event-view.js';
+import { ingestBatch } from './article-batch.js';
 import { findCluster, readHappenedOn, stillQualifies } from './clustering.js';
 import type { EventChanges } from './event-changes.js';
 import type { IngestArticleBody } from './events.schemas.js';
-import { eventsStore as store } from './events.store.js';
-import { referenceStore, type EventTypeRow, type RoleRow } from './reference.store.js';
+import { type EventReportRow, type EventRow, eventsStore as store } from './events.store.js';
+import { referenceStore, type EventTypeRow, type EventTypeWithRoles, type RoleRow } from './reference.store.js';
 import { refuse, resolveRoleValues } from './role-values.js';
 
 const DAY_MS = 86_400_000;
@@ -130,38 +131,99 @@ export async function refreshEvent(
   const reports = await store.reportsWithValues(tx, eventId);
   if (reports.length === 0) return;
   const { type, roles } = known ?? (await referenceStore.eventTypesWithRoles(tx, [eventTypeId])).get(eventTypeId)!;
-  const state = eventState(
-    reports.map((report) => ({
-      id: report.id,
-      reportDate: report.report_date,
-      happenedAt: report.happened_at,
-      // A deleted entity's value counts for nothing: the next report's live one stands in.
-      values: report.values
-        .filter((v) => !v.entity_deleted)
-        .map((v) => ({
-          roleId: v.role_id,
-          entityId: v.entity_id,
-          entityName: v.entity_name,
-          date: v.date_value,
-          amount: v.amount_value === null ? null : { value: v.amount_value, unit: v.amount_unit ?? '' },
-          text: v.text_value,
-        })),
-      mentions: report.mentions,
-    })),
-    { template: type.sentence_template, roles },
-  );
+  const state = eventState(reports.map(stateReportOf), { template: type.sentence_template, roles });
   await store.writeSummary(tx, eventId, { ...state, sourceSeqs: sourceSeqs(reports), at });
   // A new report that leaves the first report date alone only adds index rows; anything else
   // (merges, entity changes, an earlier first report) rebuilds them.
-  if (newReportId && before?.first_report_date.getTime() === state.first.getTime()) await indexNewReport(tx, newReportId);
+  if (newReportId && before?.first_report_date.getTime() === state.first.getTime()) await indexNewReports(tx, [newReportId]);
   else await rebuildEventIndex(tx, [eventId], { sourceSeqsWritten: true });
 }
 
+/** A stored report as the event state reads it. */
+export function stateReportOf(report: EventReportRow): StateReport {
+  return {
+    id: report.id,
+    reportDate: report.report_date,
+    happenedAt: report.happened_at,
+    // A deleted entity's value counts for nothing: the next report's live one stands in.
+    values: report.values
+      .filter((v) => !v.entity_deleted)
+      .map((v) => ({
+        roleId: v.role_id,
+        entityId: v.entity_id,
+        entityName: v.entity_name,
+        date: v.date_value,
+        amount: v.amount_value === null ? null : { value: v.amount_value, unit: v.amount_unit ?? '' },
+        text: v.text_value,
+      })),
+    mentions: report.mentions,
+  };
+}
+
 /** When the event reached each of its distinct sources, ascending (events.source_seqs). */
-function sourceSeqs(reports: readonly { received_seq: number; source_id: string }[]): number[] {
+export function sourceSeqs(reports: readonly { received_seq: number; source_id: string }[]): number[] {
   const first = new Map<string, number>();
   for (const r of reports) first.set(r.source_id, Math.min(first.get(r.source_id) ?? Infinity, r.received_seq));
   return [...first.values()].sort((a, b) => a - b);
+}
+
+/** Every entity an article names, in roles and mentions. */
+export function articleEntityIds(input: IngestArticleBody): string[] {
+  return [...input.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : [])), ...(input.mentioned_entity_ids ?? [])];
+}
+
+/**
+ * An article's report once its outlet is known and it is no stored article: its type, roles,
+ * entities (`survivors`: live entities → survivor, at least those it names) and timestamps
+ * checked in the order the single call answers them. Both ingest paths take it, so a line of a
+ * bulk request is refused exactly as the single call would refuse its body.
+ */
+export async function articleReport(
+  input: IngestArticleBody,
+  known: EventTypeWithRoles | undefined,
+  survivors: ReadonlyMap<string, string>,
+  now: Date,
+): Promise<NewReport> {
+  if (!known) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
+  const { type, roles } = known;
+  const mentioned = [...new Set(input.mentioned_entity_ids ?? [])];
+  const values = await resolveRoleValues(input.roles, roles, async (ids) => new Set(ids.filter((id) => survivors.has(id))));
+  const missing = mentioned.findIndex((id) => !survivors.has(id));
+  if (missing >= 0) throw invalid(`/mentioned_entity_ids/${(input.mentioned_entity_ids ?? []).indexOf(mentioned[missing]!)}`, 'names no entity');
+
+  const receivedAt = input.received_at ? new Date(input.received_at) : now;
+  const publishedAt = input.published_at ? new Date(input.published_at) : null;
+  if (Number.isNaN(receivedAt.getTime())) throw invalid('/received_at', 'is not a readable timestamp');
+  if (publishedAt && Number.isNaN(publishedAt.getTime())) throw invalid('/published_at', 'is not a readable timestamp');
+  return {
+    source: { kind: 'ARTICLE', outletId: input.outlet_id },
+    type,
+    roles,
+    values: values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })),
+    survivors,
+    mentioned,
+    receivedAt,
+    publishedAt,
+    happenedAt: input.happened_at ?? null,
+    headline: input.headline ?? null,
+    url: input.url ?? null,
+    incidentId: input.incident_id ?? null,
+  };
+}
+
+/**
+ * The event a report names through incident_id joins: the survivor of `event` (`survivor`,
+ * the same row when it was not merged), refused when either is gone or of another type.
+ */
+export function incidentTarget<T extends Pick<EventRow, 'id' | 'event_type_id' | 'deleted_at'>>(
+  event: T | null | undefined,
+  survivor: T | null | undefined,
+  eventTypeId: string,
+): T {
+  if (!event || event.deleted_at) throw invalid('/incident_id', 'names no event');
+  if (!survivor || survivor.deleted_at) throw invalid('/incident_id', 'names an event that was merged into one since deleted');
+  if (survivor.event_type_id !== eventTypeId) throw invalid('/incident_id', 'names an event of another event type');
+  return survivor;
 }
 
 /**
@@ -192,35 +254,8 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       if (stored) return { ...incidentReport(stored.id, stored.incident_id, stored.report_date), existing: true };
     }
     const known = (await referenceStore.eventTypesWithRoles(tx, [input.event_type_id])).get(input.event_type_id);
-    if (!known) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
-    const { type, roles } = known;
-    // Every entity the report names, resolved in one query: live ones with their survivors.
-    const mentioned = [...new Set(input.mentioned_entity_ids ?? [])];
-    const named = input.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : []));
-    const survivors = await liveSurvivors(tx, [...named, ...mentioned]);
-    const values = await resolveRoleValues(input.roles, roles, async () => new Set(survivors.keys()));
-    const missing = mentioned.findIndex((id) => !survivors.has(id));
-    if (missing >= 0) throw invalid(`/mentioned_entity_ids/${(input.mentioned_entity_ids ?? []).indexOf(mentioned[missing]!)}`, 'names no entity');
-
-    const receivedAt = input.received_at ? new Date(input.received_at) : clock.now();
-    const publishedAt = input.published_at ? new Date(input.published_at) : null;
-    if (Number.isNaN(receivedAt.getTime())) throw invalid('/received_at', 'is not a readable timestamp');
-    if (publishedAt && Number.isNaN(publishedAt.getTime())) throw invalid('/published_at', 'is not a readable timestamp');
-
-    const added = await addReportIn(tx, {
-      source: { kind: 'ARTICLE', outletId: input.outlet_id },
-      type,
-      roles,
-      values: values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })),
-      survivors,
-      mentioned,
-      receivedAt,
-      publishedAt,
-      happenedAt: input.happened_at ?? null,
-      headline: input.headline ?? null,
-      url: input.url ?? null,
-      incidentId: input.incident_id ?? null,
-    });
+    const survivors = await liveSurvivors(tx, articleEntityIds(input));
+    const added = await addReportIn(tx, await articleReport(input, known, survivors, clock.now()));
     return { ...incidentReport(added.reportId, added.eventId, added.reportDate), existing: false };
   }
 
@@ -244,11 +279,10 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     let locked: { first_report_date: Date } | null = null; // the event's row, locked
     if (report.incidentId) {
       const event = await store.getEvent(tx, report.incidentId, true);
-      if (!event || event.deleted_at) throw invalid('/incident_id', 'names no event');
-      eventId = event.merged_into_event_id ?? event.id;
-      const target = eventId === event.id ? event : await store.getEvent(tx, eventId, true);
-      if (!target || target.deleted_at) throw invalid('/incident_id', 'names an event that was merged into one since deleted');
-      if (target.event_type_id !== type.id) throw invalid('/incident_id', 'names an event of another event type');
+      const survivorId = event?.merged_into_event_id ?? event?.id;
+      const survivor = !event || event.deleted_at ? null : survivorId === event.id ? event : await store.getEvent(tx, survivorId!, true);
+      const target = incidentTarget(event, survivor, type.id);
+      eventId = target.id;
       locked = target;
     } else {
       const happenedOn = readHappenedOn(report.happenedAt);
@@ -301,6 +335,25 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     return { reportId, eventId, reportDate: date };
   }
 
+  /** Each article on the single call's path, a savepoint each: a refused one is answered and skipped while the rest go on. */
+  async function ingestLineByLine(tx: Queryable, items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
+    const outcomes: LineOutcome[] = [];
+    for (const { line, body } of items) {
+      await tx.query('SAVEPOINT article');
+      try {
+        const { existing, id, incident_id } = await ingestArticleIn(tx, body);
+        await tx.query('RELEASE SAVEPOINT article');
+        outcomes.push({ line, status: existing ? 200 : 201, id, incident_id });
+      } catch (error) {
+        await tx.query('ROLLBACK TO SAVEPOINT article');
+        const problem = error instanceof ProblemError ? error : lineProblem(error);
+        if (!problem) throw error;
+        outcomes.push({ line, status: 400, problem });
+      }
+    }
+    return outcomes;
+  }
+
   return {
     /**
      * The REFRESH_EVENTS_JOB handler: an entity merged or deleted changes the sentence and
@@ -332,9 +385,8 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     ingestArticleIn: (tx: Queryable, input: IngestArticleBody) => ingestArticleIn(tx, input),
 
     /**
-     * Ingests checked articles in one transaction, the clustering locks of their types taken
-     * first, a savepoint per article (one the content rules refuse is answered and skipped
-     * while the rest go on); answers each one's outcome, in order.
+     * Ingests checked articles in one transaction, the clustering locks of their types and the
+     * articles' locks taken first (article-batch.ts); answers each one's outcome, in order.
      */
     async ingestArticles(items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
       if (items.length === 0) return [];
@@ -349,21 +401,19 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
           tx,
           items.flatMap(({ body }) => (body.url ? [{ outletId: body.outlet_id, url: body.url }] : [])),
         );
-        const outcomes: LineOutcome[] = [];
-        for (const { line, body } of items) {
-          await tx.query('SAVEPOINT article');
-          try {
-            const { existing, id, incident_id } = await ingestArticleIn(tx, body);
-            await tx.query('RELEASE SAVEPOINT article');
-            outcomes.push({ line, status: existing ? 200 : 201, id, incident_id });
-          } catch (error) {
-            await tx.query('ROLLBACK TO SAVEPOINT article');
-            const problem = error instanceof ProblemError ? error : lineProblem(error);
-            if (!problem) throw error;
-            outcomes.push({ line, status: 400, problem });
-          }
+        // Set-based first; a value the database refuses as data fails a whole multi-row
+        // statement, so such a batch is ingested again line by line, each refusal answered
+        // on its own line as the single call answers it.
+        await tx.query('SAVEPOINT batch');
+        try {
+          const outcomes = await ingestBatch(tx, { newId, changes, now: clock.now() }, items);
+          await tx.query('RELEASE SAVEPOINT batch');
+          return outcomes;
+        } catch (error) {
+          if (!lineProblem(error)) throw error;
+          await tx.query('ROLLBACK TO SAVEPOINT batch');
         }
-        return outcomes;
+        return ingestLineByLine(tx, items);
       });
     },
 

@@ -2,6 +2,7 @@
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
 import { clearEventIndex } from './event-index.js';
+import type { EventState } from './event-state.js';
 
 export interface EventRow {
   id: string;
@@ -28,6 +29,7 @@ export interface ReportValueRow {
 
 export interface EventReportRow {
   id: string;
+  event_id: string;
   report_date: Date;
   happened_at: string | null;
   received_seq: number;
@@ -35,6 +37,42 @@ export interface EventReportRow {
   source_id: string;
   values: ReportValueRow[];
   mentions: string[];
+}
+
+/** A new report row, its receive sequence number drawn already. */
+export interface NewReportRow {
+  id: string;
+  event_id: string;
+  source_kind: 'ARTICLE' | 'STRUCTURED';
+  outlet_id: string | null;
+  account_id: string | null;
+  grant_id: string | null;
+  event_type_id: string;
+  published_at: Date | null;
+  received_at: Date;
+  report_date: Date;
+  happened_at: string | null;
+  headline: string | null;
+  url: string | null;
+  created_at: Date;
+  received_seq: number;
+}
+
+/** One role value of a report, as stored. */
+export interface ReportValue {
+  roleId: string;
+  entityId: string | null;
+  date: string | null;
+  amount: { value: number; unit: string } | null;
+  text: string | null;
+}
+
+/** An event's state as a bulk ingest writes it (event-state.ts computes it). */
+export interface EventStateRow extends EventState {
+  id: string;
+  eventTypeId: string;
+  isNew: boolean;
+  sourceSeqs: number[];
 }
 
 const EVENT_COLUMNS = 'id, event_type_id, happened_at, first_report_date, last_report_date, sentence, involved_entity_ids, merged_into_event_id, deleted_at';
@@ -95,11 +133,7 @@ export const eventsStore = {
     );
   },
 
-  insertRoleValues(
-    db: Queryable,
-    reportId: string,
-    values: readonly { roleId: string; entityId: string | null; date: string | null; amount: { value: number; unit: string } | null; text: string | null }[],
-  ) {
+  insertRoleValues(db: Queryable, reportId: string, values: readonly ReportValue[]) {
     if (values.length === 0) return Promise.resolve([]);
     return db.query(
       `INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)
@@ -128,13 +162,18 @@ export const eventsStore = {
    * to their survivors, in role order) and its mentioned entities (live survivors, by id), in
    * one statement.
    */
-  async reportsWithValues(db: Queryable, eventId: string): Promise<EventReportRow[]> {
+  reportsWithValues(db: Queryable, eventId: string): Promise<EventReportRow[]> {
+    return this.reportsWithValuesOf(db, [eventId]);
+  },
+
+  /** The same for several events at once, in one statement (each row names its event). */
+  async reportsWithValuesOf(db: Queryable, eventIds: readonly string[]): Promise<EventReportRow[]> {
     const rows = await db.query<
       Omit<EventReportRow, 'values'> & {
         values: [string, string | null, string | null, boolean | null, string | null, number | null, string | null, string | null][];
       }
     >(
-      `SELECT r.id, r.report_date, r.happened_at, r.received_seq, COALESCE(r.outlet_id, r.account_id, r.id) AS source_id,
+      `SELECT r.id, r.event_id, r.report_date, r.happened_at, r.received_seq, COALESCE(r.outlet_id, r.account_id, r.id) AS source_id,
               COALESCE((SELECT json_agg(json_build_array(rr.role_id, c.id, c.name, c.deleted_at IS NOT NULL, to_char(rr.date_value, 'YYYY-MM-DD'),
                                                          rr.amount_value, rr.amount_unit, rr.text_value) ORDER BY rr.position)
                           FROM report_roles rr
@@ -146,9 +185,9 @@ export const eventsStore = {
                           JOIN entities e ON e.id = m.entity_id
                           JOIN entities c ON c.id = e.canonical_id
                          WHERE m.report_id = r.id AND c.deleted_at IS NULL), '[]') AS mentions
-         FROM reports r WHERE r.event_id = $1
+         FROM reports r WHERE r.event_id = ANY($1::uuid[])
         ORDER BY r.report_date, r.created_at, r.id`,
-      [eventId],
+      [eventIds],
     );
     return rows.map((row) => ({
       ...row,
@@ -205,6 +244,126 @@ export const eventsStore = {
         summary.at,
         summary.sourceSeqs,
         [...summary.participants],
+      ],
+    );
+  },
+
+  /** Many new reports in one statement, with their receive sequence numbers drawn already (nextReportSeqs). */
+  insertReports(db: Queryable, rows: readonly NewReportRow[]) {
+    if (rows.length === 0) return Promise.resolve([]);
+    const column = <K extends keyof NewReportRow>(key: K) => rows.map((row) => row[key]);
+    return db.query(
+      `INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
+                            report_date, happened_at, headline, url, created_at, received_seq)
+       OVERRIDING SYSTEM VALUE
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::uuid[], $8::timestamptz[],
+                            $9::timestamptz[], $10::timestamptz[], $11::text[], $12::text[], $13::text[], $14::timestamptz[], $15::bigint[])`,
+      [
+        column('id'),
+        column('event_id'),
+        column('source_kind'),
+        column('outlet_id'),
+        column('account_id'),
+        column('grant_id'),
+        column('event_type_id'),
+        column('published_at'),
+        column('received_at'),
+        column('report_date'),
+        column('happened_at'),
+        column('headline'),
+        column('url'),
+        column('created_at'),
+        column('received_seq'),
+      ],
+    );
+  },
+
+  /** `count` receive sequence numbers for new reports, ascending. */
+  async nextReportSeqs(db: Queryable, count: number): Promise<number[]> {
+    if (count === 0) return [];
+    const rows = await db.query<{ seq: number }>(`SELECT nextval(pg_get_serial_sequence('reports', 'received_seq')) AS seq FROM generate_series(1, $1::int)`, [
+      count,
+    ]);
+    return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
+  },
+
+  /** The role values of many reports in one statement. */
+  insertRoleValuesOf(db: Queryable, rows: readonly (ReportValue & { reportId: string; position: number })[]) {
+    if (rows.length === 0) return Promise.resolve([]);
+    return db.query(
+      `INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::uuid[], $5::date[], $6::float8[], $7::text[], $8::text[])`,
+      [
+        rows.map((v) => v.reportId),
+        rows.map((v) => v.position),
+        rows.map((v) => v.roleId),
+        rows.map((v) => v.entityId),
+        rows.map((v) => v.date),
+        rows.map((v) => v.amount?.value ?? null),
+        rows.map((v) => v.amount?.unit ?? null),
+        rows.map((v) => v.text),
+      ],
+    );
+  },
+
+  /** The mentioned entities of many reports in one statement (pairs unique already). */
+  insertMentionsOf(db: Queryable, rows: readonly { reportId: string; entityId: string }[]) {
+    if (rows.length === 0) return Promise.resolve([]);
+    return db.query('INSERT INTO report_mentions (report_id, entity_id) SELECT * FROM unnest($1::uuid[], $2::uuid[])', [
+      rows.map((row) => row.reportId),
+      rows.map((row) => row.entityId),
+    ]);
+  },
+
+  /**
+   * The states of many events at once: new ones inserted, stored ones updated (their rows
+   * locked by the caller), and the entity index rows of all of them replaced.
+   */
+  async writeStates(db: Queryable, states: readonly EventStateRow[], at: Date) {
+    if (states.length === 0) return;
+    const column = <T>(rows: readonly EventStateRow[], pick: (row: EventStateRow) => T) => rows.map(pick);
+    const write = (rows: readonly EventStateRow[]) => [
+      column(rows, (r) => r.id),
+      column(rows, (r) => r.eventTypeId),
+      column(rows, (r) => r.happenedAt),
+      column(rows, (r) => r.happenedOn),
+      column(rows, (r) => r.first),
+      column(rows, (r) => r.last),
+      column(rows, (r) => r.sentence),
+      column(rows, (r) => `{${r.involved.join(',')}}`),
+      column(rows, (r) => `{${r.sourceSeqs.join(',')}}`),
+      at,
+    ];
+    const created = states.filter((state) => state.isNew);
+    const updated = states.filter((state) => !state.isNew);
+    const values = `unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[])
+                      AS t(id, type, happened, happened_on, first, last, sentence, involved, seqs)`;
+    if (created.length > 0) {
+      await db.query(
+        `INSERT INTO events (id, event_type_id, happened_at, happened_on, first_report_date, last_report_date, sentence, involved_entity_ids,
+                             source_seqs, created_at, updated_at)
+         SELECT id, type, happened, happened_on, first, last, sentence, involved::uuid[], seqs::bigint[], $10, $10 FROM ${values}`,
+        write(created),
+      );
+    }
+    if (updated.length > 0) {
+      await db.query(
+        `UPDATE events e SET happened_at = t.happened, happened_on = t.happened_on, first_report_date = t.first, last_report_date = t.last,
+                sentence = t.sentence, involved_entity_ids = t.involved::uuid[], source_seqs = t.seqs::bigint[], updated_at = $10
+           FROM ${values} WHERE e.id = t.id`,
+        write(updated),
+      );
+      await db.query('DELETE FROM event_entities WHERE event_id = ANY($1::uuid[])', [updated.map((state) => state.id)]);
+    }
+    const entities = states.flatMap((state) => state.involved.map((entityId) => ({ state, entityId })));
+    await db.query(
+      `INSERT INTO event_entities (event_id, entity_id, participant, first_report_date)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::timestamptz[])`,
+      [
+        entities.map(({ state }) => state.id),
+        entities.map(({ entityId }) => entityId),
+        entities.map(({ state, entityId }) => state.participants.has(entityId)),
+        entities.map(({ state }) => state.first),
       ],
     );
   },

@@ -1,0 +1,346 @@
+// The set-based bulk ingest behind POST /ops/v1/articles/bulk and evmon import. A batch is
+// checked line by line by the single call's rules (articleReport, incidentTarget), clustered
+// in memory against the corpus and against itself (batch-clustering.ts), and written with a
+// few multi-row statements per table; each touched event's state is computed once, from its
+// stored reports and the batch's, and each touched event is published once. The caller's
+// transaction holds the clustering locks of every type of the batch and the article locks,
+// so no other ingest clusters into these types meanwhile.
+import type { Queryable } from '../../platform/db/database.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import { fieldProblem, ProblemError } from '../../platform/problems.js';
+import { addTo, BatchClusters, type ClusterCandidate, type ClusterEvent } from './batch-clustering.js';
+import { CLUSTER_WINDOW_DAYS, readHappenedOn } from './clustering.js';
+import type { EventChanges } from './event-changes.js';
+import { indexNewReports, rebuildEventIndex } from './event-index.js';
+import { eventState, type StateReport } from './event-state.js';
+import type { IngestArticleBody } from './events.schemas.js';
+import { articleEntityIds, articleReport, incidentTarget, type LineOutcome, type NewReport, reportDate, sourceSeqs, stateReportOf } from './events.service.js';
+import { type EventRow, type EventStateRow, eventsStore as store } from './events.store.js';
+import { referenceStore } from './reference.store.js';
+
+const WINDOW_MS = CLUSTER_WINDOW_DAYS * 86_400_000;
+
+export interface BatchDeps {
+  newId: IdGenerator;
+  changes: EventChanges;
+  now: Date;
+}
+
+/** A line that will be stored: its checked report and where clustering put it. */
+interface Placed {
+  line: number;
+  id: string;
+  eventId: string;
+  report: NewReport;
+  date: Date;
+}
+
+const articleKey = (outletId: string, url: string) => `${outletId} ${url}`;
+
+export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
+  const { newId, now } = deps;
+  // What the lines name, each looked up once for the batch.
+  const outlets = new Set(
+    (await tx.query<{ id: string }>('SELECT id FROM news_outlets WHERE id = ANY($1::uuid[])', [[...new Set(items.map(({ body }) => body.outlet_id))]])).map(
+      (row) => row.id,
+    ),
+  );
+  const stored = await storedArticles(
+    tx,
+    items.flatMap(({ body }) => (body.url && outlets.has(body.outlet_id) ? [{ outletId: body.outlet_id, url: body.url }] : [])),
+  );
+  const types = await referenceStore.eventTypesWithRoles(tx, [...new Set(items.map(({ body }) => body.event_type_id))]);
+  const entities = await referenceStore.resolveEntitiesLocked(tx, [...new Set(items.flatMap(({ body }) => articleEntityIds(body)))]);
+  const survivors = new Map(entities.filter((row) => !row.deleted).map((row) => [row.id, row.canonical_id]));
+  const names = new Map(entities.map((row) => [row.canonical_id, row.name]));
+
+  // Each line checked as the single call checks it; stored articles answered before their content is read.
+  const checked = await Promise.all(
+    items.map(async ({ line, body }) => {
+      if (!outlets.has(body.outlet_id)) return { line, body, result: fieldProblem('/outlet_id', 'names no news outlet') };
+      const found = body.url ? stored.get(articleKey(body.outlet_id, body.url)) : undefined;
+      if (found) return { line, body, result: found };
+      try {
+        return { line, body, result: await articleReport(body, types.get(body.event_type_id), survivors, now) };
+      } catch (error) {
+        if (error instanceof ProblemError) return { line, body, result: error };
+        throw error;
+      }
+    }),
+  );
+  const reports = checked.flatMap(({ result }) => (result instanceof ProblemError || !('source' in result) ? [] : [result]));
+
+  const loaded = await loadClusterEvents(tx, reports);
+  const clusters = new BatchClusters(loaded.values());
+  const outcomes: LineOutcome[] = [];
+  const placed: Placed[] = [];
+  const storedInBatch = new Map<string, Placed>();
+  for (const { line, body, result } of checked) {
+    const earlier = body.url ? storedInBatch.get(articleKey(body.outlet_id, body.url)) : undefined;
+    // A line is the article an earlier line stored whatever its content (the single call looks
+    // the article up before reading the rest), or a stored one, or refused with its problem.
+    if (earlier) {
+      outcomes.push({ line, status: 200, id: earlier.id, incident_id: earlier.eventId });
+      continue;
+    }
+    if (result instanceof ProblemError) {
+      outcomes.push({ line, status: 400, problem: result });
+      continue;
+    }
+    if (!('source' in result)) {
+      outcomes.push({ line, status: 200, id: result.id, incident_id: result.incident_id });
+      continue;
+    }
+    const report = result;
+    const date = reportDate(report.publishedAt, report.receivedAt);
+    const entityValues = report.values.flatMap((v) => (v.entityId ? [{ roleId: v.roleId, entityId: survivors.get(v.entityId)! }] : []));
+    let event: ClusterEvent | null = null;
+    let eventId: string | null = null; // drawn before the report's id, as the single call draws them
+    if (report.incidentId) {
+      try {
+        event = clusters.events.get(incidentTarget(loaded.rowOf(report.incidentId), loaded.survivorOf(report.incidentId), report.type.id).id)!;
+      } catch (error) {
+        if (!(error instanceof ProblemError)) throw error;
+        outcomes.push({ line, status: 400, problem: error });
+        continue;
+      }
+    }
+    const candidate: ClusterCandidate = {
+      eventTypeId: report.type.id,
+      date: date.getTime(),
+      happenedAt: report.happenedAt,
+      participants: [...new Set(entityValues.map((v) => v.entityId))],
+      namedRoles: entityValues,
+    };
+    event ??= clusters.find(candidate);
+    if (!event) eventId = newId();
+    const id = newId();
+    event ??= clusters.open(eventId!, report.type.id, date.getTime());
+    clusters.join(event, { ...candidate, id }, entityValues);
+    const entry = { line, id, eventId: event.id, report, date };
+    placed.push(entry);
+    if (report.url) storedInBatch.set(articleKey(body.outlet_id, report.url), entry);
+    outcomes.push({ line, status: 201, id, incident_id: event.id });
+  }
+  await writeBatch(tx, deps, placed, { loaded, survivors, names, types });
+  return outcomes;
+}
+
+/** The stored reports of these articles (the first stored of each, by outlet and url), with their events' survivors. */
+async function storedArticles(tx: Queryable, articles: readonly { outletId: string; url: string }[]) {
+  const found = new Map<string, { id: string; incident_id: string }>();
+  if (articles.length === 0) return found;
+  const rows = await tx.query<{ outlet_id: string; url: string; id: string; incident_id: string }>(
+    `SELECT DISTINCT ON (r.outlet_id, r.url) r.outlet_id, r.url, r.id, COALESCE(e.merged_into_event_id, e.id) AS incident_id
+       FROM unnest($1::uuid[], $2::text[]) AS a(outlet_id, url)
+       JOIN reports r ON r.outlet_id = a.outlet_id AND md5(r.url) = md5(a.url) AND r.url = a.url
+       JOIN events e ON e.id = r.event_id
+      ORDER BY r.outlet_id, r.url, r.received_seq`,
+    [articles.map((a) => a.outletId), articles.map((a) => a.url)],
+  );
+  for (const row of rows) found.set(articleKey(row.outlet_id, row.url), { id: row.id, incident_id: row.incident_id });
+  return found;
+}
+
+type EventFate = Pick<EventRow, 'id' | 'event_type_id' | 'merged_into_event_id' | 'deleted_at'>;
+
+/**
+ * The corpus events the batch can reach, locked (FOR UPDATE, in id order) and read with what
+ * clustering needs: those of a report's type sharing one of its participants whose window
+ * anchor lies within reach of some report's anchor, and those the reports name through
+ * incident_id (with their survivors). An event outside these is one no report of the batch
+ * can join, so nothing the batch does moves it into reach.
+ */
+async function loadClusterEvents(tx: Queryable, reports: readonly NewReport[]) {
+  const pairs = new Map<string, { typeId: string; entityId: string }>();
+  let from = Infinity;
+  let to = -Infinity;
+  for (const report of reports) {
+    for (const v of report.values) {
+      if (!v.entityId) continue;
+      const entityId = report.survivors.get(v.entityId)!;
+      pairs.set(`${report.type.id} ${entityId}`, { typeId: report.type.id, entityId });
+    }
+    const happenedOn = readHappenedOn(report.happenedAt);
+    const anchor = happenedOn ? Date.parse(`${happenedOn}T00:00:00Z`) : reportDate(report.publishedAt, report.receivedAt).getTime();
+    from = Math.min(from, anchor - WINDOW_MS);
+    to = Math.max(to, anchor + WINDOW_MS);
+  }
+  const ids = new Set<string>();
+  if (pairs.size > 0) {
+    const found = await tx.query<{ id: string }>(
+      `SELECT DISTINCT e.id
+         FROM unnest($1::uuid[], $2::uuid[]) AS p(type_id, entity_id)
+         JOIN event_entities ee ON ee.entity_id = p.entity_id AND ee.participant
+         JOIN events e ON e.id = ee.event_id AND e.event_type_id = p.type_id
+        WHERE e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
+          AND COALESCE(e.happened_on::timestamp AT TIME ZONE 'UTC', e.first_report_date) BETWEEN $3 AND $4`,
+      [[...pairs.values()].map((p) => p.typeId), [...pairs.values()].map((p) => p.entityId), new Date(from), new Date(to)],
+    );
+    for (const row of found) ids.add(row.id);
+  }
+  const named = [...new Set(reports.flatMap((report) => (report.incidentId ? [report.incidentId] : [])))];
+  if (named.length > 0) {
+    const rows = await tx.query<{ id: string; merged_into_event_id: string | null }>('SELECT id, merged_into_event_id FROM events WHERE id = ANY($1::uuid[])', [
+      named,
+    ]);
+    for (const row of rows) {
+      ids.add(row.id);
+      if (row.merged_into_event_id) ids.add(row.merged_into_event_id);
+    }
+  }
+  const events = new Map<string, ClusterEvent>();
+  const fates = new Map<string, EventFate>();
+  const firstBefore = new Map<string, number>();
+  if (ids.size > 0) {
+    const all = [...ids];
+    // Locked before they are read, so what is read stays true until commit (a deletion waits).
+    await tx.query('SELECT id FROM events WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [all]);
+    const rows = await tx.query<
+      EventFate & { first_report_date: Date; happened_on: string | null; happened_from_date: Date | null; happened_from_id: string | null }
+    >(
+      `SELECT e.id, e.event_type_id, e.merged_into_event_id, e.deleted_at, e.first_report_date, to_char(e.happened_on, 'YYYY-MM-DD') AS happened_on,
+              h.report_date AS happened_from_date, h.id AS happened_from_id
+         FROM events e
+         LEFT JOIN LATERAL (SELECT r.report_date, r.id FROM reports r WHERE r.event_id = e.id AND r.happened_at IS NOT NULL
+                             ORDER BY r.report_date, r.id LIMIT 1) h ON true
+        WHERE e.id = ANY($1::uuid[])`,
+      [all],
+    );
+    for (const row of rows) {
+      fates.set(row.id, row);
+      firstBefore.set(row.id, row.first_report_date.getTime());
+      events.set(row.id, {
+        id: row.id,
+        eventTypeId: row.event_type_id,
+        live: !row.deleted_at && !row.merged_into_event_id,
+        first: row.first_report_date.getTime(),
+        happenedOn: row.happened_on,
+        happenedFrom: row.happened_from_id ? { date: row.happened_from_date!.getTime(), id: row.happened_from_id } : null,
+        participants: new Set(),
+        roleEntities: new Map(),
+      });
+    }
+    for (const row of await tx.query<{ event_id: string; entity_id: string }>(
+      'SELECT event_id, entity_id FROM event_entities WHERE event_id = ANY($1::uuid[]) AND participant',
+      [all],
+    )) {
+      events.get(row.event_id)!.participants.add(row.entity_id);
+    }
+    for (const row of await tx.query<{ event_id: string; role_id: string; entity_id: string }>(
+      'SELECT DISTINCT event_id, role_id, entity_id FROM event_role_values WHERE event_id = ANY($1::uuid[]) AND entity_id IS NOT NULL',
+      [all],
+    )) {
+      addTo(events.get(row.event_id)!.roleEntities, row.role_id, row.entity_id);
+    }
+  }
+  return {
+    values: () => events.values(),
+    /** Whether the event was in the corpus before the batch (loaded), not opened by it. */
+    has: (id: string) => events.has(id),
+    /** The first report date (ms) the event had before the batch (clustering moves the live one). */
+    firstBefore: (id: string) => firstBefore.get(id),
+    rowOf: (id: string) => fates.get(id),
+    survivorOf: (id: string) => {
+      const row = fates.get(id);
+      return row && fates.get(row.merged_into_event_id ?? row.id);
+    },
+  };
+}
+
+type Loaded = Awaited<ReturnType<typeof loadClusterEvents>>;
+
+/**
+ * Writes the placed reports and the state of every event they touch, each computed once from
+ * the event's stored reports and the batch's; then the search index rows and one change per
+ * touched event.
+ */
+async function writeBatch(
+  tx: Queryable,
+  { changes, now }: BatchDeps,
+  placed: readonly Placed[],
+  context: {
+    loaded: Loaded;
+    survivors: ReadonlyMap<string, string>;
+    names: ReadonlyMap<string, string>;
+    types: Awaited<ReturnType<typeof referenceStore.eventTypesWithRoles>>;
+  },
+): Promise<void> {
+  if (placed.length === 0) return;
+  const { survivors, names, types, loaded } = context;
+  const seqs = await store.nextReportSeqs(tx, placed.length);
+  const byEvent = new Map<string, { placed: Placed; seq: number }[]>();
+  placed.forEach((entry, i) => {
+    const list = byEvent.get(entry.eventId) ?? [];
+    list.push({ placed: entry, seq: seqs[i]! });
+    byEvent.set(entry.eventId, list);
+  });
+  const storedIds = [...byEvent.keys()].filter((id) => loaded.has(id));
+  const storedReports = new Map<string, Awaited<ReturnType<typeof store.reportsWithValuesOf>>>();
+  for (const row of await store.reportsWithValuesOf(tx, storedIds)) {
+    const list = storedReports.get(row.event_id) ?? [];
+    list.push(row);
+    storedReports.set(row.event_id, list);
+  }
+  const toState = ({ id, report, date }: Placed): StateReport => ({
+    id,
+    reportDate: date,
+    happenedAt: report.happenedAt,
+    values: report.values.map((v) => {
+      const entityId = v.entityId ? survivors.get(v.entityId)! : null;
+      return { roleId: v.roleId, entityId, entityName: entityId ? (names.get(entityId) ?? null) : null, date: v.date, amount: v.amount, text: v.text };
+    }),
+    mentions: [...new Set(report.mentioned.map((id) => survivors.get(id)!))],
+  });
+  const states: EventStateRow[] = [...byEvent].map(([eventId, added]) => {
+    const before = storedReports.get(eventId) ?? [];
+    const { type, roles } = types.get(added[0]!.placed.report.type.id)!;
+    const state = eventState([...before.map(stateReportOf), ...added.map(({ placed: entry }) => toState(entry))], { template: type.sentence_template, roles });
+    const seqsBySource = [
+      ...before,
+      ...added.map(({ placed: entry, seq }) => ({ received_seq: seq, source_id: entry.report.source.kind === 'ARTICLE' ? entry.report.source.outletId : '' })),
+    ];
+    return { ...state, id: eventId, eventTypeId: type.id, isNew: !loaded.has(eventId), sourceSeqs: sourceSeqs(seqsBySource) };
+  });
+  await store.writeStates(tx, states, now);
+  await store.insertReports(
+    tx,
+    placed.map(({ id, eventId, report, date }, i) => ({
+      id,
+      event_id: eventId,
+      source_kind: 'ARTICLE',
+      outlet_id: report.source.kind === 'ARTICLE' ? report.source.outletId : null,
+      account_id: null,
+      grant_id: null,
+      event_type_id: report.type.id,
+      published_at: report.publishedAt,
+      received_at: report.receivedAt,
+      report_date: date,
+      happened_at: report.happenedAt,
+      headline: report.headline,
+      url: report.url,
+      created_at: now,
+      received_seq: seqs[i]!,
+    })),
+  );
+  await store.insertRoleValuesOf(
+    tx,
+    placed.flatMap(({ id, report }) => report.values.map((value, i) => ({ ...value, reportId: id, position: i + 1 }))),
+  );
+  await store.insertMentionsOf(
+    tx,
+    placed.flatMap(({ id, report }) => report.mentioned.map((entityId) => ({ reportId: id, entityId }))),
+  );
+  // An event whose first report date moved has every index row rebuilt (each carries that
+  // date); the others only gain their new reports' rows.
+  const moved = new Set(states.filter((state) => !state.isNew && state.first.getTime() !== loaded.firstBefore(state.id)).map((state) => state.id));
+  await rebuildEventIndex(tx, [...moved], { sourceSeqsWritten: true });
+  await indexNewReports(
+    tx,
+    placed.filter((entry) => !moved.has(entry.eventId)).map((entry) => entry.id),
+  );
+  await changes.publishAll(
+    tx,
+    [...byEvent].map(([eventId, added]) => ({ kind: 'report-added' as const, eventId, reportId: added[added.length - 1]!.placed.id })),
+  );
+}
