@@ -24,6 +24,24 @@ describe('beat recording', () => {
   const article = async (typeId: string, extra: Record<string, unknown> = {}) =>
     corpus.article({ outlet_id: outlet, event_type_id: typeId, roles: [{ role: 'party', entity_id: await corpus.entity() }], ...extra });
 
+  it('when articles arrive in bulk, then each matched event gets one entry, charged once, whatever the number of its reports in the batch', async () => {
+    await beats.setClock(NOW);
+    const account = await beats.account(10);
+    const type = await corpus.eventType();
+    const beat = await beats.create(account.key, [{ event_type_id: type.id }]);
+    await beats.drain();
+    const [one, two] = [await corpus.entity(), await corpus.entity()];
+    const line = (party: string, at: string) =>
+      JSON.stringify({ outlet_id: outlet, event_type_id: type.id, published_at: at, roles: [{ role: 'party', entity_id: party }] });
+    const bulk = await corpus.bulk([line(one, '2026-11-20T08:00:00Z'), line(one, '2026-11-20T09:00:00Z'), line(two, '2026-11-20T10:00:00Z')]);
+    const events = [...new Set(bulk.results.map((r: any) => r.incident_id))];
+    assert.equal(events.length, 2, 'two events: the first two lines cluster');
+    await beats.drain();
+    const entries = await beats.pollAll(account.key, beat.id);
+    assert.deepEqual(entries.map((entry) => entry.event.id).sort(), [...events].sort());
+    assert.equal(await corpus.balance(account.id), 8, 'one credit per entry');
+  });
+
   it('when an event matches, then one entry is recorded and charged once, however often the event changes afterwards', async () => {
     await beats.setClock(NOW);
     const account = await beats.account(10);

@@ -329,7 +329,7 @@ describe('event pipeline', () => {
     assert.equal(toDeleted.status, 400);
 
     await server.http.request('POST', '/ops/v1/drain', { headers: bearer(OPS_TOKEN) });
-    const mine = (await published()).filter((c) => c.eventId === a.incident_id || c.eventId === b.incident_id);
+    const mine = (await published()).filter((c) => 'eventId' in c && (c.eventId === a.incident_id || c.eventId === b.incident_id));
     assert.ok(mine.some((c) => c.kind === 'merged' && c.eventId === a.incident_id && c.mergedIntoEventId === b.incident_id));
     assert.ok(mine.some((c) => c.kind === 'deleted' && c.eventId === b.incident_id));
     assert.ok(mine.filter((c) => c.kind === 'report-added').length >= 3);

@@ -14,6 +14,8 @@ export interface TestCorpus {
   entity(name?: string): Promise<string>;
   /** Ingests an article; answers its event id. */
   article(body: Record<string, unknown>): Promise<string>;
+  /** Ingests NDJSON lines through POST /ops/v1/articles/bulk (200 asserted); answers the result. */
+  bulk(lines: readonly string[]): Promise<any>;
   /** A new account with this balance, plan and entitlements, and a key with these scopes. */
   account(credits?: number, scopes?: string[], plan?: string, entitlements?: Record<string, boolean>): Promise<{ id: string; key: string }>;
   balance(accountId: string): Promise<number>;
@@ -36,6 +38,13 @@ export function testCorpus(server: Pick<TestServer, 'http'>): TestCorpus {
     outlet: async () => (await created(ops('POST', '/outlets', { name: `Outlet ${unique()}` }))).id,
     entity: async (name = `Entity ${unique()}`) => (await created(ops('POST', '/entities', { name, type: 'ORGANIZATION' }))).id,
     article: async (body) => (await created(ops('POST', '/articles', body))).incident_id,
+    bulk: (lines) =>
+      created(
+        server.http.request('POST', '/ops/v1/articles/bulk', {
+          headers: { ...bearer(OPS_TOKEN), 'content-type': 'application/x-ndjson' },
+          rawBody: lines.join('\n'),
+        }),
+      ),
     async account(credits = 100, scopes = ['EVENTS_READ'], plan = 'standard', entitlements = {}) {
       const account = await created(ops('POST', '/accounts', { credit_balance: credits, plan, entitlements }));
       const key = await created(ops('POST', `/accounts/${account.id}/api-keys`, { name: 'test', scopes }));

@@ -41,6 +41,22 @@ describe('sensor deliveries', () => {
     return list.json.data;
   };
 
+  it('when articles arrive in bulk, then each matched event is delivered once, counting every report of the batch', async () => {
+    const account = await corpus.account(0, SCOPES);
+    const type = await corpus.eventType();
+    const watching = await sensor(account.key, { event_type_id: type.id }, '/bulk');
+    const [one, two] = [await corpus.entity(), await corpus.entity()];
+    const line = (party: string, at: string) =>
+      JSON.stringify({ outlet_id: outlet, event_type_id: type.id, published_at: at, roles: [{ role: 'party', entity_id: party }] });
+    const bulk = await corpus.bulk([line(one, '2026-11-20T08:00:00Z'), line(one, '2026-11-20T09:00:00Z'), line(two, '2026-11-20T10:00:00Z')]);
+    const [first, , third] = bulk.results.map((r: any) => r.incident_id);
+    await drain();
+    const payloads = received('/bulk').map((webhook) => verifyWebhook(watching.signing_secret, webhook, NOW) as any);
+    assert.deepEqual(payloads.map((p) => p.data.event.id).sort(), [first, third].sort());
+    const firstEvent = payloads.find((p) => p.data.event.id === first).data.event;
+    assert.equal(firstEvent.matched_report_count, 2, JSON.stringify(firstEvent));
+  });
+
   it('when an event matches, then one signed event.matched delivery arrives, verified by a Standard Webhooks library, and never a second', async () => {
     const account = await corpus.account(0, SCOPES);
     const type = await corpus.eventType();

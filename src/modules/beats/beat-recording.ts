@@ -15,7 +15,7 @@ import { groupCommit } from '../../platform/group-commit.js';
 import { type LedgerObserver, lockAccount, recordEntryCharges } from '../accounts/billing.js';
 import type { EventChangeSubscriber } from '../corpus/event-changes.js';
 import { compileAll } from '../filters/entity-resolver.js';
-import { loadEventFacts } from '../filters/event-facts.js';
+import { loadEventFactsOf, type StoredEventFacts } from '../filters/event-facts.js';
 import { filterIndexCache } from '../filters/filter-index-cache.js';
 import { normalizeFilter } from '../filters/filter.js';
 import { FilterIndex } from '../filters/matching.js';
@@ -142,12 +142,22 @@ export function beatRecording({ db, clock, newId, onLedger }: BeatRecordingDeps)
     return event ? occurredAt(event.happened_at, event.first_report_date) : null;
   }
 
-  /** The event's first matching clause on each enabled beat without an entry for it. */
-  async function matchEvent(eventId: string): Promise<void> {
-    const { filters, clauses } = await index.current();
-    if (filters.size === 0) return; // no enabled beat: nothing to read
-    const facts = await loadEventFacts(db, eventId, null);
-    if (!facts?.live) return;
+  /** Each event's first matching clause on each enabled beat without an entry for it; the events' facts read in one statement. */
+  async function matchEvents(eventIds: readonly string[]): Promise<void> {
+    const current = await index.current();
+    if (current.filters.size === 0) return; // no enabled beat: nothing to read
+    const facts = await loadEventFactsOf(db, eventIds, null);
+    for (const eventId of eventIds) {
+      const event = facts.get(eventId);
+      if (event?.live) await recordMatches(current, event);
+    }
+  }
+
+  const matchEvent = (eventId: string) => matchEvents([eventId]);
+
+  /** Entries for the beats the event matches (facts read already). */
+  async function recordMatches({ filters, clauses }: Awaited<ReturnType<typeof index.current>>, facts: StoredEventFacts): Promise<void> {
+    const { eventId } = facts;
     const first = new Map<string, { clauseId: string; position: number }>();
     for (const clauseId of filters.match(facts)) {
       const { beatId, position } = clauses.get(clauseId)!;
@@ -213,6 +223,8 @@ export function beatRecording({ db, clock, newId, onLedger }: BeatRecordingDeps)
       case 'report-added':
       case 'entities-changed':
         return matchEvent(change.eventId);
+      case 'reports-added':
+        return matchEvents(change.eventIds);
       case 'merged':
         return carryMerge(change.eventId);
       case 'deleted':

@@ -10,8 +10,8 @@ import type { IdGenerator } from '../../platform/ids.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import { addTo, BatchClusters, type ClusterCandidate, type ClusterEvent } from './batch-clustering.js';
 import { CLUSTER_WINDOW_DAYS, readHappenedOn } from './clustering.js';
-import type { EventChanges } from './event-changes.js';
-import { indexNewReports, rebuildEventIndex } from './event-index.js';
+import type { EventChange, EventChanges } from './event-changes.js';
+import { type IndexRows, insertIndexRows, rebuildEventIndex } from './event-index.js';
 import { eventState, type StateReport } from './event-state.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { articleEntityIds, articleReport, incidentTarget, type LineOutcome, type NewReport, reportDate, sourceSeqs, stateReportOf } from './events.service.js';
@@ -19,6 +19,8 @@ import { type EventRow, type EventStateRow, eventsStore as store } from './event
 import { referenceStore } from './reference.store.js';
 
 const WINDOW_MS = CLUSTER_WINDOW_DAYS * 86_400_000;
+/** Events per published change. */
+const CHANGE_EVENTS = 500;
 
 export interface BatchDeps {
   newId: IdGenerator;
@@ -168,14 +170,16 @@ async function loadClusterEvents(tx: Queryable, reports: readonly NewReport[]) {
   }
   const ids = new Set<string>();
   if (pairs.size > 0) {
+    // Driven from the entity index, as findCluster is; an event of another of the batch's types
+    // found here is locked for nothing but never chosen (clustering pairs type and entity).
     const found = await tx.query<{ id: string }>(
       `SELECT DISTINCT e.id
-         FROM unnest($1::uuid[], $2::uuid[]) AS p(type_id, entity_id)
-         JOIN event_entities ee ON ee.entity_id = p.entity_id AND ee.participant
-         JOIN events e ON e.id = ee.event_id AND e.event_type_id = p.type_id
-        WHERE e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
+         FROM event_entities ee
+         JOIN events e ON e.id = ee.event_id
+        WHERE ee.entity_id = ANY($1::uuid[]) AND ee.participant AND e.event_type_id = ANY($2::uuid[])
+          AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
           AND COALESCE(e.happened_on::timestamp AT TIME ZONE 'UTC', e.first_report_date) BETWEEN $3 AND $4`,
-      [[...pairs.values()].map((p) => p.typeId), [...pairs.values()].map((p) => p.entityId), new Date(from), new Date(to)],
+      [[...new Set([...pairs.values()].map((p) => p.entityId))], [...new Set([...pairs.values()].map((p) => p.typeId))], new Date(from), new Date(to)],
     );
     for (const row of found) ids.add(row.id);
   }
@@ -332,15 +336,40 @@ async function writeBatch(
     placed.flatMap(({ id, report }) => report.mentioned.map((entityId) => ({ reportId: id, entityId }))),
   );
   // An event whose first report date moved has every index row rebuilt (each carries that
-  // date); the others only gain their new reports' rows.
+  // date); the others only gain their new reports' rows, made here from what the batch holds.
   const moved = new Set(states.filter((state) => !state.isNew && state.first.getTime() !== loaded.firstBefore(state.id)).map((state) => state.id));
   await rebuildEventIndex(tx, [...moved], { sourceSeqsWritten: true });
-  await indexNewReports(
-    tx,
-    placed.filter((entry) => !moved.has(entry.eventId)).map((entry) => entry.id),
-  );
-  await changes.publishAll(
-    tx,
-    [...byEvent].map(([eventId, added]) => ({ kind: 'report-added' as const, eventId, reportId: added[added.length - 1]!.placed.id })),
-  );
+  const rows: IndexRows = { sources: [], values: [] };
+  for (const state of states) {
+    if (moved.has(state.id)) continue;
+    const known = new Set((storedReports.get(state.id) ?? []).map((report) => report.source_id));
+    for (const { placed: entry, seq } of byEvent.get(state.id)!) {
+      const { report } = entry;
+      const sourceId = report.source.kind === 'ARTICLE' ? report.source.outletId : '';
+      if (!known.has(sourceId)) {
+        known.add(sourceId);
+        rows.sources.push({ eventId: state.id, sourceId, sourceKind: 'ARTICLE', firstSeq: seq, firstReportDate: state.first });
+      }
+      for (const v of report.values) {
+        const entityId = v.entityId ? survivors.get(v.entityId)! : null;
+        rows.values.push({
+          eventId: state.id,
+          roleId: v.roleId,
+          sourceKind: 'ARTICLE',
+          seq,
+          firstReportDate: state.first,
+          entityId,
+          date: v.date,
+          amount: v.amount,
+        });
+      }
+    }
+  }
+  await insertIndexRows(tx, rows);
+  // Each touched event named once, in changes of at most CHANGE_EVENTS events: a subscriber
+  // matches a change's events together, and a retry of one change repeats only its share.
+  const touched = [...byEvent.keys()];
+  const published: EventChange[] = [];
+  for (let i = 0; i < touched.length; i += CHANGE_EVENTS) published.push({ kind: 'reports-added', eventIds: touched.slice(i, i + CHANGE_EVENTS) });
+  await changes.publishAll(tx, published);
 }

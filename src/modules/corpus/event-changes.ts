@@ -13,6 +13,8 @@ export const REFRESH_EVENTS_JOB = 'corpus.refresh-events';
 
 export type EventChange =
   | { kind: 'report-added'; eventId: string; reportId: string }
+  /** A bulk ingest's: these events gained reports (each named once, whatever the number). */
+  | { kind: 'reports-added'; eventIds: string[] }
   | { kind: 'merged'; eventId: string; mergedIntoEventId: string }
   | { kind: 'deleted'; eventId: string }
   | { kind: 'entities-changed'; eventId: string };
@@ -46,7 +48,7 @@ export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers
       await jobs.enqueueEach(tx, kinds, change);
     },
 
-    /** Stores many changes for every subscriber in one statement (a bulk ingest's, one per event). */
+    /** Stores many changes for every subscriber in one statement. */
     async publishAll(tx: Queryable, changes: readonly EventChange[]): Promise<void> {
       await jobs.enqueueEachOf(tx, kinds, changes);
     },

@@ -66,6 +66,61 @@ export async function indexNewReports(tx: Queryable, reportIds: readonly string[
   );
 }
 
+/** An event's index rows as a writer that holds them in memory sees them (a bulk ingest). */
+export interface IndexRows {
+  sources: { eventId: string; sourceId: string; sourceKind: string; firstSeq: number; firstReportDate: Date }[];
+  values: {
+    eventId: string;
+    roleId: string;
+    sourceKind: string;
+    seq: number;
+    firstReportDate: Date;
+    /** The live survivor. */
+    entityId: string | null;
+    date: string | null;
+    amount: { value: number; unit: string } | null;
+  }[];
+}
+
+/** Units folded as the filter folds them: ASCII letters only (as insertRoleValues's translate). */
+export const foldUnit = (unit: string) => unit.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+
+/** Writes index rows held in memory: the same rows insertRoleValues and the sources' statement make from the reports. */
+export async function insertIndexRows(tx: Queryable, rows: IndexRows): Promise<void> {
+  const { sources, values } = rows;
+  if (sources.length > 0) {
+    await tx.query(
+      `INSERT INTO event_sources (event_id, source_id, source_kind, first_seq, first_report_date)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::timestamptz[]) ON CONFLICT (event_id, source_id) DO NOTHING`,
+      [
+        sources.map((s) => s.eventId),
+        sources.map((s) => s.sourceId),
+        sources.map((s) => s.sourceKind),
+        sources.map((s) => s.firstSeq),
+        sources.map((s) => s.firstReportDate),
+      ],
+    );
+  }
+  const kept = values.filter((v) => v.entityId !== null || v.date !== null || v.amount !== null);
+  if (kept.length > 0) {
+    await tx.query(
+      `INSERT INTO event_role_values (event_id, role_id, source_kind, seq, first_report_date, entity_id, date_value, amount_value, amount_unit)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::timestamptz[], $6::uuid[], $7::date[], $8::float8[], $9::text[])`,
+      [
+        kept.map((v) => v.eventId),
+        kept.map((v) => v.roleId),
+        kept.map((v) => v.sourceKind),
+        kept.map((v) => v.seq),
+        kept.map((v) => v.firstReportDate),
+        kept.map((v) => v.entityId),
+        kept.map((v) => v.date),
+        kept.map((v) => v.amount?.value ?? null),
+        kept.map((v) => foldUnit(v.amount?.unit ?? '')),
+      ],
+    );
+  }
+}
+
 /** Removes the index rows of events merged away or deleted (they match nothing). */
 export async function clearEventIndex(tx: Queryable, eventIds: readonly string[]): Promise<void> {
   await tx.query('DELETE FROM event_sources WHERE event_id = ANY($1::uuid[])', [eventIds]);

@@ -39,16 +39,14 @@ export interface StoredEventFacts extends EventFacts {
  * subscriber of every event change.
  */
 export async function loadEventFacts(db: Queryable, eventId: string, countedUpTo: number | null): Promise<StoredEventFacts | null> {
-  const [event] = await db.query<{
-    id: string;
-    event_type_id: string;
-    live: boolean;
-    happened_at: string | null;
-    first_report_date: Date;
-    entities: [string, boolean][];
-    reports: [string, 'ARTICLE' | 'STRUCTURED', string | null, string | null, string[]][];
-    role_values: [string, string, string | null, string | null, number | null, string | null][];
-  }>(
+  return (await loadEventFactsOf(db, [eventId], countedUpTo)).get(eventId) ?? null;
+}
+
+/** The same for many events in one statement (a bulk ingest's change names many), by event id. */
+export async function loadEventFactsOf(db: Queryable, eventIds: readonly string[], countedUpTo: number | null): Promise<Map<string, StoredEventFacts>> {
+  const found = new Map<string, StoredEventFacts>();
+  if (eventIds.length === 0) return found;
+  const events = await db.query<FactsRow>(
     `SELECT e.id, e.event_type_id, e.merged_into_event_id IS NULL AND e.deleted_at IS NULL AS live, e.happened_at, e.first_report_date,
             COALESCE((SELECT json_agg(json_build_array(ee.entity_id, ee.participant)) FROM event_entities ee WHERE ee.event_id = e.id), '[]') AS entities,
             COALESCE((SELECT json_agg(json_build_array(r.id, r.source_kind, r.outlet_id, r.account_id,
@@ -66,10 +64,25 @@ export async function loadEventFacts(db: Queryable, eventId: string, countedUpTo
                         LEFT JOIN entities ent ON ent.id = rr.entity_id
                         LEFT JOIN entities live ON live.id = ent.canonical_id AND live.deleted_at IS NULL
                        WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS role_values
-       FROM events e WHERE e.id = $1`,
-    [eventId, countedUpTo],
+       FROM events e WHERE e.id = ANY($1::uuid[])`,
+    [eventIds, countedUpTo],
   );
-  if (!event) return null;
+  for (const event of events) found.set(event.id, factsOf(event));
+  return found;
+}
+
+interface FactsRow {
+  id: string;
+  event_type_id: string;
+  live: boolean;
+  happened_at: string | null;
+  first_report_date: Date;
+  entities: [string, boolean][];
+  reports: [string, 'ARTICLE' | 'STRUCTURED', string | null, string | null, string[]][];
+  role_values: [string, string, string | null, string | null, number | null, string | null][];
+}
+
+function factsOf(event: FactsRow): StoredEventFacts {
   const byReport = new Map<string, RoleValueFacts[]>();
   for (const [reportId, role, entityId, dateValue, amountValue, amountUnit] of event.role_values) {
     const list = byReport.get(reportId) ?? [];

@@ -14,7 +14,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import type { EventChangeSubscriber } from '../corpus/event-changes.js';
 import { loadEventViews, searchEventOf, type SearchEvent } from '../corpus/event-view.js';
 import { compileAll } from '../filters/entity-resolver.js';
-import { loadEventFacts } from '../filters/event-facts.js';
+import { loadEventFactsOf } from '../filters/event-facts.js';
 import { filterIndexCache } from '../filters/filter-index-cache.js';
 import { normalizeFilter } from '../filters/filter.js';
 import { FilterIndex } from '../filters/matching.js';
@@ -49,12 +49,21 @@ export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps)
     return view ? searchEventOf(view) : null;
   }
 
-  async function matchEvent(eventId: string): Promise<void> {
+  /** Matches events against every enabled sensor, their facts read in one statement. */
+  async function matchEvents(eventIds: readonly string[]): Promise<void> {
     const index = await filters.current();
     if (index.size === 0) return; // no enabled sensor: nothing to read
-    const facts = await loadEventFacts(db, eventId, null);
-    if (!facts?.live) return;
-    const matched = index.match(facts);
+    const facts = await loadEventFactsOf(db, eventIds, null);
+    for (const eventId of eventIds) {
+      const event = facts.get(eventId);
+      if (event?.live) await deliverMatches(eventId, index.match(event));
+    }
+  }
+
+  const matchEvent = (eventId: string) => matchEvents([eventId]);
+
+  /** One `event.matched` delivery to each matched sensor that has had none for the event. */
+  async function deliverMatches(eventId: string, matched: string[]): Promise<void> {
     if (matched.length === 0) return;
     const delivered = await outbox.sentTo(eventId, 'event.matched');
     const fresh = matched.filter((sensorId) => !delivered.has(sensorId));
@@ -91,6 +100,8 @@ export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps)
       case 'report-added':
       case 'entities-changed':
         return matchEvent(change.eventId);
+      case 'reports-added':
+        return matchEvents(change.eventIds);
       case 'merged':
         await announceMerge(change.eventId, change.mergedIntoEventId);
         return matchEvent(change.mergedIntoEventId);
