@@ -22,7 +22,7 @@ export const CORPUS_USAGE = `
   events show <event-id>
   events merge <event-id> --into <event-id>
   events delete <event-id>
-  import <file.ndjson>                         (one POST /ops/v1/articles object per line)
+  import <file.ndjson> [--batch-size N]        (one POST /ops/v1/articles object per line; N lines per transaction, default 500)
   demo --events N [--seed S]                   (a generated corpus, for demos and benchmarks)`;
 
 export const CORPUS_OPTIONS = {
@@ -99,9 +99,12 @@ export async function runCorpusCommand(
     case 'import': {
       const file = rest[0];
       if (!file || !fs.existsSync(file)) throw tools.usage(`expected an NDJSON file, got ${file ?? 'nothing'}`);
+      const batchSize = Number(v['batch-size'] ?? '500');
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw tools.usage('--batch-size must be a whole number from 1 to 10000');
       const rt = await runtime();
       const lines = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
       const summary = await importArticles(rt.events, lines, {
+        batchSize,
         onProblem: (problem) => process.stderr.write(`line ${problem.line}: ${problem.detail}\n`),
         // A long import says how far it got: what is done stays done if it stops, and a run
         // again adds nothing twice (an article is its outlet and url).
