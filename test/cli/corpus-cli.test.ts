@@ -64,9 +64,13 @@ describe('evmon corpus commands', () => {
     assert.match(imported.stderr, /line 4: \/colour is not a recognized field/);
     assert.match(imported.stderr, /line 5: UNKNOWN_ROLE_CODE_NAME/);
     // Run again (after a crash, say): each article is identified by its outlet and url.
-    const again = await evmon(t, env, 'import', file);
+    const again = await evmon(t, env, 'import', file, '--batch-size', '2');
     assert.equal(again.status, 0, again.stderr);
     assert.deepEqual([again.json.imported, again.json.existing, again.json.refused], [0, 3, 3]);
+    assert.deepEqual(again.stderr.match(/lines 1 to \d+ done/g), ['lines 1 to 2 done', 'lines 1 to 4 done', 'lines 1 to 6 done', 'lines 1 to 7 done']);
+    const refused = await evmon(t, env, 'import', file, '--batch-size', '10001');
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /--batch-size must be a whole number from 1 to 10000/);
   });
 
   it('when a reporting grant is made and revoked with evmon, then pins read back by role and a refused pin names its field', {
