@@ -63,7 +63,7 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
       const found = body.url ? stored.get(articleKey(body.outlet_id, body.url)) : undefined;
       if (found) return { line, body, result: found };
       try {
-        return { line, body, result: await articleReport(body, types.get(body.event_type_id), survivors, now) };
+        return { line, body, result: await articleReport(body, types.get(body.event_type_id), { survivors, names }, now) };
       } catch (error) {
         if (error instanceof ProblemError) return { line, body, result: error };
         throw error;
@@ -304,7 +304,7 @@ async function writeBatch(
       ...before,
       ...added.map(({ placed: entry, seq }) => ({ received_seq: seq, source_id: entry.report.source.kind === 'ARTICLE' ? entry.report.source.outletId : '' })),
     ];
-    return { ...state, id: eventId, eventTypeId: type.id, isNew: !loaded.has(eventId), sourceSeqs: sourceSeqs(seqsBySource) };
+    return { ...state, id: eventId, eventTypeId: type.id, isNew: !loaded.has(eventId), sourceSeqs: sourceSeqs(seqsBySource), typeVersion: type.version };
   });
   await store.writeStates(tx, states, now);
   await store.insertReports(

@@ -22,27 +22,13 @@ export interface ClusterCandidate {
 
 /**
  * Whether event `e` names, in one of the report's NAMED_ENTITY roles (`roles`), an entity the
- * report does not name in that role (`entities`, paired with `roles`).
+ * report does not name in that role (`entities`, paired with `roles`): SQL over `e`.
  */
-const namesOthers = (roles: string, entities: string) => `EXISTS (
+export const namesOthers = (roles: string, entities: string) => `EXISTS (
           SELECT 1 FROM event_role_values v
            WHERE v.event_id = e.id AND v.entity_id IS NOT NULL AND v.role_id = ANY(${roles}::uuid[])
              AND NOT EXISTS (SELECT 1 FROM unnest(${roles}::uuid[], ${entities}::uuid[]) AS mine (role_id, entity_id)
                               WHERE mine.role_id = v.role_id AND mine.entity_id = v.entity_id))`;
-
-/**
- * Whether the event found still takes the report, read again once its row is locked: a report
- * that shares no participant with this one may have joined it meanwhile with another entity
- * in one of this report's roles.
- */
-export async function stillQualifies(tx: Queryable, eventId: string, namedRoles: ClusterCandidate['namedRoles']): Promise<boolean> {
-  const [row] = await tx.query<{ ok: boolean }>(`SELECT NOT ${namesOthers('$2', '$3')} AS ok FROM events e WHERE e.id = $1`, [
-    eventId,
-    namedRoles.map((role) => role.roleId),
-    namedRoles.map((role) => role.entityId),
-  ]);
-  return row?.ok ?? false;
-}
 
 export async function findCluster(tx: Queryable, candidate: ClusterCandidate): Promise<string | null> {
   if (candidate.participantIds.length === 0) return null;

@@ -6,15 +6,16 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import { databaseFailure, INVALID_VALUE_DETAIL } from '../../platform/db/failures.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
+import { ingestBatch } from './article-batch.js';
+import { findCluster, readHappenedOn } from './clustering.js';
+import type { EventChanges } from './event-changes.js';
 import { indexNewReports, rebuildEventIndex } from './event-index.js';
 import { eventState, type StateReport } from './event-state.js';
+import { eventTypeCache } from './event-type-cache.js';
 import { loadEventViews } from './event-view.js';
-import { ingestBatch } from './article-batch.js';
-import { findCluster, readHappenedOn, stillQualifies } from './clustering.js';
-import type { EventChanges } from './event-changes.js';
 import type { IngestArticleBody } from './events.schemas.js';
-import { type EventReportRow, type EventRow, eventsStore as store } from './events.store.js';
-import { referenceStore, type EventTypeRow, type EventTypeWithRoles, type RoleRow } from './reference.store.js';
+import { type EventReportRow, type EventRow, eventsStore as store, type NewReportRows } from './events.store.js';
+import { type EventTypeRow, type EventTypeWithRoles, type LockedSurvivor, lockedSurvivors, referenceStore, type RoleRow } from './reference.store.js';
 import { refuse, resolveRoleValues } from './role-values.js';
 
 const DAY_MS = 86_400_000;
@@ -38,6 +39,8 @@ export interface NewReport {
   values: { roleId: string; entityId: string | null; date: string | null; amount: { value: number; unit: string } | null; text: string | null }[];
   /** Entity id as given → live canonical id, for every entity the report names. */
   survivors: ReadonlyMap<string, string>;
+  /** Live canonical id → name, for the same entities. */
+  names: ReadonlyMap<string, string>;
   mentioned: string[];
   receivedAt: Date;
   publishedAt: Date | null;
@@ -48,10 +51,17 @@ export interface NewReport {
   incidentId: string | null;
 }
 
-/** Entity id → live canonical id, for the ids that exist and whose survivor is not deleted. */
-export async function liveSurvivors(tx: Queryable, ids: readonly string[]): Promise<Map<string, string>> {
-  const rows = await referenceStore.resolveEntitiesLocked(tx, [...new Set(ids)]);
-  return new Map(rows.filter((r) => !r.deleted).map((r) => [r.id, r.canonical_id]));
+/**
+ * Entity id → live canonical id, for the ids that exist and whose survivor is not deleted, and
+ * those survivors' names (the survivors share-locked: referenceStore.resolveEntitiesLocked).
+ */
+export async function liveSurvivors(tx: Queryable, ids: readonly string[]) {
+  return survivorsOf(await referenceStore.resolveEntitiesLocked(tx, [...new Set(ids)]));
+}
+
+function survivorsOf(rows: readonly LockedSurvivor[]): Pick<NewReport, 'survivors' | 'names'> {
+  const live = rows.filter((r) => !r.deleted);
+  return { survivors: new Map(live.map((r) => [r.id, r.canonical_id])), names: new Map(live.map((r) => [r.canonical_id, r.name])) };
 }
 
 /** Rule 3 of event search: the publish time, unless missing or more than a day after receipt. */
@@ -83,36 +93,64 @@ async function lockArticles(tx: Queryable, articles: readonly { outletId: string
 }
 
 /**
- * The stored report an article is (operations.md: an article is identified by its outlet and
- * url), or null; the pair is locked for the rest of the transaction, so two ingests of one
- * article, on any processes, add it once. The article's type is locked (shared) first: every
- * ingest takes the type's clustering lock before the article's (a bulk ingest takes its types
- * whole up front), so a single call and a bulk request with the same article never deadlock.
+ * An article's first statement: whether its outlet exists and its event type's version (null:
+ * no such type; event-type-cache.ts). With a url it also takes the article's locks: its type's
+ * clustering lock (shared), then the lock of its outlet and url, for the rest of the
+ * transaction, so two ingests of one article, on any processes, add it once. Every ingest
+ * takes the type's clustering lock before the article's (a bulk ingest takes its types whole
+ * up front), so a single call and a bulk request with the same article never deadlock; the
+ * two are taken in the order the select list names them.
  */
-async function storedArticle(tx: Queryable, eventTypeId: string, outletId: string, url: string) {
-  await tx.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [`cluster:${eventTypeId}`]);
-  await lockArticles(tx, [{ outletId, url }]);
-  const [row] = await tx.query<{ id: string; incident_id: string; report_date: Date }>(
-    `SELECT r.id, COALESCE(e.merged_into_event_id, e.id) AS incident_id, r.report_date
-       FROM reports r JOIN events e ON e.id = r.event_id
-      WHERE r.outlet_id = $1 AND md5(r.url) = md5($2) AND r.url = $2 AND r.url IS NOT NULL ORDER BY r.received_seq LIMIT 1`,
-    [outletId, url],
+async function openArticle(tx: Queryable, input: IngestArticleBody): Promise<{ outlet: boolean; typeVersion: number | null }> {
+  const [row] = await tx.query<{ outlet: boolean; type_version: number | null }>(
+    `SELECT EXISTS (SELECT 1 FROM news_outlets WHERE id = $1) AS outlet, (SELECT version FROM event_types WHERE id = $2) AS type_version
+            ${input.url ? ', pg_advisory_xact_lock_shared(hashtext($3)) AS type_lock, pg_advisory_xact_lock($4::int, hashtext($5)) AS article_lock' : ''}`,
+    [input.outlet_id, input.event_type_id, ...(input.url ? [`cluster:${input.event_type_id}`, ARTICLE_LOCKS, `${input.outlet_id} ${input.url}`] : [])],
   );
-  return row ?? null;
+  return { outlet: row!.outlet, typeVersion: row!.type_version };
 }
 
 /**
- * The clustering locks of one report: its type's, shared (so merges of the type, which take
- * it whole, wait), then one per participant entity, in one sorted order. A report can only
- * cluster into an event that shares a participant with it, and only a report naming that
- * participant can give an event one; so two reports with no participant in common cluster at
- * the same time without seeing each other, and reports that share one take turns.
+ * Read under the article's lock (openArticle): the stored report an article is (operations.md:
+ * an article is identified by its outlet and url), or null; and, in the same statement, the
+ * entities it names resolved to their survivors, which it share-locks (as
+ * referenceStore.resolveEntitiesLocked does, and looks them up again the same way when one
+ * was merged meanwhile).
+ */
+async function storedArticle(tx: Queryable, outletId: string, url: string | null, entityIds: readonly string[]) {
+  const [row] = await tx.query<{ id: string | null; incident_id: string; report_date: Date; entities: LockedSurvivor[] }>(
+    `WITH held AS (${lockedSurvivors('$3')})
+     SELECT stored.id, stored.incident_id, stored.report_date, (SELECT COALESCE(json_agg(held), '[]') FROM held) AS entities
+       FROM (SELECT) AS one
+       LEFT JOIN LATERAL (
+         SELECT r.id, COALESCE(e.merged_into_event_id, e.id) AS incident_id, r.report_date
+           FROM reports r JOIN events e ON e.id = r.event_id
+          WHERE r.outlet_id = $1 AND md5(r.url) = md5($2) AND r.url = $2 AND r.url IS NOT NULL ORDER BY r.received_seq LIMIT 1
+       ) AS stored ON true`,
+    [outletId, url, [...new Set(entityIds)]],
+  );
+  const { id, incident_id, report_date, entities } = row!;
+  return {
+    stored: id === null ? null : { id, incident_id, report_date },
+    entities: entities.every((entity) => entity.survivor) ? entities : await referenceStore.resolveEntitiesLocked(tx, [...new Set(entityIds)]),
+  };
+}
+
+/**
+ * The clustering locks of one report, in one statement: its type's, shared (so merges of the
+ * type, which take it whole, wait), then one per participant entity, in one sorted order. A
+ * report can only cluster into an event that shares a participant with it, and only a report
+ * naming that participant can give an event one; so two reports with no participant in
+ * common cluster at the same time without seeing each other, and reports that share one take
+ * turns.
  */
 async function lockReportClustering(tx: Queryable, eventTypeId: string, participantIds: readonly string[]): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [`cluster:${eventTypeId}`]);
-  if (participantIds.length === 0) return;
-  const keys = [...new Set(participantIds)].sort().map((id) => `${eventTypeId}:${id}`);
-  await tx.query('SELECT pg_advisory_xact_lock($2::int, hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n', [keys, PARTICIPANT_LOCKS]);
+  const keys = [`cluster:${eventTypeId}`, ...[...new Set(participantIds)].sort().map((id) => `${eventTypeId}:${id}`)];
+  await tx.query(
+    `SELECT CASE WHEN n = 1 THEN pg_advisory_xact_lock_shared(hashtext(k)) ELSE pg_advisory_xact_lock($2::int, hashtext(k)) END
+       FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n`,
+    [keys, PARTICIPANT_LOCKS],
+  );
 }
 
 /** Recomputes an event's stored state from all its reports. */
@@ -132,7 +170,7 @@ export async function refreshEvent(
   if (reports.length === 0) return;
   const { type, roles } = known ?? (await referenceStore.eventTypesWithRoles(tx, [eventTypeId])).get(eventTypeId)!;
   const state = eventState(reports.map(stateReportOf), { template: type.sentence_template, roles });
-  await store.writeSummary(tx, eventId, { ...state, sourceSeqs: sourceSeqs(reports), at });
+  await store.writeSummary(tx, eventId, { ...state, sourceSeqs: sourceSeqs(reports), typeVersion: type.version, at });
   // A new report that leaves the first report date alone only adds index rows; anything else
   // (merges, entity changes, an earlier first report) rebuilds them.
   if (newReportId && before?.first_report_date.getTime() === state.first.getTime()) await indexNewReports(tx, [newReportId]);
@@ -175,13 +213,13 @@ export function articleEntityIds(input: IngestArticleBody): string[] {
 /**
  * An article's report once its outlet is known and it is no stored article: its type, roles,
  * entities (`survivors`: live entities → survivor, at least those it names) and timestamps
- * checked in the order the single call answers them. Both ingest paths take it, so a line of a
+ * checked in the order the single call answers them (`survivors`/`names`: live entities → survivor → name). Both ingest paths take it, so a line of a
  * bulk request is refused exactly as the single call would refuse its body.
  */
 export async function articleReport(
   input: IngestArticleBody,
-  known: EventTypeWithRoles | undefined,
-  survivors: ReadonlyMap<string, string>,
+  known: EventTypeWithRoles | null | undefined,
+  { survivors, names }: Pick<NewReport, 'survivors' | 'names'>,
   now: Date,
 ): Promise<NewReport> {
   if (!known) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
@@ -201,6 +239,7 @@ export async function articleReport(
     roles,
     values: values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })),
     survivors,
+    names,
     mentioned,
     receivedAt,
     publishedAt,
@@ -244,29 +283,45 @@ const incidentReport = (id: string, incidentId: string, reportDate: Date) => ({
   report_date: reportDate.toISOString(),
 });
 
+/** A new report as event-state.ts reads one: values whose entity is deleted count for nothing. */
+function stateReport(report: NewReport, id: string, date: Date, mentioned: string[]): StateReport {
+  return {
+    id,
+    reportDate: date,
+    happenedAt: report.happenedAt,
+    values: report.values.flatMap((v) => {
+      const entityId = v.entityId === null ? null : (report.survivors.get(v.entityId) ?? undefined);
+      if (entityId === undefined) return [];
+      return [{ roleId: v.roleId, entityId, entityName: entityId === null ? null : report.names.get(entityId)!, date: v.date, amount: v.amount, text: v.text }];
+    }),
+    mentions: mentioned,
+  };
+}
+
 export function eventsService({ db, clock, newId, changes }: EventsDeps) {
+  const eventTypes = eventTypeCache();
+
   /** The article's own checks (outlet, entities, timestamps), then the source-neutral path. */
   async function ingestArticleIn(tx: Queryable, input: IngestArticleBody) {
-    const outlet = await tx.query('SELECT id FROM news_outlets WHERE id = $1', [input.outlet_id]);
-    if (outlet.length === 0) throw invalid('/outlet_id', 'names no news outlet');
-    if (input.url) {
-      const stored = await storedArticle(tx, input.event_type_id, input.outlet_id, input.url);
-      if (stored) return { ...incidentReport(stored.id, stored.incident_id, stored.report_date), existing: true };
-    }
-    const known = (await referenceStore.eventTypesWithRoles(tx, [input.event_type_id])).get(input.event_type_id);
-    const survivors = await liveSurvivors(tx, articleEntityIds(input));
-    const added = await addReportIn(tx, await articleReport(input, known, survivors, clock.now()));
+    const opened = await openArticle(tx, input);
+    if (!opened.outlet) throw invalid('/outlet_id', 'names no news outlet');
+    // Every entity the report names, resolved (live ones with their survivors) with the
+    // look-up of the stored article.
+    const { stored, entities } = await storedArticle(tx, input.outlet_id, input.url ?? null, articleEntityIds(input));
+    if (stored) return { ...incidentReport(stored.id, stored.incident_id, stored.report_date), existing: true };
+    const known = await eventTypes.get(tx, input.event_type_id, opened.typeVersion);
+    const added = await addReportIn(tx, await articleReport(input, known, survivorsOf(entities), clock.now()));
     return { ...incidentReport(added.reportId, added.eventId, added.reportDate), existing: false };
   }
 
   /**
    * Adds one checked report to the corpus, whatever its source: clustered into an event (or
-   * joined to `incidentId`), written with its values and mentions, the event refreshed and the
-   * change published, in the caller's transaction.
+   * joined to `incidentId`), written with its values and mentions, the event's state updated
+   * and the change published, in the caller's transaction.
    */
   async function addReportIn(tx: Queryable, report: NewReport): Promise<{ reportId: string; eventId: string; reportDate: Date }> {
     const now = clock.now();
-    const { type } = report;
+    const { type, source } = report;
     const date = reportDate(report.publishedAt, report.receivedAt);
     // Live canonical ids of the entities playing roles in the report.
     const participants = [
@@ -275,15 +330,35 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     // Reports that share a participant cluster one at a time, so two at once cannot both
     // open an event for it.
     await lockReportClustering(tx, type.id, participants);
-    let eventId: string | null = null;
-    let locked: { first_report_date: Date } | null = null; // the event's row, locked
+    const reportId = newId();
+    const rows = (eventId: string): NewReportRows => ({
+      values: report.values,
+      mentions: report.mentioned,
+      row: {
+        id: reportId,
+        event_id: eventId,
+        source_kind: source.kind,
+        outlet_id: source.kind === 'ARTICLE' ? source.outletId : null,
+        account_id: source.kind === 'STRUCTURED' ? source.accountId : null,
+        grant_id: source.kind === 'STRUCTURED' ? source.grantId : null,
+        event_type_id: type.id,
+        published_at: report.publishedAt,
+        received_at: report.receivedAt,
+        report_date: date,
+        happened_at: report.happenedAt,
+        headline: report.headline,
+        url: report.url,
+        created_at: now,
+      },
+    });
+    const mentioned = [...new Set(report.mentioned.flatMap((id) => (report.survivors.has(id) ? [report.survivors.get(id)!] : [])))].sort();
+    let joined: EventRow | null = null; // the event the report joined, its row as locked before
     if (report.incidentId) {
       const event = await store.getEvent(tx, report.incidentId, true);
-      const survivorId = event?.merged_into_event_id ?? event?.id;
-      const survivor = !event || event.deleted_at ? null : survivorId === event.id ? event : await store.getEvent(tx, survivorId!, true);
+      const survivor = !event || event.deleted_at || !event.merged_into_event_id ? event : await store.getEvent(tx, event.merged_into_event_id, true);
       const target = incidentTarget(event, survivor, type.id);
-      eventId = target.id;
-      locked = target;
+      await store.insertReport(tx, rows(target.id));
+      joined = target;
     } else {
       const happenedOn = readHappenedOn(report.happenedAt);
       const namedRoles = report.values.flatMap((v) =>
@@ -292,47 +367,55 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       const candidate = { eventTypeId: type.id, participantIds: participants, namedRoles, anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date };
       // The event row is locked before the report row's foreign key share-locks it: two
       // reports joining one event (through different participants) would otherwise each hold
-      // that share lock while waiting for the other's to refresh it. An event deleted since
+      // that share lock while waiting for the other's to update it. An event deleted since
       // it was found takes no more reports (merges wait for the type's clustering lock); one
-      // that took a report naming another entity in one of this report's roles meanwhile is
-      // passed over, and the search runs again (it no longer finds that one).
-      for (let attempt = 0; attempt < 3 && locked === null; attempt++) {
-        eventId = await findCluster(tx, candidate);
+      // that took a report naming another entity in one of this report's roles meanwhile
+      // (read again by the insert, under the lock) is passed over, and the search runs again
+      // (it no longer finds that one).
+      for (let attempt = 0; attempt < 3 && joined === null; attempt++) {
+        const eventId = await findCluster(tx, candidate);
         if (eventId === null) break;
         const found = await store.getEvent(tx, eventId, true);
-        if (found && !found.deleted_at && !found.merged_into_event_id && (await stillQualifies(tx, eventId, namedRoles))) locked = found;
-        else eventId = null;
+        if (!found || found.deleted_at || found.merged_into_event_id) continue;
+        if (await store.insertReport(tx, rows(eventId), namedRoles)) joined = found;
       }
     }
-    if (eventId === null) {
-      eventId = newId();
-      await store.insertEvent(tx, { id: eventId, event_type_id: type.id, at: now, report_date: date });
-      locked = { first_report_date: date }; // no one else sees it before this commits
+    if (joined === null) {
+      // A new event: its state is its one report's, computed here as a refresh would read it back.
+      const eventId = newId();
+      const state = eventState([stateReport(report, reportId, date, mentioned)], { template: type.sentence_template, roles: report.roles });
+      await store.insertEventWithReport(tx, rows(eventId), { at: now, state, typeVersion: type.version });
+      await indexNewReports(tx, [reportId]);
+      await changes.publish(tx, { kind: 'report-added', eventId, reportId });
+      return { reportId, eventId, reportDate: date };
     }
 
-    const reportId = newId();
-    const { source } = report;
-    await store.insertReport(tx, {
-      id: reportId,
-      event_id: eventId,
-      source_kind: source.kind,
-      outlet_id: source.kind === 'ARTICLE' ? source.outletId : null,
-      account_id: source.kind === 'STRUCTURED' ? source.accountId : null,
-      grant_id: source.kind === 'STRUCTURED' ? source.grantId : null,
-      event_type_id: type.id,
-      published_at: report.publishedAt,
-      received_at: report.receivedAt,
-      report_date: date,
-      happened_at: report.happenedAt,
-      headline: report.headline,
-      url: report.url,
-      created_at: now,
-    });
-    await store.insertRoleValues(tx, reportId, report.values);
-    await store.insertMentions(tx, reportId, report.mentioned);
-    await refreshEvent(tx, eventId, type.id, now, { type, roles: report.roles }, reportId, locked!);
-    await changes.publish(tx, { kind: 'report-added', eventId, reportId });
-    return { reportId, eventId, reportDate: date };
+    // The event's state from the new report alone where that is exact (its type unchanged
+    // since the state was computed, the report sorting last, and what updateSummaryInPlace
+    // checks); else recomputed from all its reports.
+    const inPlace =
+      joined.type_version === type.version &&
+      date.getTime() > joined.last_report_date.getTime() &&
+      (await store.updateSummaryInPlace(tx, {
+        eventId: joined.id,
+        reportId,
+        reportDate: date,
+        values: report.values.flatMap((v): { roleId: string; entityId: string | null }[] => {
+          if (v.entityId === null) return [{ roleId: v.roleId, entityId: null }];
+          const survivor = report.survivors.get(v.entityId);
+          return survivor === undefined ? [] : [{ roleId: v.roleId, entityId: survivor }]; // a deleted entity counts for nothing
+        }),
+        happenedAt: report.happenedAt,
+        happenedOn: readHappenedOn(report.happenedAt),
+        newMentions: mentioned.filter((id) => !joined.involved_entity_ids.includes(id)),
+        firstReportDate: joined.first_report_date,
+        source: source.kind === 'ARTICLE' ? { column: 'outlet_id', id: source.outletId } : { column: 'account_id', id: source.accountId },
+        at: now,
+      }));
+    if (inPlace) await indexNewReports(tx, [reportId]);
+    else await refreshEvent(tx, joined.id, type.id, now, { type, roles: report.roles }, reportId, joined);
+    await changes.publish(tx, { kind: 'report-added', eventId: joined.id, reportId });
+    return { reportId, eventId: joined.id, reportDate: date };
   }
 
   /** Each article on the single call's path, a savepoint each: a refused one is answered and skipped while the rest go on. */

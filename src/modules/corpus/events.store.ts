@@ -1,6 +1,7 @@
 // SQL for events and reports. Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
+import { namesOthers } from './clustering.js';
 import { clearEventIndex } from './event-index.js';
 import type { EventState } from './event-state.js';
 
@@ -14,6 +15,8 @@ export interface EventRow {
   involved_entity_ids: string[];
   merged_into_event_id: string | null;
   deleted_at: Date | null;
+  /** The version of its type the state was last computed with (null: not known). */
+  type_version: number | null;
 }
 
 export interface ReportValueRow {
@@ -73,88 +76,132 @@ export interface EventStateRow extends EventState {
   eventTypeId: string;
   isNew: boolean;
   sourceSeqs: number[];
+  /** The type's version the state was computed with (events.type_version). */
+  typeVersion: number;
 }
 
-const EVENT_COLUMNS = 'id, event_type_id, happened_at, first_report_date, last_report_date, sentence, involved_entity_ids, merged_into_event_id, deleted_at';
+const EVENT_COLUMNS =
+  'id, event_type_id, happened_at, first_report_date, last_report_date, sentence, involved_entity_ids, merged_into_event_id, deleted_at, type_version';
+
+/** A report as written: its row, its role values in their order, and the entities it mentions (as given). */
+export interface NewReportRows {
+  row: {
+    id: string;
+    event_id: string;
+    source_kind: 'ARTICLE' | 'STRUCTURED';
+    outlet_id: string | null;
+    account_id: string | null;
+    grant_id: string | null;
+    event_type_id: string;
+    published_at: Date | null;
+    received_at: Date;
+    report_date: Date;
+    happened_at: string | null;
+    headline: string | null;
+    url: string | null;
+    created_at: Date;
+  };
+  values: readonly { roleId: string; entityId: string | null; date: string | null; amount: { value: number; unit: string } | null; text: string | null }[];
+  mentions: readonly string[];
+}
+
+/**
+ * The sub-statements `report` (RETURNING its id and received_seq), `roles` and `mentions` that
+ * write a report, its parameters $1 to $21 (reportParams); `from` says where the event id comes
+ * from ("" for $2 as it is).
+ */
+const reportRows = (from: string) => `report AS (
+         INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
+                              report_date, happened_at, headline, url, created_at)
+         SELECT $1::uuid, ${from ? 'e.id' : '$2::uuid'}, $3, $4::uuid, $5::uuid, $6::uuid, $7::uuid, $8::timestamptz, $9::timestamptz, $10::timestamptz,
+                $11, $12, $13, $14::timestamptz ${from}
+         RETURNING id, received_seq
+       ), roles AS (
+         INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)
+         SELECT report.id, n, role_id, entity_id, date_value, amount_value, amount_unit, text_value
+           FROM report, unnest($15::uuid[], $16::uuid[], $17::date[], $18::float8[], $19::text[], $20::text[]) WITH ORDINALITY
+                AS t(role_id, entity_id, date_value, amount_value, amount_unit, text_value, n)
+       ), mentions AS (
+         INSERT INTO report_mentions (report_id, entity_id) SELECT report.id, m FROM report, unnest($21::uuid[]) AS m ON CONFLICT DO NOTHING
+       )`;
+
+function reportParams({ row, values, mentions }: NewReportRows): unknown[] {
+  return [
+    row.id,
+    row.event_id,
+    row.source_kind,
+    row.outlet_id,
+    row.account_id,
+    row.grant_id,
+    row.event_type_id,
+    row.published_at,
+    row.received_at,
+    row.report_date,
+    row.happened_at,
+    row.headline,
+    row.url,
+    row.created_at,
+    values.map((v) => v.roleId),
+    values.map((v) => v.entityId),
+    values.map((v) => v.date),
+    values.map((v) => v.amount?.value ?? null),
+    values.map((v) => v.amount?.unit ?? null),
+    values.map((v) => v.text),
+    mentions,
+  ];
+}
 
 export const eventsStore = {
   getEvent(db: Queryable, id: string, forUpdate = false) {
     return queryOne<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   },
 
-  insertEvent(db: Queryable, row: { id: string; event_type_id: string; at: Date; report_date: Date }) {
-    return db.query(`INSERT INTO events (id, event_type_id, first_report_date, last_report_date, created_at, updated_at) VALUES ($1, $2, $3, $3, $4, $4)`, [
-      row.id,
-      row.event_type_id,
-      row.report_date,
-      row.at,
-    ]);
-  },
-
-  insertReport(
-    db: Queryable,
-    row: {
-      id: string;
-      event_id: string;
-      source_kind: 'ARTICLE' | 'STRUCTURED';
-      outlet_id: string | null;
-      account_id: string | null;
-      grant_id: string | null;
-      event_type_id: string;
-      published_at: Date | null;
-      received_at: Date;
-      report_date: Date;
-      happened_at: string | null;
-      headline: string | null;
-      url: string | null;
-      created_at: Date;
-    },
-  ) {
-    return db.query(
-      `INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
-                            report_date, happened_at, headline, url, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+  /**
+   * A report with its role values (in their order) and mentions, into an existing event, in one
+   * statement. With `unlessNamingOthers` (the report's NAMED_ENTITY roles and the survivor in
+   * each), only if the event still takes it (clustering.ts), as this statement reads the
+   * event; answers whether it was written.
+   */
+  async insertReport(db: Queryable, report: NewReportRows, unlessNamingOthers?: readonly { roleId: string; entityId: string }[]): Promise<boolean> {
+    const written = await db.query(
+      `WITH ${reportRows(`FROM events e WHERE e.id = $2${unlessNamingOthers ? ` AND NOT ${namesOthers('$22', '$23')}` : ''}`)}
+       SELECT id FROM report`,
       [
-        row.id,
-        row.event_id,
-        row.source_kind,
-        row.outlet_id,
-        row.account_id,
-        row.grant_id,
-        row.event_type_id,
-        row.published_at,
-        row.received_at,
-        row.report_date,
-        row.happened_at,
-        row.headline,
-        row.url,
-        row.created_at,
+        ...reportParams(report),
+        ...(unlessNamingOthers ? [unlessNamingOthers.map((role) => role.roleId), unlessNamingOthers.map((role) => role.entityId)] : []),
       ],
     );
+    return written.length > 0;
   },
 
-  insertRoleValues(db: Queryable, reportId: string, values: readonly ReportValue[]) {
-    if (values.length === 0) return Promise.resolve([]);
-    return db.query(
-      `INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)
-       SELECT $1, n, role_id, entity_id, date_value, amount_value, amount_unit, text_value
-         FROM unnest($2::uuid[], $3::uuid[], $4::date[], $5::float8[], $6::text[], $7::text[]) WITH ORDINALITY
-              AS t(role_id, entity_id, date_value, amount_value, amount_unit, text_value, n)`,
+  /**
+   * A new event (`report.row.event_id`) with its first report, the state of that report and
+   * the event's entity index rows, in one statement (the foreign keys are checked at its end).
+   */
+  async insertEventWithReport(db: Queryable, report: NewReportRows, event: { at: Date; state: EventState; typeVersion: number }) {
+    const { state } = event;
+    await db.query(
+      `WITH ${reportRows('')},
+       event AS (
+         INSERT INTO events (id, event_type_id, happened_at, happened_on, first_report_date, last_report_date, sentence, involved_entity_ids,
+                             source_seqs, type_version, created_at, updated_at)
+         SELECT $2, $7, $22, $23::date, $24, $25, $26, $27::uuid[], ARRAY[report.received_seq], $28, $29, $29 FROM report
+       )
+       INSERT INTO event_entities (event_id, entity_id, participant, first_report_date)
+       SELECT $2, id, id = ANY($30::uuid[]), $24 FROM unnest($27::uuid[]) AS t(id)`,
       [
-        reportId,
-        values.map((v) => v.roleId),
-        values.map((v) => v.entityId),
-        values.map((v) => v.date),
-        values.map((v) => v.amount?.value ?? null),
-        values.map((v) => v.amount?.unit ?? null),
-        values.map((v) => v.text),
+        ...reportParams(report),
+        state.happenedAt,
+        state.happenedOn,
+        state.first,
+        state.last,
+        state.sentence,
+        state.involved,
+        event.typeVersion,
+        event.at,
+        [...state.participants],
       ],
     );
-  },
-
-  insertMentions(db: Queryable, reportId: string, entityIds: readonly string[]) {
-    if (entityIds.length === 0) return Promise.resolve([]);
-    return db.query(`INSERT INTO report_mentions (report_id, entity_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`, [reportId, entityIds]);
   },
 
   /**
@@ -217,6 +264,7 @@ export const eventsStore = {
       sentence: string | null;
       involved: string[];
       participants: Set<string>;
+      typeVersion: number;
       at: Date;
     },
   ) {
@@ -225,7 +273,7 @@ export const eventsStore = {
     await db.query(
       `WITH summary AS (
          UPDATE events SET first_report_date = $2, last_report_date = $3, happened_at = $4, happened_on = $5::date, sentence = $6,
-                involved_entity_ids = $7::uuid[], updated_at = $8, source_seqs = $9::bigint[] WHERE id = $1
+                involved_entity_ids = $7::uuid[], updated_at = $8, source_seqs = $9::bigint[], type_version = $11 WHERE id = $1
        ), gone AS (
          DELETE FROM event_entities WHERE event_id = $1 AND entity_id <> ALL($7::uuid[])
        )
@@ -244,6 +292,7 @@ export const eventsStore = {
         summary.at,
         summary.sourceSeqs,
         [...summary.participants],
+        summary.typeVersion,
       ],
     );
   },
@@ -333,23 +382,24 @@ export const eventsStore = {
       column(rows, (r) => `{${r.involved.join(',')}}`),
       column(rows, (r) => `{${r.sourceSeqs.join(',')}}`),
       at,
+      column(rows, (r) => r.typeVersion),
     ];
     const created = states.filter((state) => state.isNew);
     const updated = states.filter((state) => !state.isNew);
-    const values = `unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[])
-                      AS t(id, type, happened, happened_on, first, last, sentence, involved, seqs)`;
+    const values = `unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $11::bigint[])
+                      AS t(id, type, happened, happened_on, first, last, sentence, involved, seqs, type_version)`;
     if (created.length > 0) {
       await db.query(
         `INSERT INTO events (id, event_type_id, happened_at, happened_on, first_report_date, last_report_date, sentence, involved_entity_ids,
-                             source_seqs, created_at, updated_at)
-         SELECT id, type, happened, happened_on, first, last, sentence, involved::uuid[], seqs::bigint[], $10, $10 FROM ${values}`,
+                             source_seqs, type_version, created_at, updated_at)
+         SELECT id, type, happened, happened_on, first, last, sentence, involved::uuid[], seqs::bigint[], type_version, $10, $10 FROM ${values}`,
         write(created),
       );
     }
     if (updated.length > 0) {
       await db.query(
         `UPDATE events e SET happened_at = t.happened, happened_on = t.happened_on, first_report_date = t.first, last_report_date = t.last,
-                sentence = t.sentence, involved_entity_ids = t.involved::uuid[], source_seqs = t.seqs::bigint[], updated_at = $10
+                sentence = t.sentence, involved_entity_ids = t.involved::uuid[], source_seqs = t.seqs::bigint[], type_version = t.type_version, updated_at = $10
            FROM ${values} WHERE e.id = t.id`,
         write(updated),
       );
@@ -366,6 +416,81 @@ export const eventsStore = {
         entities.map(({ state }) => state.first),
       ],
     );
+  },
+
+  /**
+   * Updates an event's state for one report just added to it, in place, when that gives what
+   * recomputing it from all its reports would (event-state.ts); answers whether it did. The
+   * caller has checked that the event's type is unchanged since its state was computed and
+   * that the report sorts after every other report of the event. This statement checks,
+   * reading the event's reports, that every value of the report is one an earlier report
+   * carries already (the same role; for an entity, the same survivor; for other values, any
+   * value that counts), so no role's value, participant or participant order changes; and
+   * that every entity the event involves is still a live survivor (no entity merge or
+   * deletion waiting for its refresh). Then the report changes only the last report date, a
+   * happened_at the event lacked, the mentions it lacked (appended, in id order) and, when it
+   * comes from a new source, the event's sources (the report's seq appended).
+   */
+  async updateSummaryInPlace(
+    db: Queryable,
+    change: {
+      eventId: string;
+      reportId: string;
+      reportDate: Date;
+      /** The report's values that count: role, and the live survivor for an entity. */
+      values: readonly { roleId: string; entityId: string | null }[];
+      happenedAt: string | null;
+      happenedOn: string | null;
+      /** Survivors the report mentions that the event does not involve yet, in id order. */
+      newMentions: readonly string[];
+      firstReportDate: Date;
+      source: { column: 'outlet_id' | 'account_id'; id: string };
+      at: Date;
+    },
+  ): Promise<boolean> {
+    const [row] = await db.query<{ exact: boolean }>(
+      `WITH checked AS (
+         SELECT NOT EXISTS (
+                  SELECT 1 FROM unnest($2::uuid[], $3::uuid[]) AS mine (role_id, entity_id)
+                   WHERE NOT EXISTS (
+                     SELECT 1 FROM reports r
+                       JOIN report_roles rr ON rr.report_id = r.id AND rr.role_id = mine.role_id
+                       LEFT JOIN entities ent ON ent.id = rr.entity_id
+                       LEFT JOIN entities c ON c.id = ent.canonical_id
+                      WHERE r.event_id = $1 AND r.id <> $4
+                        AND CASE WHEN mine.entity_id IS NULL THEN rr.entity_id IS NULL OR c.deleted_at IS NULL ELSE c.id = mine.entity_id END))
+            AND NOT EXISTS (
+                  SELECT 1 FROM events e JOIN entities c ON c.id = ANY(e.involved_entity_ids)
+                   WHERE e.id = $1 AND (c.canonical_id <> c.id OR c.deleted_at IS NOT NULL)) AS exact
+       ), summary AS (
+         UPDATE events e SET last_report_date = $5, happened_at = COALESCE(e.happened_at, $6),
+                happened_on = CASE WHEN e.happened_at IS NULL THEN $7::date ELSE e.happened_on END,
+                involved_entity_ids = e.involved_entity_ids || $8::uuid[], updated_at = $9,
+                source_seqs = CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.${change.source.column} = $10 AND r.event_id = $1 AND r.id <> $4)
+                                   THEN e.source_seqs
+                                   ELSE (SELECT array_agg(s ORDER BY s) FROM unnest(array_append(e.source_seqs, (SELECT received_seq FROM reports WHERE id = $4))) AS s)
+                              END
+          WHERE e.id = $1 AND (SELECT exact FROM checked)
+       ), mentioned AS (
+         INSERT INTO event_entities (event_id, entity_id, participant, first_report_date)
+         SELECT $1, m, false, $11 FROM unnest($8::uuid[]) AS m WHERE (SELECT exact FROM checked)
+       )
+       SELECT exact FROM checked`,
+      [
+        change.eventId,
+        change.values.map((v) => v.roleId),
+        change.values.map((v) => v.entityId),
+        change.reportId,
+        change.reportDate,
+        change.happenedAt,
+        change.happenedOn,
+        change.newMentions,
+        change.at,
+        change.source.id,
+        change.firstReportDate,
+      ],
+    );
+    return row!.exact;
   },
 
   async mergeEvent(db: Queryable, from: string, into: string, at: Date) {

@@ -19,6 +19,8 @@ export interface EventTypeRow {
   description: string;
   sentence_template: string;
   accepting_reports: boolean;
+  /** Moves with every change to the type or its roles (migration 015). */
+  version: number;
 }
 
 export interface RoleRow {
@@ -40,7 +42,29 @@ export interface EventTypeWithRoles {
 }
 
 const ENTITY_COLUMNS = 'id, name, type, canonical_id, merged_into, deleted_at';
-const EVENT_TYPE_COLUMNS = 'id, code_name, name, description, sentence_template, accepting_reports';
+
+/** An entity with its survivor's row as read under the survivor's share lock. */
+export interface LockedSurvivor {
+  id: string;
+  canonical_id: string;
+  name: string;
+  deleted: boolean;
+  /** False when the survivor was merged away before the lock was had: look it up again. */
+  survivor: boolean;
+}
+
+/**
+ * The entities of the uuid[] parameter `ids` with their survivors, whose rows it share-locks
+ * in id order: one statement, the lock re-reading the survivor's row as it is once held (a
+ * survivor merged meanwhile then shows `survivor` false; deleted meanwhile, `deleted`).
+ */
+export const lockedSurvivors = (ids: string) =>
+  `SELECT e.id, c.id AS canonical_id, c.name, c.deleted_at IS NOT NULL AS deleted, c.canonical_id = c.id AS survivor
+     FROM entities e JOIN entities c ON c.id = e.canonical_id
+    WHERE e.id = ANY(${ids}::uuid[])
+    ORDER BY c.id FOR SHARE OF c`;
+
+const EVENT_TYPE_COLUMNS = 'id, code_name, name, description, sentence_template, accepting_reports, version';
 const ROLE_COLUMNS = 'id, event_type_id, code_name, name, expected_type, position';
 
 export const referenceStore = {
@@ -93,19 +117,12 @@ export const referenceStore = {
   /**
    * Resolves entities to their survivors and holds the survivors (share locks, taken in id
    * order) until the transaction ends, so a merge or deletion of one waits for it and then
-   * sees what it wrote. A survivor merged or deleted between the look-up and the lock is
-   * looked up again.
+   * sees what it wrote. A survivor merged between the look-up and the lock is looked up again.
    */
-  async resolveEntitiesLocked(db: Queryable, ids: readonly string[]) {
+  async resolveEntitiesLocked(db: Queryable, ids: readonly string[]): Promise<LockedSurvivor[]> {
     for (;;) {
-      const rows = await this.resolveEntities(db, ids);
-      const survivors = [...new Set(rows.map((r) => r.canonical_id))];
-      const held = await db.query<{ id: string; canonical_id: string; deleted: boolean }>(
-        'SELECT id, canonical_id, deleted_at IS NOT NULL AS deleted FROM entities WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE',
-        [survivors],
-      );
-      const byId = new Map(held.map((h) => [h.id, h]));
-      if (rows.every((r) => byId.get(r.canonical_id)?.canonical_id === r.canonical_id && byId.get(r.canonical_id)?.deleted === r.deleted)) return rows;
+      const rows = await db.query<LockedSurvivor>(lockedSurvivors('$1'), [ids]);
+      if (rows.every((row) => row.survivor)) return rows;
     }
   },
 
@@ -184,7 +201,7 @@ export const referenceStore = {
     return queryOne<EventTypeRow>(db, `SELECT ${EVENT_TYPE_COLUMNS} FROM event_types WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   },
 
-  insertEventType(db: Queryable, row: EventTypeRow & { at: Date }) {
+  insertEventType(db: Queryable, row: Omit<EventTypeRow, 'version'> & { at: Date }) {
     return db.query(
       `INSERT INTO event_types (id, code_name, name, description, sentence_template, accepting_reports, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
@@ -192,7 +209,7 @@ export const referenceStore = {
     );
   },
 
-  updateEventType(db: Queryable, row: EventTypeRow & { at: Date }) {
+  updateEventType(db: Queryable, row: Omit<EventTypeRow, 'version'> & { at: Date }) {
     return db.query(`UPDATE event_types SET name = $2, description = $3, sentence_template = $4, accepting_reports = $5, updated_at = $6 WHERE id = $1`, [
       row.id,
       row.name,

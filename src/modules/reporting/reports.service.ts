@@ -182,7 +182,7 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
             amount: role.amount ?? null,
             text: role.text ?? null,
           })),
-          survivors: await liveSurvivors(tx, entityIds),
+          ...(await liveSurvivors(tx, entityIds)),
           mentioned: [],
           receivedAt: clock.now(),
           publishedAt: report.created_at,
