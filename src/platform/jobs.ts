@@ -72,7 +72,13 @@ export class RetryLaterError extends Error {
 const LEASE_SECONDS = 60;
 const HEARTBEAT_MS = 20_000;
 const POLL_INTERVAL_MS = 500;
-const MAX_CONCURRENT = 64;
+/**
+ * Jobs one process runs at once. Each holds a database connection while it works, and the
+ * pool has 10 (postgres.ts), shared with requests: more jobs than that only queue for a
+ * connection, and a slow batch of them made requests and the jobs' own bookkeeping time out
+ * waiting for one.
+ */
+const MAX_CONCURRENT = 6;
 const RELEASE_INTERVAL_MS = 1_000;
 /** How long drain() waits for jobs that other processes are running. */
 const DRAIN_WAIT_MS = 30_000;

@@ -8,6 +8,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import { ingestBatch } from './article-batch.js';
 import { findCluster, readHappenedOn } from './clustering.js';
+import { corpusStatistics } from './corpus-statistics.js';
 import type { EventChanges } from './event-changes.js';
 import { indexNewReports, rebuildEventIndex } from './event-index.js';
 import { eventState, type StateReport } from './event-state.js';
@@ -84,12 +85,23 @@ export async function lockClustering(tx: Queryable, eventTypeIds: readonly strin
 /** The advisory lock space (first key) of the per-participant clustering locks. */
 const PARTICIPANT_LOCKS = 0x636c7573; // "clus"
 const ARTICLE_LOCKS = 0x61727469; // "arti"
+/**
+ * An article's lock is one of this many, by the hash of its outlet and url: a bulk batch of
+ * 10,000 articles holds at most this many locks (the lock table is shared and bounded:
+ * max_locks_per_transaction × connections), and two articles sharing one only wait for each
+ * other. Every path must name an article's lock by articleLock.
+ */
+const ARTICLE_LOCK_BUCKETS = 1024;
+const articleLock = (key: string) => `(hashtext(${key}) & ${ARTICLE_LOCK_BUCKETS - 1})`;
 
 /** The article locks of these (outlet, url) pairs, in one sorted order. */
 async function lockArticles(tx: Queryable, articles: readonly { outletId: string; url: string }[]): Promise<void> {
-  const keys = [...new Set(articles.map(({ outletId, url }) => `${outletId} ${url}`))].sort();
+  const keys = [...new Set(articles.map(({ outletId, url }) => `${outletId} ${url}`))];
   if (keys.length === 0) return;
-  await tx.query('SELECT pg_advisory_xact_lock($2::int, hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n', [keys, ARTICLE_LOCKS]);
+  await tx.query(
+    `SELECT pg_advisory_xact_lock($2::int, lock) FROM (SELECT DISTINCT ${articleLock('k')} AS lock FROM unnest($1::text[]) AS t(k)) AS l ORDER BY lock`,
+    [keys, ARTICLE_LOCKS],
+  );
 }
 
 /**
@@ -104,7 +116,7 @@ async function lockArticles(tx: Queryable, articles: readonly { outletId: string
 async function openArticle(tx: Queryable, input: IngestArticleBody): Promise<{ outlet: boolean; typeVersion: number | null }> {
   const [row] = await tx.query<{ outlet: boolean; type_version: number | null }>(
     `SELECT EXISTS (SELECT 1 FROM news_outlets WHERE id = $1) AS outlet, (SELECT version FROM event_types WHERE id = $2) AS type_version
-            ${input.url ? ', pg_advisory_xact_lock_shared(hashtext($3)) AS type_lock, pg_advisory_xact_lock($4::int, hashtext($5)) AS article_lock' : ''}`,
+            ${input.url ? `, pg_advisory_xact_lock_shared(hashtext($3)) AS type_lock, pg_advisory_xact_lock($4::int, ${articleLock('$5')}) AS article_lock` : ''}`,
     [input.outlet_id, input.event_type_id, ...(input.url ? [`cluster:${input.event_type_id}`, ARTICLE_LOCKS, `${input.outlet_id} ${input.url}`] : [])],
   );
   return { outlet: row!.outlet, typeVersion: row!.type_version };
@@ -300,6 +312,7 @@ function stateReport(report: NewReport, id: string, date: Date, mentioned: strin
 
 export function eventsService({ db, clock, newId, changes }: EventsDeps) {
   const eventTypes = eventTypeCache();
+  const statistics = corpusStatistics(db);
 
   /** The article's own checks (outlet, entities, timestamps), then the source-neutral path. */
   async function ingestArticleIn(tx: Queryable, input: IngestArticleBody) {
@@ -473,7 +486,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
      */
     async ingestArticles(items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
       if (items.length === 0) return [];
-      return db.transaction(async (tx) => {
+      const outcomes = await db.transaction(async (tx) => {
         await lockClustering(
           tx,
           items.map(({ body }) => body.event_type_id),
@@ -498,6 +511,8 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
         }
         return ingestLineByLine(tx, items);
       });
+      await statistics.added(outcomes.filter((outcome) => outcome.status === 201).length);
+      return outcomes;
     },
 
     /** The source-neutral path, inside the caller's transaction (structured reports take it). */

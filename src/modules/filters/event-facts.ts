@@ -57,9 +57,12 @@ export async function loadEventFactsOf(db: Queryable, eventIds: readonly string[
                                     JOIN entities c ON c.id = ent.canonical_id AND c.deleted_at IS NULL
                                    WHERE ge.grant_id = r.grant_id) END) ORDER BY r.id)
                         FROM reports r WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS reports,
+            -- Driven from the event's reports (a lateral per report, on report_roles' key): read
+            -- the other way round, a planner without statistics (a first bulk import) scans
+            -- report_roles whole for every event. OFFSET 0 keeps the lateral from being flattened.
             COALESCE((SELECT json_agg(json_build_array(rr.report_id, role.code_name, live.id, to_char(rr.date_value, 'YYYY-MM-DD'), rr.amount_value, rr.amount_unit))
-                        FROM report_roles rr
-                        JOIN reports r ON r.id = rr.report_id
+                        FROM reports r
+                        CROSS JOIN LATERAL (SELECT * FROM report_roles WHERE report_id = r.id OFFSET 0) rr
                         JOIN event_type_roles role ON role.id = rr.role_id
                         LEFT JOIN entities ent ON ent.id = rr.entity_id
                         LEFT JOIN entities live ON live.id = ent.canonical_id AND live.deleted_at IS NULL

@@ -1,0 +1,29 @@
+// A bulk load grows the corpus tables far faster than autovacuum's analyze follows them (and
+// the embedded database has no autovacuum at all): statements planned on the statistics of a
+// much smaller table scan whole tables. So after a bulk batch, once the reports added since the
+// last ANALYZE reach a quarter of what the table held then (and at least MIN_ADDED), this
+// process analyzes the corpus tables. Each process counts its own; several loading at once
+// analyze more often, which costs time, not correctness.
+import type { Database } from '../../platform/db/database.js';
+
+const TABLES = 'reports, report_roles, report_mentions, events, event_entities, event_sources, event_role_values';
+const MIN_ADDED = 5_000;
+const GROWTH = 0.25;
+
+export function corpusStatistics(db: Database) {
+  let analyzedAt: number | null = null; // reports the statistics counted at the last ANALYZE
+  let added = 0;
+  const reports = async () =>
+    (await db.query<{ n: number }>(`SELECT GREATEST(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'reports'::regclass`))[0]?.n ?? 0;
+  return {
+    /** Told after a batch committed `count` new reports; analyzes when they add up. */
+    async added(count: number): Promise<void> {
+      added += count;
+      analyzedAt ??= await reports();
+      if (added < Math.max(MIN_ADDED, analyzedAt * GROWTH)) return;
+      added = 0;
+      await db.query(`ANALYZE ${TABLES}`);
+      analyzedAt = await reports();
+    },
+  };
+}
