@@ -93,7 +93,7 @@ describe('demo corpus', () => {
     // Duplicate entity records are named, standing for their entity.
     const canonical = new Map<string, string>();
     for (const pool of Object.values(world.pools)) {
-      pool.ids.forEach((id) => canonical.set(id, id));
+      for (const id of pool.ids) canonical.set(id, id);
       pool.aliasSlot.forEach((slot, index) => {
         if (slot >= 0) canonical.set(pool.aliasIds[slot]!, pool.ids[index]!);
       });
