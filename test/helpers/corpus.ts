@@ -14,6 +14,8 @@ export interface TestCorpus {
   entity(name?: string): Promise<string>;
   /** Ingests an article; answers its event id. */
   article(body: Record<string, unknown>): Promise<string>;
+  /** Ingests articles in one bulk request (every line must be stored anew); answers each one's event id. */
+  articles(bodies: readonly Record<string, unknown>[]): Promise<string[]>;
   /** A new account with this balance, plan and entitlements, and a key with these scopes. */
   account(credits?: number, scopes?: string[], plan?: string, entitlements?: Record<string, boolean>): Promise<{ id: string; key: string }>;
   balance(accountId: string): Promise<number>;
@@ -36,6 +38,19 @@ export function testCorpus(server: Pick<TestServer, 'http'>): TestCorpus {
     outlet: async () => (await created(ops('POST', '/outlets', { name: `Outlet ${unique()}` }))).id,
     entity: async (name = `Entity ${unique()}`) => (await created(ops('POST', '/entities', { name, type: 'ORGANIZATION' }))).id,
     article: async (body) => (await created(ops('POST', '/articles', body))).incident_id,
+    async articles(bodies) {
+      const answer = await server.http.request('POST', '/ops/v1/articles/bulk', {
+        headers: { ...bearer(OPS_TOKEN), 'content-type': 'application/x-ndjson' },
+        rawBody: bodies.map((body) => JSON.stringify(body)).join('\n'),
+      });
+      assert.equal(answer.status, 200, answer.text);
+      const results = answer.json.results as { status: number; incident_id: string }[];
+      assert.ok(
+        results.every((result) => result.status === 201),
+        answer.text,
+      );
+      return results.map((result) => result.incident_id);
+    },
     async account(credits = 100, scopes = ['EVENTS_READ'], plan = 'standard', entitlements = {}) {
       const account = await created(ops('POST', '/accounts', { credit_balance: credits, plan, entitlements }));
       const key = await created(ops('POST', `/accounts/${account.id}/api-keys`, { name: 'test', scopes }));
