@@ -145,7 +145,9 @@ describe('demo corpus', () => {
       });
       if (sibling) siblings++;
     }
-    assert.ok(siblings > 10, `events sharing a participant with a recent one: ${siblings}`);
+    // Popular entities make a few such pairs by chance (about 40 here); the generator makes
+    // a share of them on purpose (an acquirer buying twice in a week), several times that.
+    assert.ok(siblings > 100, `events sharing a participant with a recent one: ${siblings}`);
   });
 
   it('when the corpus is loaded, then its articles are clustered by the service, and B-cubed read back from the database is the summary', async () => {
