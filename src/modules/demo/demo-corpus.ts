@@ -74,13 +74,14 @@ async function writeReferenceData(db: Database, world: DemoWorld, now: Date): Pr
   await db.transaction(async (tx) => {
     await referenceStore.bulkInsertOutlets(tx, world.outlets, now);
     for (const pool of Object.values(world.pools)) {
-      const rows = [...pool.ids.map((id, i) => ({ id, name: pool.names[i]! })), ...pool.aliasIds.map((id, i) => ({ id, name: pool.aliasNames[i]! }))];
-      for (let i = 0; i < rows.length; i += 5_000) {
-        await referenceStore.bulkInsertEntities(
-          tx,
-          rows.slice(i, i + 5_000).map((row) => ({ ...row, type: pool.type })),
-          now,
-        );
+      for (const [ids, names] of [
+        [pool.ids, pool.names],
+        [pool.aliasIds, pool.aliasNames],
+      ] as const) {
+        for (let i = 0; i < ids.length; i += 5_000) {
+          const rows = ids.slice(i, i + 5_000).map((id, j) => ({ id, name: names[i + j]!, type: pool.type }));
+          await referenceStore.bulkInsertEntities(tx, rows, now);
+        }
       }
     }
   });
