@@ -4,23 +4,26 @@
 //
 //   npx tsx bench/demo-generation.ts                       1,000,000 events
 //   BENCH_EVENTS=10000000 BENCH_SEED=42 npx tsx bench/demo-generation.ts
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { demoArticleBatches } from '../src/modules/demo/demo-articles.js';
 import { DEMO_EVENT_TYPES } from '../src/modules/demo/demo-event-types.js';
 import { buildWorld } from '../src/modules/demo/demo-world.js';
+import { systemClock } from '../src/platform/clock.js';
+import { idGenerator } from '../src/platform/ids.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const SEED = Number(process.env.BENCH_SEED ?? 42);
 const BATCH = Number(process.env.BENCH_BATCH ?? 2_000);
 
+// The service's own ids (UUIDv7): what the world holds is what a real run holds.
+const newId = idGenerator(systemClock());
 const started = performance.now();
 const world = buildWorld({
   events: EVENTS,
   seed: SEED,
   now: new Date(),
-  newId: randomUUID,
-  typeIds: new Map(DEMO_EVENT_TYPES.map((t) => [t.code_name, randomUUID()])),
+  newId,
+  typeIds: new Map(DEMO_EVENT_TYPES.map((t) => [t.code_name, newId()])),
 });
 const worldSeconds = (performance.now() - started) / 1000;
 

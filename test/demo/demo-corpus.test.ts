@@ -123,7 +123,8 @@ describe('demo corpus', () => {
       for (const figures of amounts.values()) {
         if (figures.length < 2) continue;
         quoted++;
-        assert.ok(Math.max(...figures) <= Math.min(...figures) * 1.05, `${figures}`);
+        // Within 2 % either way of one figure, and small figures rounded to tenths.
+        assert.ok(Math.max(...figures) <= Math.min(...figures) * 1.05 + 0.1, `${figures}`);
         if (Math.max(...figures) > Math.min(...figures)) differ++;
       }
     }

@@ -193,7 +193,7 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
       const value = values[j]!;
       text +=
         ('entity' in value
-          ? pools[roles[j]!.pool!].names[value.entity]!
+          ? pools[roles[j]!.pool!].named(value.entity).name
           : 'amount' in value
             ? figure(value.amount, value.unit)
             : 'text' in value

@@ -74,15 +74,15 @@ async function writeReferenceData(db: Database, world: DemoWorld, now: Date): Pr
   await db.transaction(async (tx) => {
     await referenceStore.bulkInsertOutlets(tx, world.outlets, now);
     for (const pool of Object.values(world.pools)) {
-      for (const [ids, names] of [
-        [pool.ids, pool.names],
-        [pool.aliasIds, pool.aliasNames],
-      ] as const) {
-        for (let i = 0; i < ids.length; i += 5_000) {
-          const rows = ids.slice(i, i + 5_000).map((id, j) => ({ id, name: names[i + j]!, type: pool.type }));
-          await referenceStore.bulkInsertEntities(tx, rows, now);
-        }
+      for (let i = 0; i < pool.ids.length; i += 5_000) {
+        const rows = pool.ids.slice(i, i + 5_000).map((id, j) => ({ id, name: pool.named(i + j).name, type: pool.type }));
+        await referenceStore.bulkInsertEntities(tx, rows, now);
       }
+      const duplicates: { id: string; name: string; type: string }[] = [];
+      pool.aliasSlot.forEach((slot, index) => {
+        if (slot >= 0) duplicates.push({ id: pool.aliasIds[slot]!, name: pool.named(index).alias, type: pool.type });
+      });
+      await referenceStore.bulkInsertEntities(tx, duplicates, now);
     }
   });
 }

@@ -7,15 +7,19 @@ import { type DemoEventType, type DemoRole, DEMO_EVENT_TYPES, type EntityPool } 
 import { cityName, countries, type Named, organizationName, outletName, personName } from './demo-names.js';
 import { SeededRandom, cumulativeShares } from './seeded-random.js';
 
-/** The entities of one kind, by index; ids and names are parallel arrays. */
+/**
+ * The entities of one kind, by index. Names are made when asked for, from the seed and the
+ * index: a ten-million-event corpus names millions of entities, and holding every name as well
+ * as every id would double what the world holds for the few names a batch needs.
+ */
 export interface EntityPoolData {
   type: EntityPool;
   ids: string[];
-  names: string[];
+  /** The names of entity `index`: its own and its duplicate record's. */
+  named(index: number): Named;
   /** Index of an entity → slot of its duplicate record in `aliasIds`, or -1. */
   aliasSlot: Int32Array;
   aliasIds: string[];
-  aliasNames: string[];
   /** Popular entities are named far more often than the rest (organizations, people). */
   skewed: boolean;
 }
@@ -81,23 +85,26 @@ export function typeCounts(types: readonly DemoEventType[], sizes: Record<Entity
   return counts;
 }
 
-function pool(type: EntityPool, named: Named[], aliased: readonly number[], skewed: boolean, newId: IdGenerator): EntityPoolData {
-  const aliasSlot = new Int32Array(named.length).fill(-1);
+function pool(
+  type: EntityPool,
+  size: number,
+  named: (index: number) => Named,
+  aliased: readonly number[],
+  skewed: boolean,
+  newId: IdGenerator,
+): EntityPoolData {
+  const aliasSlot = new Int32Array(size).fill(-1);
   aliased.forEach((index, slot) => {
     aliasSlot[index] = slot;
   });
-  return {
-    type,
-    ids: named.map(() => newId()),
-    names: named.map((n) => n.name),
-    aliasSlot,
-    aliasIds: aliased.map(() => newId()),
-    aliasNames: aliased.map((index) => named[index]!.alias),
-    skewed,
-  };
+  return { type, ids: Array.from({ length: size }, () => newId()), named, aliasSlot, aliasIds: aliased.map(() => newId()), skewed };
 }
 
-/** The world of a corpus of `events` events: the same seed and size give the same names and shares. */
+/** Names of a kind from their own generator per index, so a name depends on the seed and index alone. */
+const namedBy = (seed: number, kind: number, make: (r: SeededRandom) => Named) => (index: number) =>
+  make(new SeededRandom((seed ^ Math.imul(kind, 0x27d4eb2d) ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0));
+
+/** The world of a corpus of `events` events: the same seed and size give the same names and shares (the ids follow the clock). */
 export function buildWorld(options: {
   events: number;
   seed: number;
@@ -109,16 +116,23 @@ export function buildWorld(options: {
   const { events, newId } = options;
   const r = new SeededRandom(options.seed ^ 0x5eed_0a11);
   const sizes = poolSizes(events);
-  const many = (n: number, make: (r: SeededRandom) => Named) => Array.from({ length: n }, () => make(r));
   // The most named entities are the ones that end up with duplicate records: the skewed
   // pools name low indexes most, so those are the first ones; elsewhere a few at random.
   const head = (n: number) => Array.from({ length: Math.min(400, Math.max(5, Math.floor(n / 100))) }, (_, i) => i);
   const some = (n: number, count: number) => [...new Set(Array.from({ length: count }, () => r.int(n)))];
+  const countryNames = countries();
   const pools: Record<EntityPool, EntityPoolData> = {
-    COUNTRY: pool('COUNTRY', countries(), some(sizes.COUNTRY, 12), false, newId),
-    ORGANIZATION: pool('ORGANIZATION', many(sizes.ORGANIZATION, organizationName), head(sizes.ORGANIZATION), true, newId),
-    PERSON: pool('PERSON', many(sizes.PERSON, personName), head(sizes.PERSON), true, newId),
-    CITY: pool('CITY', many(sizes.CITY, cityName), some(sizes.CITY, Math.min(100, Math.max(2, Math.floor(sizes.CITY / 200)))), false, newId),
+    COUNTRY: pool('COUNTRY', sizes.COUNTRY, (index) => countryNames[index]!, some(sizes.COUNTRY, 12), false, newId),
+    ORGANIZATION: pool('ORGANIZATION', sizes.ORGANIZATION, namedBy(options.seed, 1, organizationName), head(sizes.ORGANIZATION), true, newId),
+    PERSON: pool('PERSON', sizes.PERSON, namedBy(options.seed, 2, personName), head(sizes.PERSON), true, newId),
+    CITY: pool(
+      'CITY',
+      sizes.CITY,
+      namedBy(options.seed, 3, cityName),
+      some(sizes.CITY, Math.min(100, Math.max(2, Math.floor(sizes.CITY / 200)))),
+      false,
+      newId,
+    ),
   };
 
   const domains = new Set<string>();
