@@ -23,7 +23,8 @@ export const CORPUS_USAGE = `
   events merge <event-id> --into <event-id>
   events delete <event-id>
   import <file.ndjson> [--batch-size N]        (one POST /ops/v1/articles object per line; N lines per transaction, default 500)
-  demo --events N [--seed S]                   (a generated corpus, for demos and benchmarks)`;
+  demo --events N [--seed S]                   (news articles about N generated events, through bulk ingest;
+                                               prints the clustering's B-cubed precision and recall)`;
 
 export const CORPUS_OPTIONS = {
   domain: { type: 'string' },

@@ -126,10 +126,13 @@ describe('evmon corpus commands', () => {
   });
 
   it('when evmon demo runs, then it generates the requested corpus and reports it', { timeout: timeLimit({ runs: 2 }) }, async (t) => {
-    const demo = await evmon(t, env, 'demo', '--events', '300', '--seed', '7');
+    const demo = await evmon(t, env, 'demo', '--events', '100', '--seed', '7');
     assert.equal(demo.status, 0, demo.stderr);
-    assert.equal(demo.json.events, 300);
-    assert.ok(demo.json.reports >= 300);
+    assert.equal(demo.json.events, 100);
+    assert.ok(demo.json.reports > 100, 'several articles per event');
+    assert.ok(demo.json.stored_events >= 90, `${demo.json.stored_events} events formed`);
+    for (const field of ['bcubed_precision', 'bcubed_recall']) assert.ok(demo.json[field] > 0.9 && demo.json[field] <= 1, `${field} ${demo.json[field]}`);
+    assert.match(demo.stderr, /100 \/ 100 events/);
     assert.equal((await evmon(t, env, 'demo', '--events', 'many')).status, 2);
   });
 });

@@ -16,6 +16,8 @@ export interface TestCorpus {
   article(body: Record<string, unknown>): Promise<string>;
   /** Ingests NDJSON lines through POST /ops/v1/articles/bulk (200 asserted); answers the result. */
   bulk(lines: readonly string[]): Promise<any>;
+  /** Ingests articles in one bulk request (every line must be stored anew); answers each one's event id. */
+  articles(bodies: readonly Record<string, unknown>[]): Promise<string[]>;
   /** A new account with this balance, plan and entitlements, and a key with these scopes. */
   account(credits?: number, scopes?: string[], plan?: string, entitlements?: Record<string, boolean>): Promise<{ id: string; key: string }>;
   balance(accountId: string): Promise<number>;
@@ -29,7 +31,7 @@ export function testCorpus(server: Pick<TestServer, 'http'>): TestCorpus {
     assert.ok(answer.status < 300, `operator call failed: ${answer.status} ${answer.text}`);
     return answer.json;
   };
-  return {
+  const corpus: TestCorpus = {
     ops,
     eventType: (roles = { party: 'NAMED_ENTITY', price: 'CURRENCY', closing: 'DATE' }, template = '{party} did something') =>
       created(
@@ -45,6 +47,14 @@ export function testCorpus(server: Pick<TestServer, 'http'>): TestCorpus {
           rawBody: lines.join('\n'),
         }),
       ),
+    async articles(bodies) {
+      const { results } = await corpus.bulk(bodies.map((body) => JSON.stringify(body)));
+      assert.ok(
+        results.every((result: { status: number }) => result.status === 201),
+        JSON.stringify(results),
+      );
+      return results.map((result: { incident_id: string }) => result.incident_id);
+    },
     async account(credits = 100, scopes = ['EVENTS_READ'], plan = 'standard', entitlements = {}) {
       const account = await created(ops('POST', '/accounts', { credit_balance: credits, plan, entitlements }));
       const key = await created(ops('POST', `/accounts/${account.id}/api-keys`, { name: 'test', scopes }));
@@ -52,6 +62,7 @@ export function testCorpus(server: Pick<TestServer, 'http'>): TestCorpus {
     },
     balance: async (accountId) => (await created(ops('GET', `/accounts/${accountId}`))).credit_balance,
   };
+  return corpus;
 }
 
 /** A server on the test clock with one event type (roles party, price, closing) and one outlet, for article tests. */

@@ -76,7 +76,7 @@ describe('server process', () => {
   it('when the demo corpus is seeded in the background, then progress is logged after ready, and search finds its events once it is complete', {
     timeout: timeLimit({ starts: 2, otherMs: 150_000 }),
   }, async (t) => {
-    const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir(), EVMON_SEED: 'demo', EVMON_TEST_DEMO_EVENTS: '2000' };
+    const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir(), EVMON_SEED: 'demo', EVMON_TEST_DEMO_EVENTS: '300' };
     const server = await spawnServer(t, env);
     try {
       const key = /Demo API key[^:]*: (evk_[A-Za-z0-9_-]{43})/.exec(server.output())?.[1];
@@ -86,6 +86,8 @@ describe('server process', () => {
       const ready = output.indexOf('"msg":"ready"');
       assert.ok(ready >= 0 && ready < output.indexOf('"msg":"demo corpus: events loaded"'), 'progress is logged after ready');
       assert.ok(output.indexOf('"msg":"demo corpus: events loaded"') < output.indexOf('"msg":"demo corpus seeded"'));
+      // The last line measures the clustering against the generator's ground truth.
+      assert.match(output, /"bcubed_precision":(0\.\d+|1),"bcubed_recall":(0\.\d+|1),[^\n]*"msg":"demo corpus seeded"/);
       const found = await server.http.request('POST', '/v1/events/search', {
         headers: { authorization: `Bearer ${key}`, 'idempotency-key': randomUUID() },
         body: { lookback_days: 365, limit: 1 },

@@ -1,7 +1,6 @@
-// An event's state from its reports, in one place: the ingest path (refreshEvent, reading the
-// reports back from the database) and the bulk path (bulkInsertEvents, holding them in
-// memory) both compute it here, so an event reads the same whichever way it was loaded
-// (test/corpus/event-state.test.ts holds the two paths equal).
+// An event's state from its reports, in one place, so an event reads the same whichever way
+// its reports were loaded, one by one or in bulk (test/corpus/event-state.test.ts holds the
+// two equal).
 import { readHappenedOn } from './clustering.js';
 import type { RoleRow } from './reference.store.js';
 import { displayValue } from './role-values.js';

@@ -1,214 +1,174 @@
-// A deterministic demo corpus: outlets, entities with realistic names (countries from
-// world-countries, companies, people and cities from a seeded faker), the demo event types,
-// and a year of events with several reports each from several outlets, some merged. The
-// same seed and size give the same corpus (ids aside, which follow the clock).
+// A deterministic demo corpus, made the way a real one is: news articles about ground-truth
+// events (demo-articles.ts), loaded through the bulk ingest path, which clusters them into
+// events by the service's own rule. Reference data (outlets, entities with realistic names,
+// the demo event types) is written first; duplicate entity records are merged through the
+// reference service before any article names them. The same seed and size give the same
+// articles (ids aside, which follow the clock). At the end the clustering is measured against
+// the ground truth: B-cubed precision and recall over every article loaded.
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
-import { en, Faker } from '@faker-js/faker';
-import currencyCodes from 'currency-codes';
-import worldCountries, { type Countries } from 'world-countries';
 import type { Clock } from '../../platform/clock.js';
-import type { Database } from '../../platform/db/database.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { bulkInsertEvents, type BulkEvent, type BulkReport, type BulkRoleValue } from '../corpus/bulk-load.js';
 import type { EventsService } from '../corpus/events.service.js';
 import type { ReferenceService } from '../corpus/reference.service.js';
-import { referenceStore, type RoleRow } from '../corpus/reference.store.js';
-import { DEMO_EVENT_TYPES, type DemoRole } from './demo-event-types.js';
+import { referenceStore } from '../corpus/reference.store.js';
+import { bcubed } from './bcubed.js';
+import { demoArticleBatches, TRUE_EVENT_OF_URL } from './demo-articles.js';
+import { DEMO_EVENT_TYPES } from './demo-event-types.js';
+import { buildWorld, type DemoWorld } from './demo-world.js';
 
 export interface DemoDeps {
   db: Database;
   clock: Clock;
   newId: IdGenerator;
   reference: ReferenceService;
-  events: EventsService;
+  events: Pick<EventsService, 'ingestArticles'>;
 }
 
 export interface DemoOptions {
   events: number;
   seed?: number;
+  /** Articles per ingest transaction. */
   batchSize?: number;
-  /** Share of events merged into another event of their type. */
-  mergeShare?: number;
+  /** After each batch: the events whose articles are all loaded. */
   progress?: (done: number, total: number) => void;
   /** Checked between batches: once aborted, the batches written so far stay and the rest are not made. */
   signal?: AbortSignal;
 }
 
 export interface DemoSummary {
+  /** Ground-truth events the articles were written about. */
   events: number;
+  /** Articles loaded, each one report. */
   reports: number;
-  merges: number;
+  /** Events the service formed from them. */
+  stored_events: number;
+  /** Duplicate entity records merged into their entity before loading. */
+  merged_entities: number;
+  /** Clustering against the ground truth, over all articles loaded. */
+  bcubed_precision: number;
+  bcubed_recall: number;
+  /** Reports loaded per second of loading (generation included, set-up and measuring not). */
+  reports_per_second: number;
   seconds: number;
 }
 
-const DAY_MS = 86_400_000;
-// The package's types declare an ES default export; at run time Node's default import of its
-// CommonJS entry is the array itself.
-const COUNTRIES = worldCountries as unknown as Countries;
-const OUTLET_KINDS = ['Herald', 'Times', 'Post', 'Ledger', 'Courier', 'Gazette', 'Tribune', 'Observer', 'Chronicle', 'Wire'];
-// Codes every validator in the service accepts: ISO 4217, the kinds news reports quote.
-const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'CNY', 'INR', 'BRL', 'CAD', 'AUD'].filter((code) => currencyCodes.code(code));
+export const DEFAULT_DEMO_SEED = 20261122;
+
+/** The demo event types' ids by code name: created once, reused by later runs on the same database. */
+async function demoEventTypeIds(deps: DemoDeps): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  for (const { frequency: _, roles, ...spec } of DEMO_EVENT_TYPES) {
+    const existing = await referenceStore.eventTypeByCode(deps.db, spec.code_name);
+    const id =
+      existing?.id ??
+      (await deps.reference.createEventType({ ...spec, roles: roles.map(({ code_name, name, expected_type }) => ({ code_name, name, expected_type })) })).id;
+    ids.set(spec.code_name, id);
+  }
+  return ids;
+}
+
+/** Outlets and entities, duplicate records included, in one transaction. */
+async function writeReferenceData(db: Database, world: DemoWorld, now: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    await referenceStore.bulkInsertOutlets(tx, world.outlets, now);
+    for (const pool of Object.values(world.pools)) {
+      for (let i = 0; i < pool.ids.length; i += 5_000) {
+        const rows = pool.ids.slice(i, i + 5_000).map((id, j) => ({ id, name: pool.named(i + j).name, type: pool.type }));
+        await referenceStore.bulkInsertEntities(tx, rows, now);
+      }
+      const duplicates: { id: string; name: string; type: string }[] = [];
+      pool.aliasSlot.forEach((slot, index) => {
+        if (slot >= 0) duplicates.push({ id: pool.aliasIds[slot]!, name: pool.named(index).alias, type: pool.type });
+      });
+      await referenceStore.bulkInsertEntities(tx, duplicates, now);
+    }
+  });
+}
+
+/** Merges every duplicate record into its entity, as an operator resolving entities would. */
+async function mergeDuplicates(reference: ReferenceService, world: DemoWorld, signal?: AbortSignal): Promise<number> {
+  let merged = 0;
+  for (const pool of Object.values(world.pools)) {
+    for (let index = 0; index < pool.aliasSlot.length; index++) {
+      const slot = pool.aliasSlot[index]!;
+      if (slot < 0) continue;
+      signal?.throwIfAborted();
+      await reference.mergeEntity(pool.aliasIds[slot]!, pool.ids[index]!);
+      merged++;
+    }
+  }
+  return merged;
+}
+
+/**
+ * B-cubed of the articles of these outlets (a demo run's own), clusters being the events they
+ * are in now and classes the true events their urls name; and how many events they form.
+ */
+export async function clusteringQuality(db: Queryable, outletIds: readonly string[]) {
+  const cells = await db.query<{ shared: number; stored: number; truth: number; times: number }>(
+    `WITH loaded AS (
+       SELECT COALESCE(e.merged_into_event_id, e.id) AS stored, ${TRUE_EVENT_OF_URL('r.url')} AS truth
+         FROM reports r JOIN events e ON e.id = r.event_id
+        WHERE r.outlet_id = ANY($1::uuid[])
+     ), cells AS (
+       SELECT stored, truth, count(*)::int AS shared FROM loaded GROUP BY stored, truth
+     ), sized AS (
+       SELECT shared, sum(shared) OVER (PARTITION BY stored)::int AS stored_size, sum(shared) OVER (PARTITION BY truth)::int AS truth_size FROM cells
+     )
+     SELECT shared, stored_size AS stored, truth_size AS truth, count(*)::int AS times FROM sized GROUP BY 1, 2, 3`,
+    [outletIds],
+  );
+  const quality = bcubed(cells.map((c) => ({ shared: c.shared, cluster: c.stored, truth: c.truth, times: c.times })));
+  // The cells of one stored event add up to its size, so each stored event counts 1 here.
+  const storedEvents = Math.round(cells.reduce((sum, c) => sum + (c.times * c.shared) / c.stored, 0));
+  return { ...quality, storedEvents };
+}
 
 export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): Promise<DemoSummary> {
   const started = performance.now();
   const { db, clock, newId } = deps;
-  const faker = new Faker({ locale: [en] });
-  faker.seed(options.seed ?? 20261122);
   const now = clock.now();
-  const pick = <T>(items: readonly T[]): T => items[faker.number.int({ min: 0, max: items.length - 1 })]!;
+  const seed = options.seed ?? DEFAULT_DEMO_SEED;
+  const world = buildWorld({ events: options.events, seed, now, newId, typeIds: await demoEventTypeIds(deps) });
+  await writeReferenceData(db, world, now);
+  const mergedEntities = await mergeDuplicates(deps.reference, world, options.signal);
 
-  // Outlets and entities.
-  const outlets = Array.from({ length: 40 }, () => {
-    const city = faker.location.city();
-    const name = `${city} ${pick(OUTLET_KINDS)}`;
-    return { id: newId(), name, domain: `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.example` };
-  });
-  const scale = Math.min(50_000, Math.max(500, Math.ceil(options.events / 10)));
-  const pools: Record<NonNullable<DemoRole['pool']>, { id: string; name: string }[]> = {
-    COUNTRY: COUNTRIES.map((c) => ({ id: newId(), name: c.name.common })),
-    ORGANIZATION: Array.from({ length: scale }, () => ({ id: newId(), name: faker.company.name() })),
-    PERSON: Array.from({ length: scale }, () => ({ id: newId(), name: faker.person.fullName() })),
-    CITY: Array.from({ length: Math.min(5_000, scale) }, () => ({ id: newId(), name: faker.location.city() })),
-  };
-  await db.transaction(async (tx) => {
-    await referenceStore.bulkInsertOutlets(tx, outlets, now);
-    for (const [type, entities] of Object.entries(pools)) {
-      for (let i = 0; i < entities.length; i += 5_000) {
-        await referenceStore.bulkInsertEntities(
-          tx,
-          entities.slice(i, i + 5_000).map((e) => ({ ...e, type })),
-          now,
-        );
-      }
-    }
-  });
-  const entityNames = new Map(Object.values(pools).flatMap((pool) => pool.map((e) => [e.id, e.name] as const)));
-
-  // Event types: created once, reused by later runs on the same database.
-  const types: { id: string; spec: (typeof DEMO_EVENT_TYPES)[number]; roles: RoleRow[]; template: string }[] = [];
-  for (const spec of DEMO_EVENT_TYPES) {
-    const existing = await referenceStore.eventTypeByCode(db, spec.code_name);
-    const id =
-      existing?.id ??
-      (await deps.reference.createEventType({ ...spec, roles: spec.roles.map(({ code_name, name, expected_type }) => ({ code_name, name, expected_type })) }))
-        .id;
-    const roles = await referenceStore.rolesOf(db, [id]);
-    types.push({ id, spec, roles, template: existing?.sentence_template ?? spec.sentence_template });
-  }
-  const context = { types: new Map(types.map((t) => [t.id, { template: t.template, roles: t.roles }])), entityNames, now };
-
-  // What an event's reports agree on: the entity of each pooled role (chosen with the event),
-  // and per other role one figure, one currency, one text. Reports quote the figure exactly or
-  // within 2 % of it, the way outlets round and update a number.
-  type Truth = { amount: number; unit: string } | { text: string };
-  const truthFor = (spec: DemoRole): Truth | null => {
-    if (spec.range) {
-      const [min, max] = spec.range;
-      const amount = max <= 100 ? faker.number.float({ min, max, fractionDigits: 1 }) : faker.number.int({ min, max });
-      return { amount, unit: spec.expected_type === 'CURRENCY' ? pick(CURRENCIES) : (spec.unit ?? '') };
-    }
-    return spec.pool || spec.expected_type === 'DATE' ? null : { text: pick(spec.texts ?? ['unknown']) };
-  };
-  const quoted = (spec: DemoRole, amount: number): number => {
-    if (faker.number.int({ min: 0, max: 99 }) < 60) return amount;
-    const [min, max] = spec.range!;
-    const drifted = Math.min(max, Math.max(min, amount * faker.number.float({ min: 0.98, max: 1.02 })));
-    return max <= 100 ? Math.round(drifted * 10) / 10 : Math.round(drifted);
-  };
-  const valueFor = (spec: DemoRole, role: RoleRow, day: Date, chosen: Map<string, string>, truth: Truth | null): BulkRoleValue => {
-    if (spec.pool) return { roleId: role.id, entityId: chosen.get(role.id)! };
-    if (spec.expected_type === 'DATE') return { roleId: role.id, date: day.toISOString().slice(0, 10) };
-    if (truth && 'amount' in truth) return { roleId: role.id, amount: { value: quoted(spec, truth.amount), unit: truth.unit } };
-    return { roleId: role.id, text: truth && 'text' in truth ? truth.text : 'unknown' };
-  };
-
-  const batchSize = options.batchSize ?? 1_000;
-  let reportCount = 0;
-  // Pairs of events of one type that turn out to be one story, merged at the end.
-  const mergeShare = options.mergeShare ?? 0.005;
-  const lastOfType = new Map<string, string>();
-  const mergePairs: [string, string][] = [];
-  for (let done = 0; done < options.events; done += batchSize) {
+  const loading = performance.now();
+  let reports = 0;
+  for (const { articles, eventsDone } of demoArticleBatches(world, { events: options.events, seed, batchSize: options.batchSize ?? 1_000 })) {
     options.signal?.throwIfAborted();
-    const batch: BulkEvent[] = [];
-    for (let i = done; i < Math.min(options.events, done + batchSize); i++) {
-      const type = pick(types);
-      const first = new Date(now.getTime() - faker.number.int({ min: 2 * 60_000, max: 365 * DAY_MS }));
-      const happened =
-        faker.number.int({ min: 0, max: 99 }) < 85
-          ? new Date(first.getTime() - faker.number.int({ min: 0, max: 2 }) * DAY_MS).toISOString().slice(0, 10)
-          : null;
-      const chosen = new Map(
-        type.roles.flatMap((role) => {
-          const spec = type.spec.roles.find((r) => r.code_name === role.code_name);
-          return spec?.pool ? [[role.id, pick(pools[spec.pool]).id] as const] : [];
-        }),
-      );
-      const truths = new Map(type.roles.map((role) => [role.id, truthFor(type.spec.roles.find((r) => r.code_name === role.code_name)!)]));
-      const reportTotal = faker.helpers.weightedArrayElement([
-        { value: 1, weight: 3 },
-        { value: 2, weight: 4 },
-        { value: 3, weight: 4 },
-        { value: 4, weight: 2 },
-        { value: 6, weight: 1 },
-      ]);
-      const outletOrder = faker.helpers.shuffle(outlets).slice(0, reportTotal);
-      const reports: BulkReport[] = outletOrder.map((outlet, index) => {
-        // Nothing is published or received after now: follow-ups of recent events stop there.
-        const latest = now.getTime() - 60_000;
-        // Follow-ups come 10 minutes to 3 days after the first report, and for a recent event
-        // spread over the time there has been since (rather than all stopping at now).
-        const window = Math.max(0, latest - first.getTime());
-        const published =
-          index === 0 ? first : new Date(first.getTime() + faker.number.int({ min: Math.min(10 * 60_000, window), max: Math.min(3 * DAY_MS, window) }));
-        const received = new Date(Math.min(now.getTime(), published.getTime() + faker.number.int({ min: 60_000, max: 30 * 60_000 })));
-        const roleSpecs = type.roles.map((role) => ({ role, spec: type.spec.roles.find((r) => r.code_name === role.code_name)! }));
-        // The first report carries every role; later ones a part, always with an entity.
-        const carried = index === 0 ? roleSpecs : roleSpecs.filter(({ spec }, n) => n === 0 || spec.pool !== undefined || faker.datatype.boolean());
-        const missingPublish = index > 0 && faker.number.int({ min: 0, max: 99 }) < 5;
-        return {
-          id: newId(),
-          outletId: outlet.id,
-          publishedAt: missingPublish ? null : published,
-          receivedAt: received,
-          happenedAt: happened,
-          headline: faker.lorem.sentence({ min: 5, max: 10 }),
-          url: `https://${outlet.domain}/${published.toISOString().slice(0, 10).replace(/-/g, '/')}/${faker.string.alphanumeric(10).toLowerCase()}`,
-          values: carried.map(({ role, spec }) => valueFor(spec, role, first, chosen, truths.get(role.id) ?? null)),
-          mentions:
-            faker.number.int({ min: 0, max: 2 }) === 0
-              ? []
-              : [pick(pools.ORGANIZATION).id, pick(pools.PERSON).id].slice(0, faker.number.int({ min: 1, max: 2 })),
-        };
-      });
-      reportCount += reports.length;
-      const event: BulkEvent = { id: newId(), eventTypeId: type.id, reports };
-      batch.push(event);
-      const previous = lastOfType.get(type.id);
-      if (previous && faker.number.float({ min: 0, max: 1 }) < mergeShare) {
-        mergePairs.push([previous, event.id]);
-        lastOfType.delete(type.id); // each event takes part in one merge at most
-      } else lastOfType.set(type.id, event.id);
+    const outcomes = await deps.events.ingestArticles(articles.map((body, i) => ({ line: i + 1, body })));
+    for (const outcome of outcomes) {
+      // Every article is new and valid: anything else is a fault of the generator.
+      if (outcome.status === 400) throw new Error(`demo article refused: ${outcome.problem.detail} ${JSON.stringify(articles[outcome.line - 1])}`);
+      if (outcome.status === 200) throw new Error(`demo article stored twice: ${articles[outcome.line - 1]!.url}`);
     }
-    await db.transaction((tx) => bulkInsertEvents(tx, batch, context));
+    reports += outcomes.length;
     // The embedded database answers in microtasks, so without this a corpus seeded while the
     // server listens would hold the event loop until the last batch: requests wait at most one.
     await setImmediate();
-    options.progress?.(Math.min(options.events, done + batchSize), options.events);
+    options.progress?.(eventsDone, options.events);
   }
+  const loadSeconds = (performance.now() - loading) / 1000;
 
-  // Fresh statistics after the bulk load: the embedded database has no autovacuum daemon, and
-  // without them the planner scans whole tables for the per-event queries below.
-  await db.exec('VACUUM ANALYZE');
-
-  // A few events turn out to be one story: merge them the way the operator would.
-  for (const [from, into] of mergePairs) {
-    options.signal?.throwIfAborted();
-    await deps.events.mergeEvent(from, into);
-    await setImmediate();
-  }
-  const merges = mergePairs.length;
-
-  return { events: options.events, reports: reportCount, merges, seconds: Math.round((performance.now() - started) / 100) / 10 };
+  // Fresh statistics for the searches that follow: the embedded database has no autovacuum
+  // daemon, and without them the planner scans whole tables.
+  await db.exec(db.kind === 'pglite' ? 'VACUUM ANALYZE' : 'ANALYZE');
+  const quality = await clusteringQuality(
+    db,
+    world.outlets.map((o) => o.id),
+  );
+  const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+  return {
+    events: options.events,
+    reports,
+    stored_events: quality.storedEvents,
+    merged_entities: mergedEntities,
+    bcubed_precision: round(quality.precision, 4),
+    bcubed_recall: round(quality.recall, 4),
+    reports_per_second: Math.round(reports / Math.max(loadSeconds, 0.001)),
+    seconds: round((performance.now() - started) / 1000, 1),
+  };
 }

@@ -2,7 +2,7 @@
 // type but CATEGORICAL (which reports cannot carry).
 import type { CreateEventTypeBody } from '../corpus/reference.schemas.js';
 
-type EntityPool = 'COUNTRY' | 'ORGANIZATION' | 'PERSON' | 'CITY';
+export type EntityPool = 'COUNTRY' | 'ORGANIZATION' | 'PERSON' | 'CITY';
 
 /** A role of a demo type, with how the generator fills it. */
 export type DemoRole = CreateEventTypeBody['roles'][number] & {
@@ -14,6 +14,12 @@ export type DemoRole = CreateEventTypeBody['roles'][number] & {
 
 export interface DemoEventType extends Omit<CreateEventTypeBody, 'roles'> {
   roles: DemoRole[];
+  /**
+   * How common the type is in the news: its weight among the types, and for kinds of event
+   * the world has only so many of, at most how many one entity of the first role sees in a
+   * year (a country has a few earthquakes a year however large the corpus).
+   */
+  frequency: { weight: number; perEntityYear?: number };
 }
 
 const entity = (code_name: string, name: string, pool: EntityPool): DemoRole => ({ code_name, name, expected_type: 'NAMED_ENTITY', pool });
@@ -44,6 +50,7 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
       date('announced_on', 'Announced on'),
     ],
     sentence_template: '{acquirer} agreed to acquire {target} for {price}',
+    frequency: { weight: 14 },
   },
   {
     code_name: 'earthquake',
@@ -55,6 +62,7 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
       amount('depth', 'Depth', 'DISTANCE', 'km', [1, 300]),
     ],
     sentence_template: 'A magnitude {magnitude} earthquake struck {location}',
+    frequency: { weight: 4, perEntityYear: 4 },
   },
   {
     code_name: 'heatwave',
@@ -66,6 +74,7 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
       text('duration', 'Duration', 'DURATION', ['3 days', '5 days', '1 week', '10 days', 'P2W']),
     ],
     sentence_template: '{region} recorded {peak_temperature} during a heatwave of {duration}',
+    frequency: { weight: 3, perEntityYear: 2 },
   },
   {
     code_name: 'cargo_seizure',
@@ -77,6 +86,7 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
       amount('cargo_weight', 'Cargo weight', 'WEIGHT', 't', [1, 5000]),
     ],
     sentence_template: '{authority} seized {cargo_weight} of cargo shipped from {origin}',
+    frequency: { weight: 8 },
   },
   {
     code_name: 'wildfire',
@@ -84,6 +94,7 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
     description: 'A wildfire burns land.',
     roles: [entity('location', 'Location', 'CITY'), amount('burned_area', 'Burned area', 'AREA', 'ha', [10, 200000])],
     sentence_template: 'A wildfire burned {burned_area} near {location}',
+    frequency: { weight: 6, perEntityYear: 0.5 },
   },
   {
     code_name: 'oil_spill',
@@ -95,6 +106,7 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
       amount('volume', 'Volume', 'VOLUME', 'barrels', [100, 500000]),
     ],
     sentence_template: '{company} spilled {volume} of oil off {location}',
+    frequency: { weight: 3 },
   },
   {
     code_name: 'speed_record',
@@ -106,6 +118,7 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
       text('vehicle', 'Vehicle', 'NONE', ['a rocket car', 'an electric motorcycle', 'a solar plane', 'a hydrofoil']),
     ],
     sentence_template: '{person} set a speed record of {speed} in {vehicle}',
+    frequency: { weight: 2, perEntityYear: 0.02 },
   },
   {
     code_name: 'bridge_opening',
@@ -113,6 +126,7 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
     description: 'A city opens a bridge.',
     roles: [entity('city', 'City', 'CITY'), amount('length', 'Length', 'LENGTH', 'm', [100, 20000]), date('opened_on', 'Opened on')],
     sentence_template: '{city} opened a {length} bridge on {opened_on}',
+    frequency: { weight: 3, perEntityYear: 0.1 },
   },
   {
     code_name: 'appointment',
@@ -124,6 +138,7 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
       text('position', 'Position', null, ['chief executive', 'chair', 'finance director', 'chief scientist']),
     ],
     sentence_template: '{organization} appointed {person} as {position}',
+    frequency: { weight: 14 },
   },
   {
     code_name: 'funding_round',
@@ -136,6 +151,7 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
       amount('employees', 'Employees', 'NUMBER', '', [5, 5000]),
     ],
     sentence_template: '{company} raised {amount} in a round led by {investor}',
+    frequency: { weight: 12 },
   },
   {
     code_name: 'strike',
@@ -147,6 +163,7 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
       text('duration', 'Duration', 'DURATION', ['24 hours', '2 days', '1 week', 'PT48H']),
     ],
     sentence_template: 'Workers at {employer} in {city} went on strike for {duration}',
+    frequency: { weight: 8 },
   },
   {
     code_name: 'election_result',
@@ -154,5 +171,6 @@ export const DEMO_EVENT_TYPES: DemoEventType[] = [
     description: 'A candidate wins a national election.',
     roles: [entity('country', 'Country', 'COUNTRY'), entity('winner', 'Winner', 'PERSON'), amount('turnout', 'Turnout', 'NUMBER', '%', [35, 90])],
     sentence_template: '{winner} won the election in {country}',
+    frequency: { weight: 2, perEntityYear: 0.5 },
   },
 ];

@@ -1,7 +1,8 @@
 // On an empty database with EVMON_SEED=demo: a demo account with every entitlement, a key with
 // every scope and a console user with a generated password, made before the server listens and
-// printed once; then the demo corpus (about 20,000 events over the past year), generated in the
-// background while the server already serves, its progress in the log.
+// printed once; then the demo corpus (news articles about some 20,000 events over the past
+// year, through bulk ingest), generated in the background while the server already serves,
+// its progress in the log and, at the end, the clustering's B-cubed against its ground truth.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
@@ -79,7 +80,7 @@ export function seedDemoCorpusInBackground(deps: DemoSeedDeps): DemoCorpusSeedin
     try {
       const corpus = await generateDemoCorpus(deps, {
         events: total,
-        // Smaller batches than a bulk load's, so a request waits for one batch at most briefly.
+        // Smaller batches (of articles) than a bulk load's, so a request waits for one batch at most briefly.
         batchSize: 100,
         signal: abort.signal,
         progress: (done) => {
