@@ -22,6 +22,7 @@
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import type { EventChange } from '../../src/modules/corpus/event-changes.js';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
 import { typeSnapshot, type CopyNames, type Snapshot } from '../helpers/corpus-snapshot.js';
 import { bearer, type HttpResponse } from '../helpers/http.js';
@@ -133,21 +134,39 @@ describe('bulk ingest equivalence', () => {
     const articles = articleGenerator(random, world, START, DAYS);
 
     // The changes handed to subscribers since the last look, per copy: a set of (subscriber,
-    // change, event), since the bulk path may publish a touched event once per batch where the
+    // change, event), since the bulk path publishes a touched event once per batch where the
     // single path publishes it once per report.
     let lastJob = 0;
     const published = async () => {
-      const rows = await db.query<{ id: string | number; kind: string; payload: { kind: string; eventId: string; mergedIntoEventId?: string } }>(
-        'SELECT id, kind, payload FROM jobs WHERE id > $1 ORDER BY id',
-        [lastJob],
-      );
+      const rows = await db.query<{ id: string | number; kind: string; payload: EventChange }>('SELECT id, kind, payload FROM jobs WHERE id > $1 ORDER BY id', [
+        lastJob,
+      ]);
       lastJob = Number(rows.at(-1)?.id ?? lastJob);
       const sets = new Map<Copy | null, Set<string>>([
         [one, new Set()],
         [bulk, new Set()],
         [null, new Set()],
       ]);
-      for (const { kind, payload } of rows.filter((row) => row.kind.startsWith('corpus.event-changed:'))) {
+      // A bulk request's `reports-added` names many events: each reads as the single path's
+      // `report-added` of that event (the same news for a subscriber: the event gained reports).
+      type Seen = { kind: string; payload: { kind: string; eventId: string; mergedIntoEventId?: string } };
+      const changes = rows
+        .filter((row) => row.kind.startsWith('corpus.event-changed:'))
+        .flatMap(({ kind, payload }): Seen[] =>
+          payload.kind === 'reports-added'
+            ? payload.eventIds.map((eventId) => ({ kind, payload: { kind: 'report-added', eventId } }))
+            : [
+                {
+                  kind,
+                  payload: {
+                    kind: payload.kind,
+                    eventId: payload.eventId,
+                    ...(payload.kind === 'merged' ? { mergedIntoEventId: payload.mergedIntoEventId } : {}),
+                  },
+                },
+              ],
+        );
+      for (const { kind, payload } of changes) {
         const copy = [one, bulk].find((c) => c.eventKey.has(payload.eventId)) ?? null;
         const into = payload.mergedIntoEventId ? ` into ${copy?.eventKey.get(payload.mergedIntoEventId) ?? payload.mergedIntoEventId}` : '';
         sets.get(copy)!.add(`${kind.split(':')[1]} ${payload.kind} ${copy?.eventKey.get(payload.eventId) ?? payload.eventId}${into}`);
