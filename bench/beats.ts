@@ -18,7 +18,6 @@
 //   BENCH_BEATS=none npx tsx bench/beats.ts                         the poll read alone
 //   BENCH_DATABASE_URL=postgres://… npx tsx bench/beats.ts         PostgreSQL (an empty schema)
 import os from 'node:os';
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
@@ -26,6 +25,7 @@ import { bumpFilterVersion } from '../src/modules/filters/filter-versions.js';
 import { cursorSigner } from '../src/platform/cursors.js';
 import { createRuntime } from '../src/runtime.js';
 import { benchKeyEnv } from './encryption-key.js';
+import { beatClause, benchAccount, insertBeats, insertEntities } from './subscribers.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000);
 const READS = Number(process.env.BENCH_READS ?? 2_000);
@@ -50,20 +50,7 @@ const rnd = (n: number) => Math.floor(Math.random() * n);
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
-await runtime.accounts.putPlan('bench', {
-  beats_max: 1_000_000,
-  clauses_max: 10_000_000,
-  default_spend_cap_credits: 1_000_000_000,
-  retention_days: 3650,
-  backfill_days: 0,
-  search_credit_cost: 1,
-  beat_entry_credit_cost: 1,
-  rest_requests_per_minute: 60,
-  mcp_requests_per_minute: 60,
-  search_execution_retention_seconds: 86400,
-  search_max_results: 1000,
-});
-const account = await runtime.accounts.createAccount({ display_name: 'Bench', plan: 'bench', credit_balance: 1_000_000_000, entitlements: { beats: true } });
+const account = await benchAccount(runtime, 'bench');
 const outlet = await runtime.reference.createOutlet({ name: 'Bench Wire' });
 const types: string[] = [];
 for (let i = 0; i < TYPES; i++) {
@@ -81,52 +68,15 @@ for (let i = 0; i < TYPES; i++) {
 }
 
 /** `count` new entities, inserted in bulk; answers their ids. */
-async function entities(count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let done = 0; done < count; done += 50_000) {
-    const batch = Array.from({ length: Math.min(50_000, count - done) }, () => randomUUID());
-    await db.query(
-      `INSERT INTO entities (id, name, type, canonical_id, created_at) SELECT id, 'Company ' || id, 'ORGANIZATION', id, $2 FROM unnest($1::uuid[]) AS t(id)`,
-      [batch, now],
-    );
-    ids.push(...batch);
-  }
-  return ids;
-}
+const entities = async (count: number) => (await insertEntities(db, count, now)).map((e) => e.id);
 
 /** `count` beats of 5 clauses on the bench account, each clause naming its own entity of `pool`. */
 async function seedBeats(count: number, pool: string[]): Promise<void> {
   await db.query('DELETE FROM beats WHERE account_id = $1', [account.id]);
-  for (let done = 0; done < count; done += 5_000) {
-    const ids: string[] = [];
-    const clauses: string[] = [];
-    for (let b = done; b < Math.min(count, done + 5_000); b++) {
-      ids.push(randomUUID());
-      clauses.push(
-        JSON.stringify(
-          Array.from({ length: CLAUSES }, (_, c) => ({
-            id: randomUUID(),
-            event_type_id: c === 0 ? types[rnd(TYPES)] : null,
-            involved_entity_ids: [pool[b * CLAUSES + c]],
-            involved_entity_list_ids: [],
-            required_source_news_outlet_ids: [],
-            report_source_kind: 'ANY',
-            represented_entity_ids: [],
-            represented_entity_list_ids: [],
-            min_reports: 1,
-            scope: 'MENTIONED',
-            role_filters: [],
-          })),
-        ),
-      );
-    }
-    await db.query(
-      `INSERT INTO beats (id, account_id, name, description, clauses, enabled, paused, spend_cap_credits, counters_month, created_at, updated_at)
-       SELECT id, $3, 'bench', NULL, c, true, false, 1000000000, date_trunc('month', $4::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', $4, $4
-         FROM unnest($1::uuid[], $2::jsonb[]) AS t(id, c)`,
-      [ids, clauses, account.id, now],
-    );
-  }
+  const clauses = Array.from({ length: count }, (_, b) =>
+    Array.from({ length: CLAUSES }, (_, c) => beatClause({ event_type_id: c === 0 ? types[rnd(TYPES)] : null, involved_entity_ids: [pool[b * CLAUSES + c]!] })),
+  );
+  await insertBeats(db, account.id, clauses, now);
   await db.transaction((tx) => bumpFilterVersion(tx, 'beats'));
 }
 
