@@ -97,7 +97,7 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
     const date = reportDate(report.publishedAt, report.receivedAt);
     const entityValues = report.values.flatMap((v) => (v.entityId ? [{ roleId: v.roleId, entityId: survivors.get(v.entityId)! }] : []));
     let event: ClusterEvent | null = null;
-    let eventId: string | null = null; // drawn before the report's id, as the single call draws them
+    let eventId: string | null = null; // ids are drawn line by line, so they sort in line order as one by one
     if (report.incidentId) {
       try {
         event = clusters.events.get(incidentTarget(loaded.rowOf(report.incidentId), loaded.survivorOf(report.incidentId), report.type.id).id)!;
