@@ -32,7 +32,7 @@ const ALIAS_SHARE = 0.3;
 /** Popularity: an entity at rank x of n is drawn with density ∝ x^(-1/2) (n·u²). */
 const SKEW = 2;
 
-/** The true event of an article, from its url (see articleUrl): SQL over a text column. */
+/** The true event of an article, from its url (".../{event}-{k}", made in `article` below): SQL over a text column. */
 export const TRUE_EVENT_OF_URL = (column: string) => `substring(${column} from '/([0-9a-z]+)-[0-9]+$')`;
 
 type RoleTruth = { entity: number } | { amount: number; unit: string } | { text: string } | { date: string };
