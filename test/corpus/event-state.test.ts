@@ -61,32 +61,6 @@ describe('event state', () => {
   });
   after(() => server.close());
 
-  const report: fc.Arbitrary<GeneratedReport> = fc.record({
-    minutesAgo: fc.integer({ min: 10, max: 5_000 }),
-    publishedLate: fc.boolean(),
-    happenedAt: fc.constantFrom(null, '2026-11-18', '2026-11-19T06:00:00Z', 'last week'),
-    values: fc.uniqueArray(fc.record({ role: fc.constantFrom(...(Object.keys(ROLES) as (keyof typeof ROLES)[])), pick: fc.nat(3) }), {
-      selector: (v) => v.role,
-      minLength: 1,
-      maxLength: 5,
-    }),
-    mentions: fc.uniqueArray(fc.nat(3), { maxLength: 2 }),
-  });
-
-  function roleEntry(value: GeneratedReport['values'][number]) {
-    switch (value.role) {
-      case 'party':
-      case 'other':
-        return { role: value.role, entity_id: entities[value.pick]!.id };
-      case 'weight':
-        return { role: value.role, amount: { value: 10 * value.pick + 0.5, unit: ['kg', 'lb', '', 'KG'][value.pick]! } };
-      case 'closing':
-        return { role: value.role, date: `2026-11-0${value.pick + 1}` };
-      case 'note':
-        return { role: value.role, text: ['calm', 'tense', 'unclear', 'over'][value.pick]! };
-    }
-  }
-
   it('when the same reports are ingested one by one and in bulk requests, then the two events read the same', async () => {
     await fc.assert(
       fc.asyncProperty(fc.uniqueArray(report, { minLength: 1, maxLength: 4, selector: (r) => r.minutesAgo }), async (reports) => {
@@ -104,7 +78,7 @@ describe('event state', () => {
               published_at: published.toISOString(),
               received_at: received.toISOString(),
               happened_at: r.happenedAt,
-              roles: r.values.map(roleEntry),
+              roles: r.values.map((value) => roleEntry(value, entities)),
               mentioned_entity_ids: r.mentions.map((m) => entities[m]!.id),
             };
           });

@@ -14,7 +14,17 @@ import type { EventChange, EventChanges } from './event-changes.js';
 import { type IndexRows, insertIndexRows, rebuildEventIndex } from './event-index.js';
 import { eventState, type StateReport } from './event-state.js';
 import type { IngestArticleBody } from './events.schemas.js';
-import { articleEntityIds, articleReport, incidentTarget, type LineOutcome, type NewReport, reportDate, sourceSeqs, stateReportOf } from './events.service.js';
+import {
+  articleEntityIds,
+  articleReport,
+  incidentTarget,
+  type LineOutcome,
+  type NewReport,
+  reportDate,
+  reportRow,
+  sourceSeqs,
+  stateReportOf,
+} from './events.service.js';
 import { type EventRow, type EventStateRow, eventsStore as store } from './events.store.js';
 import { referenceStore } from './reference.store.js';
 
@@ -309,23 +319,7 @@ async function writeBatch(
   await store.writeStates(tx, states, now);
   await store.insertReports(
     tx,
-    placed.map(({ id, eventId, report, date }, i) => ({
-      id,
-      event_id: eventId,
-      source_kind: 'ARTICLE',
-      outlet_id: report.source.kind === 'ARTICLE' ? report.source.outletId : null,
-      account_id: null,
-      grant_id: null,
-      event_type_id: report.type.id,
-      published_at: report.publishedAt,
-      received_at: report.receivedAt,
-      report_date: date,
-      happened_at: report.happenedAt,
-      headline: report.headline,
-      url: report.url,
-      created_at: now,
-      received_seq: seqs[i]!,
-    })),
+    placed.map(({ id, eventId, report, date }, i) => ({ ...reportRow(report, { id, eventId, date, now }), received_seq: seqs[i]! })),
   );
   await store.insertRoleValuesOf(
     tx,

@@ -15,7 +15,7 @@ import { eventState, type StateReport } from './event-state.js';
 import { eventTypeCache } from './event-type-cache.js';
 import { loadEventViews } from './event-view.js';
 import type { IngestArticleBody } from './events.schemas.js';
-import { type EventReportRow, type EventRow, eventsStore as store, type NewReportRows } from './events.store.js';
+import { type EventReportRow, type EventRow, eventsStore as store, type NewReportRows, type ReportRow } from './events.store.js';
 import { type EventTypeRow, type EventTypeWithRoles, type LockedSurvivor, lockedSurvivors, referenceStore, type RoleRow } from './reference.store.js';
 import { refuse, resolveRoleValues } from './role-values.js';
 
@@ -262,6 +262,27 @@ export async function articleReport(
   };
 }
 
+/** The stored row of a checked report, in event `eventId`. */
+export function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; now: Date }): ReportRow {
+  const { source } = report;
+  return {
+    id: at.id,
+    event_id: at.eventId,
+    source_kind: source.kind,
+    outlet_id: source.kind === 'ARTICLE' ? source.outletId : null,
+    account_id: source.kind === 'STRUCTURED' ? source.accountId : null,
+    grant_id: source.kind === 'STRUCTURED' ? source.grantId : null,
+    event_type_id: report.type.id,
+    published_at: report.publishedAt,
+    received_at: report.receivedAt,
+    report_date: at.date,
+    happened_at: report.happenedAt,
+    headline: report.headline,
+    url: report.url,
+    created_at: at.now,
+  };
+}
+
 /**
  * The event a report names through incident_id joins: the survivor of `event` (`survivor`,
  * the same row when it was not merged), refused when either is gone or of another type.
@@ -347,22 +368,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     const rows = (eventId: string): NewReportRows => ({
       values: report.values,
       mentions: report.mentioned,
-      row: {
-        id: reportId,
-        event_id: eventId,
-        source_kind: source.kind,
-        outlet_id: source.kind === 'ARTICLE' ? source.outletId : null,
-        account_id: source.kind === 'STRUCTURED' ? source.accountId : null,
-        grant_id: source.kind === 'STRUCTURED' ? source.grantId : null,
-        event_type_id: type.id,
-        published_at: report.publishedAt,
-        received_at: report.receivedAt,
-        report_date: date,
-        happened_at: report.happenedAt,
-        headline: report.headline,
-        url: report.url,
-        created_at: now,
-      },
+      row: reportRow(report, { id: reportId, eventId, date, now }),
     });
     const mentioned = [...new Set(report.mentioned.flatMap((id) => (report.survivors.has(id) ? [report.survivors.get(id)!] : [])))].sort();
     let joined: EventRow | null = null; // the event the report joined, its row as locked before

@@ -42,25 +42,6 @@ export interface EventReportRow {
   mentions: string[];
 }
 
-/** A new report row, its receive sequence number drawn already. */
-export interface NewReportRow {
-  id: string;
-  event_id: string;
-  source_kind: 'ARTICLE' | 'STRUCTURED';
-  outlet_id: string | null;
-  account_id: string | null;
-  grant_id: string | null;
-  event_type_id: string;
-  published_at: Date | null;
-  received_at: Date;
-  report_date: Date;
-  happened_at: string | null;
-  headline: string | null;
-  url: string | null;
-  created_at: Date;
-  received_seq: number;
-}
-
 /** One role value of a report, as stored. */
 export interface ReportValue {
   roleId: string;
@@ -83,25 +64,31 @@ export interface EventStateRow extends EventState {
 const EVENT_COLUMNS =
   'id, event_type_id, happened_at, first_report_date, last_report_date, sentence, involved_entity_ids, merged_into_event_id, deleted_at, type_version';
 
+/** A report's row as written (received_seq drawn by the database, unless a bulk ingest drew it: NewReportRow). */
+export interface ReportRow {
+  id: string;
+  event_id: string;
+  source_kind: 'ARTICLE' | 'STRUCTURED';
+  outlet_id: string | null;
+  account_id: string | null;
+  grant_id: string | null;
+  event_type_id: string;
+  published_at: Date | null;
+  received_at: Date;
+  report_date: Date;
+  happened_at: string | null;
+  headline: string | null;
+  url: string | null;
+  created_at: Date;
+}
+
+/** A new report row, its receive sequence number drawn already (nextReportSeqs). */
+export type NewReportRow = ReportRow & { received_seq: number };
+
 /** A report as written: its row, its role values in their order, and the entities it mentions (as given). */
 export interface NewReportRows {
-  row: {
-    id: string;
-    event_id: string;
-    source_kind: 'ARTICLE' | 'STRUCTURED';
-    outlet_id: string | null;
-    account_id: string | null;
-    grant_id: string | null;
-    event_type_id: string;
-    published_at: Date | null;
-    received_at: Date;
-    report_date: Date;
-    happened_at: string | null;
-    headline: string | null;
-    url: string | null;
-    created_at: Date;
-  };
-  values: readonly { roleId: string; entityId: string | null; date: string | null; amount: { value: number; unit: string } | null; text: string | null }[];
+  row: ReportRow;
+  values: readonly ReportValue[];
   mentions: readonly string[];
 }
 
