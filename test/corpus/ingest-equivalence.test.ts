@@ -291,6 +291,14 @@ describe('bulk ingest equivalence', () => {
         answer(bulk, await ops('GET', `/events/${bulk.eventId(key)}`)),
       );
     }
+    // Clustering reads an event's window on its entity rows: on both paths, after merges,
+    // deletions and in-place updates, each row's anchor is its event's.
+    const offAnchor = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM event_entities ee JOIN events e ON e.id = ee.event_id
+        WHERE e.event_type_id = ANY($1::uuid[]) AND ee.anchor IS DISTINCT FROM COALESCE(e.happened_on::timestamp AT TIME ZONE 'UTC', e.first_report_date)`,
+      [[one.typeId, bulk.typeId]],
+    );
+    assert.equal(offAnchor[0]!.n, 0, 'entity rows whose anchor is not their event window anchor');
     const live = Object.values(state.one.events!).filter((e: any) => e.merged_into === null && e.deleted_at === null).length;
     const tallied = [...tally].map(([what, n]) => `${what}: ${n}`).join(', ');
     t.diagnostic(`${ARTICLES} lines (${tallied}); ${one.reportLine.size} reports in ${keys.length} events, ${live} live`);

@@ -87,8 +87,8 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
        FROM events WHERE event_type_id = $1`,
     [eventTypeId],
   );
-  const entities = await db.query<{ event_id: string; entity_id: string; participant: boolean; first_report_date: Date }>(
-    `SELECT ee.event_id, ee.entity_id, ee.participant, ee.first_report_date
+  const entities = await db.query<{ event_id: string; entity_id: string; participant: boolean; first_report_date: Date; anchor: Date }>(
+    `SELECT ee.event_id, ee.entity_id, ee.participant, ee.first_report_date, ee.anchor
        FROM event_entities ee JOIN events e ON e.id = ee.event_id WHERE e.event_type_id = $1`,
     [eventTypeId],
   );
@@ -162,7 +162,7 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
     }
     for (const [key, list] of lists) byEvent[key] = list.sort();
   };
-  rowsByEvent('event_entities', entities, (r) => [r.entity_id, r.participant, iso(r.first_report_date)]);
+  rowsByEvent('event_entities', entities, (r) => [r.entity_id, r.participant, iso(r.first_report_date), iso(r.anchor)]);
   rowsByEvent('event_sources', sources, (r) => [r.source_id, r.source_kind, seq(r.first_seq), iso(r.first_report_date)]);
   rowsByEvent('event_role_values', values, (r) => [r.code_name, r.source_kind, seq(r.seq), iso(r.first_report_date), r.entity_id, r.date, r.amount, r.unit]);
   return snapshot;

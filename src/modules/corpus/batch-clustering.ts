@@ -3,7 +3,7 @@
 // the batch opens itself. A report sees the corpus as it would after the lines before it had
 // been ingested one by one: every join moves the event's first report date, happened_on,
 // participants and named-role entities as the event's state would (event-state.ts).
-import { CLUSTER_WINDOW_DAYS, readHappenedOn } from './clustering.js';
+import { CLUSTER_WINDOW_DAYS, readHappenedOn, windowAnchor } from './clustering.js';
 
 const WINDOW_MS = CLUSTER_WINDOW_DAYS * 86_400_000;
 
@@ -65,12 +65,12 @@ export class BatchClusters {
    */
   find(report: ClusterCandidate): ClusterEvent | null {
     const happenedOn = readHappenedOn(report.happenedAt);
-    const anchor = happenedOn ? Date.parse(`${happenedOn}T00:00:00Z`) : report.date;
+    const anchor = windowAnchor(happenedOn, report.date);
     let best: ClusterEvent | null = null;
     for (const entityId of report.participants) {
       for (const event of this.byParticipant.get(key(report.eventTypeId, entityId)) ?? []) {
         if (!event.live || event === best) continue;
-        const at = event.happenedOn ? Date.parse(`${event.happenedOn}T00:00:00Z`) : event.first;
+        const at = windowAnchor(event.happenedOn, event.first);
         if (Math.abs(at - anchor) > WINDOW_MS || namesOthers(event, report.namedRoles)) continue;
         if (!best || event.first > best.first || (event.first === best.first && event.id > best.id)) best = event;
       }

@@ -10,6 +10,14 @@ import { isRealDate } from './role-values.js';
 
 export const CLUSTER_WINDOW_DAYS = 3;
 
+/** Where an event's or a report's window sits: its happened_on day (00:00 UTC), else its (first) report date. */
+export function windowAnchor(happenedOn: string | null, reportDate: Date | number): number {
+  return happenedOn ? Date.parse(`${happenedOn}T00:00:00Z`) : new Date(reportDate).getTime();
+}
+
+/** The same in SQL, over a date expression and a timestamptz one (event_entities.anchor keeps it per participant). */
+export const windowAnchorSql = (happenedOn: string, firstReportDate: string) => `COALESCE((${happenedOn})::timestamp AT TIME ZONE 'UTC', ${firstReportDate})`;
+
 export interface ClusterCandidate {
   eventTypeId: string;
   /** Canonical ids of the entities playing roles in the report. */
@@ -33,14 +41,16 @@ export const namesOthers = (roles: string, entities: string) => `EXISTS (
 export async function findCluster(tx: Queryable, candidate: ClusterCandidate): Promise<string | null> {
   if (candidate.participantIds.length === 0) return null;
   // Driven from the entity index: only events that share a participant are looked at.
+  // On the participants' anchor index: only the events around the report's anchor are read,
+  // however many events an entity is named in.
   const rows = await tx.query<{ id: string }>(
     `SELECT e.id
        FROM event_entities ee
        JOIN events e ON e.id = ee.event_id
       WHERE ee.entity_id = ANY($2::uuid[]) AND ee.participant
+        AND ee.anchor BETWEEN $3::timestamptz - make_interval(secs => $4 * 86400) AND $3::timestamptz + make_interval(secs => $4 * 86400)
         AND e.event_type_id = $1
         AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
-        AND abs(extract(epoch FROM (COALESCE(e.happened_on::timestamp AT TIME ZONE 'UTC', e.first_report_date) - $3::timestamptz))) <= $4 * 86400
         AND NOT ${namesOthers('$5', '$6')}
       ORDER BY e.first_report_date DESC, e.id DESC
       LIMIT 1`,

@@ -7,7 +7,7 @@ import { databaseFailure, INVALID_VALUE_DETAIL } from '../../platform/db/failure
 import type { IdGenerator } from '../../platform/ids.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import { ingestBatch } from './article-batch.js';
-import { findCluster, readHappenedOn } from './clustering.js';
+import { findCluster, readHappenedOn, windowAnchor } from './clustering.js';
 import { corpusStatistics } from './corpus-statistics.js';
 import type { EventChanges } from './event-changes.js';
 import { indexNewReports, rebuildEventIndex } from './event-index.js';
@@ -383,7 +383,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       const namedRoles = report.values.flatMap((v) =>
         v.entityId && report.survivors.has(v.entityId) ? [{ roleId: v.roleId, entityId: report.survivors.get(v.entityId)! }] : [],
       );
-      const candidate = { eventTypeId: type.id, participantIds: participants, namedRoles, anchor: happenedOn ? new Date(`${happenedOn}T00:00:00Z`) : date };
+      const candidate = { eventTypeId: type.id, participantIds: participants, namedRoles, anchor: new Date(windowAnchor(happenedOn, date)) };
       // The event row is locked before the report row's foreign key share-locks it: two
       // reports joining one event (through different participants) would otherwise each hold
       // that share lock while waiting for the other's to update it. An event deleted since

@@ -1,7 +1,7 @@
 // SQL for events and reports. Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
-import { namesOthers } from './clustering.js';
+import { namesOthers, windowAnchor, windowAnchorSql } from './clustering.js';
 import { clearEventIndex } from './event-index.js';
 import type { EventState } from './event-state.js';
 
@@ -174,8 +174,8 @@ export const eventsStore = {
                              source_seqs, type_version, created_at, updated_at)
          SELECT $2, $7, $22, $23::date, $24, $25, $26, $27::uuid[], ARRAY[report.received_seq], $28, $29, $29 FROM report
        )
-       INSERT INTO event_entities (event_id, entity_id, participant, first_report_date)
-       SELECT $2, id, id = ANY($30::uuid[]), $24 FROM unnest($27::uuid[]) AS t(id)`,
+       INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
+       SELECT $2, id, id = ANY($30::uuid[]), $24, ${windowAnchorSql('$23::date', '$24::timestamptz')} FROM unnest($27::uuid[]) AS t(id)`,
       [
         ...reportParams(report),
         state.happenedAt,
@@ -264,10 +264,11 @@ export const eventsStore = {
        ), gone AS (
          DELETE FROM event_entities WHERE event_id = $1 AND entity_id <> ALL($7::uuid[])
        )
-       INSERT INTO event_entities (event_id, entity_id, participant, first_report_date)
-       SELECT $1, id, id = ANY($10::uuid[]), $2 FROM unnest($7::uuid[]) AS t(id)
-       ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = EXCLUDED.participant, first_report_date = EXCLUDED.first_report_date
-        WHERE (event_entities.participant, event_entities.first_report_date) IS DISTINCT FROM (EXCLUDED.participant, EXCLUDED.first_report_date)`,
+       INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
+       SELECT $1, id, id = ANY($10::uuid[]), $2, ${windowAnchorSql('$5::date', '$2::timestamptz')} FROM unnest($7::uuid[]) AS t(id)
+       ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = EXCLUDED.participant, first_report_date = EXCLUDED.first_report_date, anchor = EXCLUDED.anchor
+        WHERE (event_entities.participant, event_entities.first_report_date, event_entities.anchor)
+              IS DISTINCT FROM (EXCLUDED.participant, EXCLUDED.first_report_date, EXCLUDED.anchor)`,
       [
         eventId,
         summary.first,
@@ -394,13 +395,14 @@ export const eventsStore = {
     }
     const entities = states.flatMap((state) => state.involved.map((entityId) => ({ state, entityId })));
     await db.query(
-      `INSERT INTO event_entities (event_id, entity_id, participant, first_report_date)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::timestamptz[])`,
+      `INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::timestamptz[], $5::timestamptz[])`,
       [
         entities.map(({ state }) => state.id),
         entities.map(({ entityId }) => entityId),
         entities.map(({ state, entityId }) => state.participants.has(entityId)),
         entities.map(({ state }) => state.first),
+        entities.map(({ state }) => new Date(windowAnchor(state.happenedOn, state.first))),
       ],
     );
   },
@@ -458,9 +460,16 @@ export const eventsStore = {
                                    ELSE (SELECT array_agg(s ORDER BY s) FROM unnest(array_append(e.source_seqs, (SELECT received_seq FROM reports WHERE id = $4))) AS s)
                               END
           WHERE e.id = $1 AND (SELECT exact FROM checked)
+       ), moved AS (
+         -- A happened_at the event lacked moves its window anchor (the entity rows above are
+         -- new ones, these the stored ones: disjoint).
+         UPDATE event_entities SET anchor = ${windowAnchorSql('$7::date', '$11::timestamptz')}
+          WHERE event_id = $1 AND $7::date IS NOT NULL AND (SELECT exact FROM checked)
+            AND EXISTS (SELECT 1 FROM events WHERE id = $1 AND happened_at IS NULL)
        ), mentioned AS (
-         INSERT INTO event_entities (event_id, entity_id, participant, first_report_date)
-         SELECT $1, m, false, $11 FROM unnest($8::uuid[]) AS m WHERE (SELECT exact FROM checked)
+         INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
+         SELECT $1, m, false, $11, (SELECT ${windowAnchorSql('CASE WHEN e.happened_at IS NULL THEN $7::date ELSE e.happened_on END', '$11::timestamptz')} FROM events e WHERE e.id = $1)
+           FROM unnest($8::uuid[]) AS m WHERE (SELECT exact FROM checked)
        )
        SELECT exact FROM checked`,
       [

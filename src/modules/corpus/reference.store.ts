@@ -133,8 +133,8 @@ export const referenceStore = {
     await db.query('UPDATE entities SET merged_into = $2 WHERE id = $1', [from, to]);
     // The filter index follows: the survivor takes over the merged entity's events.
     await db.query(
-      `INSERT INTO event_entities (event_id, entity_id, participant, first_report_date)
-       SELECT event_id, $2, participant, first_report_date FROM event_entities WHERE entity_id = $1
+      `INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
+       SELECT event_id, $2, participant, first_report_date, anchor FROM event_entities WHERE entity_id = $1
        ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = event_entities.participant OR EXCLUDED.participant`,
       [from, to],
     );
