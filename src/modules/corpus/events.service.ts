@@ -16,16 +16,7 @@ import { eventTypeCache } from './event-type-cache.js';
 import { loadEventViews } from './event-view.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { type EventReportRow, type EventRow, eventsStore as store, type NewReportRows, type ReportRow } from './events.store.js';
-import {
-  ENTITY_CHANGES_LOCK,
-  type EventTypeRow,
-  type EventTypeWithRoles,
-  holdEntitiesShared,
-  type LockedSurvivor,
-  referenceStore,
-  type RoleRow,
-  survivorsOfIds,
-} from './reference.store.js';
+import { type EventTypeRow, type EventTypeWithRoles, type LockedSurvivor, lockedSurvivors, referenceStore, type RoleRow } from './reference.store.js';
 import { refuse, resolveRoleValues } from './role-values.js';
 
 const DAY_MS = 86_400_000;
@@ -63,7 +54,7 @@ export interface NewReport {
 
 /**
  * Entity id → live canonical id, for the ids that exist and whose survivor is not deleted, and
- * those survivors' names (read under the entity-changes lock: referenceStore.resolveEntitiesLocked).
+ * those survivors' names (the survivors share-locked: referenceStore.resolveEntitiesLocked).
  */
 export async function liveSurvivors(tx: Queryable, ids: readonly string[]) {
   return survivorsOf(await referenceStore.resolveEntitiesLocked(tx, [...new Set(ids)]));
@@ -120,20 +111,13 @@ async function lockArticles(tx: Queryable, articles: readonly { outletId: string
  * transaction, so two ingests of one article, on any processes, add it once. Every ingest
  * takes the type's clustering lock before the article's (a bulk ingest takes its types whole
  * up front), so a single call and a bulk request with the same article never deadlock; the
- * two are taken in the order the select list names them. Last, with or without a url, the
- * entity-changes lock (shared: reference.store.ts), so the survivors read next stay true.
+ * two are taken in the order the select list names them.
  */
 async function openArticle(tx: Queryable, input: IngestArticleBody): Promise<{ outlet: boolean; typeVersion: number | null }> {
   const [row] = await tx.query<{ outlet: boolean; type_version: number | null }>(
     `SELECT EXISTS (SELECT 1 FROM news_outlets WHERE id = $1) AS outlet, (SELECT version FROM event_types WHERE id = $2) AS type_version
-            ${input.url ? `, pg_advisory_xact_lock_shared(hashtext($4)) AS type_lock, pg_advisory_xact_lock($5::int, ${articleLock('$6')}) AS article_lock` : ''},
-            ${holdEntitiesShared('$3')} AS entities_lock`,
-    [
-      input.outlet_id,
-      input.event_type_id,
-      ENTITY_CHANGES_LOCK,
-      ...(input.url ? [`cluster:${input.event_type_id}`, ARTICLE_LOCKS, `${input.outlet_id} ${input.url}`] : []),
-    ],
+            ${input.url ? `, pg_advisory_xact_lock_shared(hashtext($3)) AS type_lock, pg_advisory_xact_lock($4::int, ${articleLock('$5')}) AS article_lock` : ''}`,
+    [input.outlet_id, input.event_type_id, ...(input.url ? [`cluster:${input.event_type_id}`, ARTICLE_LOCKS, `${input.outlet_id} ${input.url}`] : [])],
   );
   return { outlet: row!.outlet, typeVersion: row!.type_version };
 }
@@ -141,11 +125,13 @@ async function openArticle(tx: Queryable, input: IngestArticleBody): Promise<{ o
 /**
  * Read under the article's lock (openArticle): the stored report an article is (operations.md:
  * an article is identified by its outlet and url), or null; and, in the same statement, the
- * entities it names resolved to their survivors (under the entity-changes lock openArticle took).
+ * entities it names resolved to their survivors, which it share-locks (as
+ * referenceStore.resolveEntitiesLocked does, and looks them up again the same way when one
+ * was merged meanwhile).
  */
 async function storedArticle(tx: Queryable, outletId: string, url: string | null, entityIds: readonly string[]) {
   const [row] = await tx.query<{ id: string | null; incident_id: string; report_date: Date; entities: LockedSurvivor[] }>(
-    `WITH held AS (${survivorsOfIds('$3')})
+    `WITH held AS (${lockedSurvivors('$3')})
      SELECT stored.id, stored.incident_id, stored.report_date, (SELECT COALESCE(json_agg(held), '[]') FROM held) AS entities
        FROM (SELECT) AS one
        LEFT JOIN LATERAL (
@@ -158,7 +144,7 @@ async function storedArticle(tx: Queryable, outletId: string, url: string | null
   const { id, incident_id, report_date, entities } = row!;
   return {
     stored: id === null ? null : { id, incident_id, report_date },
-    entities,
+    entities: entities.every((entity) => entity.survivor) ? entities : await referenceStore.resolveEntitiesLocked(tx, [...new Set(entityIds)]),
   };
 }
 

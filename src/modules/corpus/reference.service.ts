@@ -89,7 +89,6 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
     /** Merges `id` into `intoId` (or into its survivor); answers the survivor. */
     async mergeEntity(id: string, intoId: string): Promise<Entity> {
       return db.transaction(async (tx) => {
-        await store.lockEntityChanges(tx); // waits for ingests that read survivors; new ones wait for the merge
         const [first, second] = [id, intoId].sort(); // lock in one order: no deadlock between opposite merges
         await store.getEntity(tx, first!, true);
         await store.getEntity(tx, second!, true);
@@ -110,7 +109,6 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
 
     async deleteEntity(id: string): Promise<void> {
       await db.transaction(async (tx) => {
-        await store.lockEntityChanges(tx); // as a merge
         const row = await store.getEntity(tx, id, true);
         if (!row || row.deleted_at) throw notFound('entity', id);
         if (row.merged_into) throw new ProblemError('state-conflict', `Entity ${id} was merged into ${row.canonical_id}; delete the survivor instead.`);

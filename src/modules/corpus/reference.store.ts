@@ -43,32 +43,26 @@ export interface EventTypeWithRoles {
 
 const ENTITY_COLUMNS = 'id, name, type, canonical_id, merged_into, deleted_at';
 
-/** An entity with its survivor's row, as read under the entity-changes lock (shared). */
+/** An entity with its survivor's row as read under the survivor's share lock. */
 export interface LockedSurvivor {
   id: string;
   canonical_id: string;
   name: string;
   deleted: boolean;
+  /** False when the survivor was merged away before the lock was had: look it up again. */
+  survivor: boolean;
 }
 
 /**
- * The entity-changes lock (advisory, two-key space "enti", 0). Ingest holds it shared from
- * before it reads the survivors of the entities a report names until it commits; merging or
- * deleting an entity holds it exclusive, as its first lock. So the survivors a report is
- * clustered and written with stay true until it commits, and a merge or deletion then sees
- * what it wrote. (It replaces a share lock on each survivor's row: a row lock writes the row,
- * 100 ms for a batch of 2,000 articles at a million events.) Taken in a statement before the
- * read: a statement reads what had committed when it began, even if it waited for a lock.
+ * The entities of the uuid[] parameter `ids` with their survivors, whose rows it share-locks
+ * in id order: one statement, the lock re-reading the survivor's row as it is once held (a
+ * survivor merged meanwhile then shows `survivor` false; deleted meanwhile, `deleted`).
  */
-export const ENTITY_CHANGES_LOCK = 0x656e7469; // "enti"
-/** SQL taking the entity-changes lock shared, its key (ENTITY_CHANGES_LOCK) in parameter `key`. */
-export const holdEntitiesShared = (key: string) => `pg_advisory_xact_lock_shared(${key}::int, 0)`;
-
-/** The entities of the uuid[] parameter `ids` with their survivors (read under holdEntitiesShared). */
-export const survivorsOfIds = (ids: string) =>
-  `SELECT e.id, c.id AS canonical_id, c.name, c.deleted_at IS NOT NULL AS deleted
+export const lockedSurvivors = (ids: string) =>
+  `SELECT e.id, c.id AS canonical_id, c.name, c.deleted_at IS NOT NULL AS deleted, c.canonical_id = c.id AS survivor
      FROM entities e JOIN entities c ON c.id = e.canonical_id
-    WHERE e.id = ANY(${ids}::uuid[])`;
+    WHERE e.id = ANY(${ids}::uuid[])
+    ORDER BY c.id FOR SHARE OF c`;
 
 const EVENT_TYPE_COLUMNS = 'id, code_name, name, description, sentence_template, accepting_reports, version';
 const ROLE_COLUMNS = 'id, event_type_id, code_name, name, expected_type, position';
@@ -121,17 +115,15 @@ export const referenceStore = {
   },
 
   /**
-   * Resolves entities to their survivors, holding the entity-changes lock (shared) until the
-   * transaction ends, so a merge or deletion of one waits for it and then sees what it wrote.
+   * Resolves entities to their survivors and holds the survivors (share locks, taken in id
+   * order) until the transaction ends, so a merge or deletion of one waits for it and then
+   * sees what it wrote. A survivor merged between the look-up and the lock is looked up again.
    */
   async resolveEntitiesLocked(db: Queryable, ids: readonly string[]): Promise<LockedSurvivor[]> {
-    await db.query(`SELECT ${holdEntitiesShared('$1')}`, [ENTITY_CHANGES_LOCK]);
-    return db.query<LockedSurvivor>(survivorsOfIds('$1'), [ids]);
-  },
-
-  /** The entity-changes lock, exclusive: a merge's or deletion's first statement. */
-  async lockEntityChanges(db: Queryable) {
-    await db.query('SELECT pg_advisory_xact_lock($1::int, 0)', [ENTITY_CHANGES_LOCK]);
+    for (;;) {
+      const rows = await db.query<LockedSurvivor>(lockedSurvivors('$1'), [ids]);
+      if (rows.every((row) => row.survivor)) return rows;
+    }
   },
 
   /** Points every entity whose survivor was `from` (itself included) at `to`. */
