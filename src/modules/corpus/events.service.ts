@@ -549,6 +549,17 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
         if (survivor.deleted_at) throw invalid('/into_event_id', 'names an event that was merged into one since deleted');
         if (survivor.id === id) throw invalid('/into_event_id', 'resolves to the event itself');
         if (survivor.event_type_id !== merged.event_type_id) throw invalid('/into_event_id', 'names an event of another event type');
+        // The survivor's state is recomputed below from its entities' survivors: those are
+        // share-locked first, as ingest locks them, so an entity merge or deletion under way
+        // is waited for (and the refresh reads what it wrote) or waits (and its own refresh
+        // then finds the merged events' entities on the survivor).
+        const named = await tx.query<{ entity_id: string }>('SELECT DISTINCT entity_id FROM event_entities WHERE event_id = ANY($1::uuid[])', [
+          [id, survivor.id],
+        ]);
+        await referenceStore.resolveEntitiesLocked(
+          tx,
+          named.map((row) => row.entity_id),
+        );
         const now = clock.now();
         await store.mergeEvent(tx, id, survivor.id, now);
         await refreshEvent(tx, survivor.id, survivor.event_type_id, now);
