@@ -162,8 +162,8 @@ type EventFate = Pick<EventRow, 'id' | 'event_type_id' | 'merged_into_event_id' 
 
 /**
  * The corpus events the batch can reach, locked (FOR UPDATE, in id order) and read with what
- * clustering needs: those of a report's type sharing one of its participants whose window
- * anchor lies within reach of some report's anchor, and those the reports name through
+ * clustering needs: for each report, the events of its type sharing one of its participants
+ * whose window anchor lies within reach of the report's own anchor; and those the reports name through
  * incident_id (with their survivors). An event outside these is one no report of the batch
  * can join, so nothing the batch does moves it into reach.
  */

@@ -40,9 +40,8 @@ export const namesOthers = (roles: string, entities: string) => `EXISTS (
 
 export async function findCluster(tx: Queryable, candidate: ClusterCandidate): Promise<string | null> {
   if (candidate.participantIds.length === 0) return null;
-  // Driven from the entity index: only events that share a participant are looked at.
-  // On the participants' anchor index: only the events around the report's anchor are read,
-  // however many events an entity is named in.
+  // Driven from the participants' anchor index: only events that share a participant and sit
+  // within the window are read, however many events an entity is named in.
   const rows = await tx.query<{ id: string }>(
     `SELECT e.id
        FROM event_entities ee
