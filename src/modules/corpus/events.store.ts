@@ -460,16 +460,17 @@ export const eventsStore = {
                                    ELSE (SELECT array_agg(s ORDER BY s) FROM unnest(array_append(e.source_seqs, (SELECT received_seq FROM reports WHERE id = $4))) AS s)
                               END
           WHERE e.id = $1 AND (SELECT exact FROM checked)
+       ), anchored AS (
+         -- The event's window anchor once updated, read from its row as it was before (as summary reads it).
+         SELECT ${windowAnchorSql('CASE WHEN e.happened_at IS NULL THEN $7::date ELSE e.happened_on END', '$11::timestamptz')} AS anchor FROM events e WHERE e.id = $1
        ), moved AS (
-         -- A happened_at the event lacked moves its window anchor (the entity rows above are
+         -- A happened_at the event lacked moves its window anchor (the entity rows below are
          -- new ones, these the stored ones: disjoint).
-         UPDATE event_entities SET anchor = ${windowAnchorSql('$7::date', '$11::timestamptz')}
-          WHERE event_id = $1 AND $7::date IS NOT NULL AND (SELECT exact FROM checked)
-            AND EXISTS (SELECT 1 FROM events WHERE id = $1 AND happened_at IS NULL)
+         UPDATE event_entities SET anchor = (SELECT anchor FROM anchored)
+          WHERE event_id = $1 AND $7::date IS NOT NULL AND (SELECT exact FROM checked) AND anchor IS DISTINCT FROM (SELECT anchor FROM anchored)
        ), mentioned AS (
          INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
-         SELECT $1, m, false, $11, (SELECT ${windowAnchorSql('CASE WHEN e.happened_at IS NULL THEN $7::date ELSE e.happened_on END', '$11::timestamptz')} FROM events e WHERE e.id = $1)
-           FROM unnest($8::uuid[]) AS m WHERE (SELECT exact FROM checked)
+         SELECT $1, m, false, $11, (SELECT anchor FROM anchored) FROM unnest($8::uuid[]) AS m WHERE (SELECT exact FROM checked)
        )
        SELECT exact FROM checked`,
       [
