@@ -25,6 +25,7 @@ import { loadConfig } from '../src/config.js';
 import { loadTls } from '../src/platform/tls.js';
 import { createRuntime } from '../src/runtime.js';
 import { benchKeyEnv } from './encryption-key.js';
+import { profileStatements } from './statement-profile.js';
 
 const ARTICLES = Number(process.env.BENCH_ARTICLES ?? 6_000);
 const DIRECT = Number(process.env.BENCH_DIRECT ?? 3_000);
@@ -202,9 +203,13 @@ db.transaction = ((work) =>
       },
     }),
   )) as typeof db.transaction;
+// BENCH_PROFILE=1: where this phase's time goes, per statement (bench/statement-profile.ts).
+const profile = process.env.BENCH_PROFILE === '1' ? profileStatements(db) : null;
+profile?.start();
 const direct = await timed(articles(WARMUP + DIRECT), async (body) => {
   await runtime.events.ingestArticle(body as never);
 });
+profile?.stop();
 const perIngest = statements / (WARMUP + DIRECT);
 db.transaction = transaction;
 
@@ -238,3 +243,8 @@ console.log(line('ingestArticle without HTTP', direct));
 console.log(line(`bare: ${reads} reads + 1 INSERT per transaction`, bare));
 console.log(`statements per ingest: ${perIngest.toFixed(1)} (BEGIN and COMMIT aside)`);
 console.log(`ratios: HTTPS / service ${(direct.rate / https.rate).toFixed(2)}, service / bare ${(bare.rate / direct.rate).toFixed(2)}`);
+if (profile) {
+  const { statements, transactions } = profile.totals();
+  console.log(`ingestArticle without HTTP: ${statements.toFixed(1)} s in statements, ${transactions.toFixed(1)} s in whole transactions`);
+  console.log(`| total | calls | mean | statement |\n|---|---|---|---|\n${profile.top(15).join('\n')}`);
+}

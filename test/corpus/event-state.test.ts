@@ -123,7 +123,7 @@ describe('event state updated report by report', () => {
     corpus = testCorpus(server);
     await server.ops.post('/clock', { now: new Date(NOW).toISOString() });
     await server.runtime.jobs.stop();
-    // Counts the in-place updates (the statement that checks and makes one answers `exact`).
+    // Counts the in-place updates (the statement that writes the report answers `in_place`).
     const { db } = server.runtime;
     const transaction = db.transaction.bind(db);
     db.transaction = ((work) =>
@@ -132,7 +132,7 @@ describe('event state updated report by report', () => {
           ...tx,
           query: async <T>(sql: string, params?: readonly unknown[]) => {
             const rows = await tx.query<T>(sql, params);
-            if ((rows[0] as { exact?: boolean } | undefined)?.exact === true) inPlace++;
+            if ((rows[0] as { in_place?: boolean } | undefined)?.in_place === true) inPlace++;
             return rows;
           },
         }),

@@ -5,7 +5,6 @@
 // reports name no other entity in a NAMED_ENTITY role the report fills ("Casper LLC acquires
 // Casper Group" is not the event "Casper LLC agreed to acquire Spencer LLC"); otherwise it
 // opens a new event. Entities are compared by survivor (the search index keeps them so).
-import type { Queryable } from '../../platform/db/database.js';
 import { isRealDate } from './role-values.js';
 
 export const CLUSTER_WINDOW_DAYS = 3;
@@ -38,22 +37,31 @@ export const namesOthers = (roles: string, entities: string) => `EXISTS (
              AND NOT EXISTS (SELECT 1 FROM unnest(${roles}::uuid[], ${entities}::uuid[]) AS mine (role_id, entity_id)
                               WHERE mine.role_id = v.role_id AND mine.entity_id = v.entity_id))`;
 
-export async function findCluster(tx: Queryable, candidate: ClusterCandidate): Promise<string | null> {
+/**
+ * The statement that finds the event a report joins (its id, or no row); null when the report
+ * has no participant (it opens an event). eventsStore.lockedEventOf runs it.
+ */
+export function clusterQuery(candidate: ClusterCandidate): { sql: string; params: unknown[] } | null {
   if (candidate.participantIds.length === 0) return null;
   // Driven from the participants' anchor index: only events that share a participant and sit
-  // within the window are read, however many events an entity is named in.
-  const rows = await tx.query<{ id: string }>(
-    `SELECT e.id
-       FROM event_entities ee
-       JOIN events e ON e.id = ee.event_id
-      WHERE ee.entity_id = ANY($2::uuid[]) AND ee.participant
-        AND ee.anchor BETWEEN $3::timestamptz - make_interval(secs => $4 * 86400) AND $3::timestamptz + make_interval(secs => $4 * 86400)
-        AND e.event_type_id = $1
-        AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
-        AND NOT ${namesOthers('$5', '$6')}
+  // within the window are read, however many events an entity is named in. The fences (OFFSET
+  // 0, the LATERAL) keep that order when the statistics lag behind a growing table: planned on
+  // those of a nearly empty one, a join walked every live event of the type instead.
+  return {
+    sql: `SELECT e.id
+       FROM (SELECT DISTINCT ee.event_id FROM event_entities ee
+              WHERE ee.entity_id = ANY($2::uuid[]) AND ee.participant
+                AND ee.anchor BETWEEN $3::timestamptz - make_interval(secs => $4 * 86400) AND $3::timestamptz + make_interval(secs => $4 * 86400)
+             OFFSET 0) AS near
+      CROSS JOIN LATERAL (
+        SELECT e.id, e.first_report_date FROM events e
+         WHERE e.id = near.event_id AND e.event_type_id = $1
+           AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
+           AND NOT ${namesOthers('$5', '$6')}
+        OFFSET 0) AS e
       ORDER BY e.first_report_date DESC, e.id DESC
       LIMIT 1`,
-    [
+    params: [
       candidate.eventTypeId,
       candidate.participantIds,
       candidate.anchor,
@@ -61,8 +69,7 @@ export async function findCluster(tx: Queryable, candidate: ClusterCandidate): P
       candidate.namedRoles.map((role) => role.roleId),
       candidate.namedRoles.map((role) => role.entityId),
     ],
-  );
-  return rows[0]?.id ?? null;
+  };
 }
 
 /** A date-like happened_at ("2026-11-20", "2026-11-20T08:00:00Z") as a UTC day, else null. */

@@ -4,6 +4,7 @@
 // window instead of walking every report of every candidate event. Rebuilt from the reports
 // whenever an event is refreshed, in the same transaction.
 import type { Queryable } from '../../platform/db/database.js';
+import type { SqlParams } from '../../platform/db/sql-params.js';
 
 /**
  * The role values of the reports `where` selects (over rr, r and e): entities by live survivor,
@@ -119,6 +120,44 @@ export async function insertIndexRows(tx: Queryable, rows: IndexRows): Promise<v
       ],
     );
   }
+}
+
+/**
+ * The sub-statements `sourced` and `indexed` of a statement that writes one report (its CTE
+ * `report`, RETURNING received_seq): the index rows that report adds to event `eventId`, made
+ * from the values it was written with (as insertRoleValues would read them back), with the
+ * event's first report date, when `when` holds. `values` are the report's role values, each
+ * entity as given and `survivors` mapping the live ones to their survivors.
+ */
+export function newReportIndexSql(
+  params: SqlParams,
+  report: {
+    eventId: string;
+    source: { kind: string; id: string };
+    firstReportDate: Date;
+    values: readonly { roleId: string; entityId: string | null; date: string | null; amount: { value: number; unit: string } | null }[];
+    survivors: ReadonlyMap<string, string>;
+  },
+  when: string,
+): string {
+  const kept = report.values.filter((v) => v.entityId !== null || v.date !== null || v.amount !== null);
+  const event = params.add(report.eventId, '::uuid');
+  const kind = params.add(report.source.kind);
+  const first = params.add(report.firstReportDate, '::timestamptz');
+  return `sourced AS (
+         INSERT INTO event_sources (event_id, source_id, source_kind, first_seq, first_report_date)
+         SELECT ${event}, ${params.add(report.source.id, '::uuid')}, ${kind}, report.received_seq, ${first} FROM report WHERE ${when}
+         ON CONFLICT (event_id, source_id) DO NOTHING
+       ), indexed AS (
+         INSERT INTO event_role_values (event_id, role_id, source_kind, seq, first_report_date, entity_id, date_value, amount_value, amount_unit)
+         SELECT ${event}, v.role_id, ${kind}, report.received_seq, ${first}, v.entity_id, v.date_value, v.amount_value, v.amount_unit
+           FROM report, unnest(${params.add(kept.map((v) => v.roleId))}::uuid[],
+                               ${params.add(kept.map((v) => (v.entityId === null ? null : (report.survivors.get(v.entityId) ?? null))))}::uuid[],
+                               ${params.add(kept.map((v) => v.date))}::date[], ${params.add(kept.map((v) => v.amount?.value ?? null))}::float8[],
+                               ${params.add(kept.map((v) => foldUnit(v.amount?.unit ?? '')))}::text[])
+                AS v(role_id, entity_id, date_value, amount_value, amount_unit)
+          WHERE ${when}
+       )`;
 }
 
 /** Removes the index rows of events merged away or deleted (they match nothing). */

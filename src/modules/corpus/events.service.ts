@@ -7,7 +7,7 @@ import { databaseFailure, INVALID_VALUE_DETAIL } from '../../platform/db/failure
 import type { IdGenerator } from '../../platform/ids.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import { ingestBatch } from './article-batch.js';
-import { findCluster, readHappenedOn, windowAnchor } from './clustering.js';
+import { clusterQuery, readHappenedOn, windowAnchor } from './clustering.js';
 import { corpusStatistics } from './corpus-statistics.js';
 import type { EventChanges } from './event-changes.js';
 import { indexNewReports, rebuildEventIndex } from './event-index.js';
@@ -15,7 +15,7 @@ import { eventState, type StateReport } from './event-state.js';
 import { eventTypeCache } from './event-type-cache.js';
 import { loadEventViews } from './event-view.js';
 import type { IngestArticleBody } from './events.schemas.js';
-import { type EventReportRow, type EventRow, eventsStore as store, type NewReportRows, type ReportRow } from './events.store.js';
+import { type EventReportRow, type EventRow, eventsStore as store, type InPlaceChange, type NewReportRows, type ReportRow } from './events.store.js';
 import { type EventTypeRow, type EventTypeWithRoles, type LockedSurvivor, lockedSurvivors, referenceStore, type RoleRow } from './reference.store.js';
 import { refuse, resolveRoleValues } from './role-values.js';
 
@@ -262,6 +262,11 @@ export async function articleReport(
   };
 }
 
+/** The source a report counts as (decisions.md, Beats: a structured report counts as its filing account). */
+function sourceOf({ source }: NewReport): { kind: string; id: string } {
+  return { kind: source.kind, id: source.kind === 'ARTICLE' ? source.outletId : source.accountId };
+}
+
 /** The stored row of a checked report, in event `eventId`. */
 export function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; now: Date }): ReportRow {
   const { source } = report;
@@ -355,7 +360,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
    */
   async function addReportIn(tx: Queryable, report: NewReport): Promise<{ reportId: string; eventId: string; reportDate: Date }> {
     const now = clock.now();
-    const { type, source } = report;
+    const { type } = report;
     const date = reportDate(report.publishedAt, report.receivedAt);
     // Live canonical ids of the entities playing roles in the report.
     const participants = [
@@ -371,70 +376,65 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       row: reportRow(report, { id: reportId, eventId, date, now }),
     });
     const mentioned = [...new Set(report.mentioned.flatMap((id) => (report.survivors.has(id) ? [report.survivors.get(id)!] : [])))].sort();
-    let joined: EventRow | null = null; // the event the report joined, its row as locked before
+    const index = { source: sourceOf(report), values: report.values, survivors: report.survivors };
+    // The event's state from the new report alone, in the statement that writes it, where that
+    // is exact (its type unchanged since the state was computed, the report sorting last, and
+    // what InPlaceChange says the statement checks); else recomputed from all its reports.
+    const inPlace = (event: EventRow): InPlaceChange | undefined =>
+      event.type_version === type.version && date.getTime() > event.last_report_date.getTime()
+        ? {
+            values: report.values.flatMap((v): { roleId: string; entityId: string | null }[] => {
+              if (v.entityId === null) return [{ roleId: v.roleId, entityId: null }];
+              const survivor = report.survivors.get(v.entityId);
+              return survivor === undefined ? [] : [{ roleId: v.roleId, entityId: survivor }]; // a deleted entity counts for nothing
+            }),
+            happenedOn: readHappenedOn(report.happenedAt),
+            newMentions: mentioned.filter((id) => !event.involved_entity_ids.includes(id)),
+            involved: event.involved_entity_ids,
+            firstReportDate: event.first_report_date,
+            at: now,
+            index,
+          }
+        : undefined;
+    let joined: { event: EventRow; inPlace: boolean } | null = null; // the event the report joined, its row as locked before
     if (report.incidentId) {
       const event = await store.getEvent(tx, report.incidentId, true);
       const survivor = !event || event.deleted_at || !event.merged_into_event_id ? event : await store.getEvent(tx, event.merged_into_event_id, true);
       const target = incidentTarget(event, survivor, type.id);
-      await store.insertReport(tx, rows(target.id));
-      joined = target;
+      joined = { event: target, inPlace: (await store.joinReport(tx, rows(target.id), { inPlace: inPlace(target) })).inPlace };
     } else {
       const happenedOn = readHappenedOn(report.happenedAt);
       const namedRoles = report.values.flatMap((v) =>
         v.entityId && report.survivors.has(v.entityId) ? [{ roleId: v.roleId, entityId: report.survivors.get(v.entityId)! }] : [],
       );
-      const candidate = { eventTypeId: type.id, participantIds: participants, namedRoles, anchor: new Date(windowAnchor(happenedOn, date)) };
-      // The event row is locked before the report row's foreign key share-locks it: two
-      // reports joining one event (through different participants) would otherwise each hold
-      // that share lock while waiting for the other's to update it. An event deleted since
-      // it was found takes no more reports (merges wait for the type's clustering lock); one
-      // that took a report naming another entity in one of this report's roles meanwhile
-      // (read again by the insert, under the lock) is passed over, and the search runs again
-      // (it no longer finds that one).
-      for (let attempt = 0; attempt < 3 && joined === null; attempt++) {
-        const eventId = await findCluster(tx, candidate);
-        if (eventId === null) break;
-        const found = await store.getEvent(tx, eventId, true);
-        if (!found || found.deleted_at || found.merged_into_event_id) continue;
-        if (await store.insertReport(tx, rows(eventId), namedRoles)) joined = found;
+      const query = clusterQuery({ eventTypeId: type.id, participantIds: participants, namedRoles, anchor: new Date(windowAnchor(happenedOn, date)) });
+      // The event found is locked in the same statement, before the report row's foreign key
+      // share-locks it: two reports joining one event (through different participants) would
+      // otherwise each hold that share lock while waiting for the other's to update it. An
+      // event deleted since it was found takes no more reports (merges wait for the type's
+      // clustering lock); one that took a report naming another entity in one of this report's
+      // roles meanwhile (read again by the insert, under the lock) is passed over, and the
+      // search runs again (it no longer finds that one).
+      for (let attempt = 0; query && attempt < 3 && joined === null; attempt++) {
+        const found = await store.lockedEventOf(tx, query);
+        if (!found) break;
+        if (found.deleted_at || found.merged_into_event_id) continue;
+        const written = await store.joinReport(tx, rows(found.id), { unlessNamingOthers: namedRoles, inPlace: inPlace(found) });
+        if (written.written) joined = { event: found, inPlace: written.inPlace };
       }
     }
     if (joined === null) {
       // A new event: its state is its one report's, computed here as a refresh would read it back.
       const eventId = newId();
       const state = eventState([stateReport(report, reportId, date, mentioned)], { template: type.sentence_template, roles: report.roles });
-      await store.insertEventWithReport(tx, rows(eventId), { at: now, state, typeVersion: type.version });
-      await indexNewReports(tx, [reportId]);
+      await store.insertEventWithReport(tx, rows(eventId), { at: now, state, typeVersion: type.version, index });
       await changes.publish(tx, { kind: 'report-added', eventId, reportId });
       return { reportId, eventId, reportDate: date };
     }
-
-    // The event's state from the new report alone where that is exact (its type unchanged
-    // since the state was computed, the report sorting last, and what updateSummaryInPlace
-    // checks); else recomputed from all its reports.
-    const inPlace =
-      joined.type_version === type.version &&
-      date.getTime() > joined.last_report_date.getTime() &&
-      (await store.updateSummaryInPlace(tx, {
-        eventId: joined.id,
-        reportId,
-        reportDate: date,
-        values: report.values.flatMap((v): { roleId: string; entityId: string | null }[] => {
-          if (v.entityId === null) return [{ roleId: v.roleId, entityId: null }];
-          const survivor = report.survivors.get(v.entityId);
-          return survivor === undefined ? [] : [{ roleId: v.roleId, entityId: survivor }]; // a deleted entity counts for nothing
-        }),
-        happenedAt: report.happenedAt,
-        happenedOn: readHappenedOn(report.happenedAt),
-        newMentions: mentioned.filter((id) => !joined.involved_entity_ids.includes(id)),
-        firstReportDate: joined.first_report_date,
-        source: source.kind === 'ARTICLE' ? { column: 'outlet_id', id: source.outletId } : { column: 'account_id', id: source.accountId },
-        at: now,
-      }));
-    if (inPlace) await indexNewReports(tx, [reportId]);
-    else await refreshEvent(tx, joined.id, type.id, now, { type, roles: report.roles }, reportId, joined);
-    await changes.publish(tx, { kind: 'report-added', eventId: joined.id, reportId });
-    return { reportId, eventId: joined.id, reportDate: date };
+    const { event } = joined;
+    if (!joined.inPlace) await refreshEvent(tx, event.id, type.id, now, { type, roles: report.roles }, reportId, event);
+    await changes.publish(tx, { kind: 'report-added', eventId: event.id, reportId });
+    return { reportId, eventId: event.id, reportDate: date };
   }
 
   /** Each article on the single call's path, a savepoint each: a refused one is answered and skipped while the rest go on. */

@@ -1,8 +1,9 @@
 // SQL for events and reports. Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
+import { SqlParams } from '../../platform/db/sql-params.js';
 import { namesOthers, windowAnchor, windowAnchorSql } from './clustering.js';
-import { clearEventIndex } from './event-index.js';
+import { clearEventIndex, newReportIndexSql } from './event-index.js';
 import type { EventState } from './event-state.js';
 
 export interface EventRow {
@@ -138,56 +139,159 @@ function reportParams({ row, values, mentions }: NewReportRows): unknown[] {
   ];
 }
 
+/** The index rows of a report as newReportIndexSql writes them. */
+export type NewReportIndex = Parameters<typeof newReportIndexSql>[1];
+
+/**
+ * What an event's state update in place for one report needs (joinReport). The caller has
+ * checked that the event's type is unchanged since its state was computed and that the report
+ * sorts after every other report of the event; the statement checks, reading the event's
+ * reports, that every value of the report is one an earlier report carries already (the same
+ * role; for an entity, the same survivor; for other values, any value that counts), so no
+ * role's value, participant or participant order changes; and that every entity the event
+ * involves is still a live survivor (no entity merge or deletion waiting for its refresh). Then
+ * the report changes only the last report date, a happened_at the event lacked, the mentions
+ * it lacked (appended, in id order), when it comes from a new source the event's sources (the
+ * report's seq appended), and adds its own index rows.
+ */
+export interface InPlaceChange {
+  /** The report's values that count: role, and the live survivor for an entity. */
+  values: readonly { roleId: string; entityId: string | null }[];
+  happenedOn: string | null;
+  /** Survivors the report mentions that the event does not involve yet, in id order. */
+  newMentions: readonly string[];
+  /** The event's row as locked: the entities it involves and its first report date. */
+  involved: readonly string[];
+  firstReportDate: Date;
+  at: Date;
+  index: Omit<NewReportIndex, 'eventId' | 'firstReportDate'>;
+}
+
+/**
+ * The sub-statements of joinReport that update the event (`$2`) in place, after `report`:
+ * `exact` (go: whether it did) and the writes it gates.
+ */
+function inPlaceSql(params: SqlParams, report: NewReportRows, change: InPlaceChange): string {
+  const { row } = report;
+  const happenedOn = params.add(change.happenedOn, '::date');
+  const first = params.add(change.firstReportDate, '::timestamptz');
+  const newMentions = params.add(change.newMentions, '::uuid[]');
+  const sourceColumn = row.outlet_id ? 'outlet_id' : 'account_id';
+  // Each look-up is driven from the event's own rows (the LATERAL, the id list): planned on
+  // the statistics of a nearly empty table, joins here scanned whole tables.
+  return `checked AS (
+         SELECT NOT EXISTS (
+                  SELECT 1 FROM unnest(${params.add(change.values.map((v) => v.roleId))}::uuid[], ${params.add(change.values.map((v) => v.entityId))}::uuid[])
+                                AS mine (role_id, entity_id)
+                   WHERE NOT EXISTS (
+                     SELECT 1 FROM reports r
+                      CROSS JOIN LATERAL (SELECT rr.entity_id FROM report_roles rr WHERE rr.report_id = r.id AND rr.role_id = mine.role_id OFFSET 0) AS rr
+                       LEFT JOIN entities ent ON ent.id = rr.entity_id
+                       LEFT JOIN entities c ON c.id = ent.canonical_id
+                      WHERE r.event_id = $2
+                        AND CASE WHEN mine.entity_id IS NULL THEN rr.entity_id IS NULL OR c.deleted_at IS NULL ELSE c.id = mine.entity_id END))
+            AND NOT EXISTS (
+                  SELECT 1 FROM entities c WHERE c.id = ANY(${params.add(change.involved)}::uuid[]) AND (c.canonical_id <> c.id OR c.deleted_at IS NOT NULL)) AS ok
+       ), exact AS (
+         SELECT (SELECT ok FROM checked) AND EXISTS (SELECT 1 FROM report) AS go
+       ), summary AS (
+         -- The statement's snapshot does not hold the new report: the event's other reports say
+         -- whether its source is new.
+         UPDATE events e SET last_report_date = $10, happened_at = COALESCE(e.happened_at, $11),
+                happened_on = CASE WHEN e.happened_at IS NULL THEN ${happenedOn} ELSE e.happened_on END,
+                involved_entity_ids = e.involved_entity_ids || ${newMentions}, updated_at = ${params.add(change.at, '::timestamptz')},
+                source_seqs = CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.${sourceColumn} = $${sourceColumn === 'outlet_id' ? 4 : 5} AND r.event_id = $2)
+                                   THEN e.source_seqs
+                                   ELSE (SELECT array_agg(s ORDER BY s) FROM unnest(array_append(e.source_seqs, (SELECT received_seq FROM report))) AS s)
+                              END
+          WHERE e.id = $2 AND (SELECT go FROM exact)
+       ), anchored AS (
+         -- The event's window anchor once updated, read from its row as it was before (as summary reads it).
+         SELECT ${windowAnchorSql(`CASE WHEN e.happened_at IS NULL THEN ${happenedOn} ELSE e.happened_on END`, first)} AS anchor FROM events e WHERE e.id = $2
+       ), moved AS (
+         -- A happened_at the event lacked moves its window anchor (the entity rows below are
+         -- new ones, these the stored ones: disjoint).
+         UPDATE event_entities SET anchor = (SELECT anchor FROM anchored)
+          WHERE event_id = $2 AND ${happenedOn} IS NOT NULL AND (SELECT go FROM exact) AND anchor IS DISTINCT FROM (SELECT anchor FROM anchored)
+       ), mentioned AS (
+         INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
+         SELECT $2, m, false, ${first}, (SELECT anchor FROM anchored) FROM unnest(${newMentions}) AS m WHERE (SELECT go FROM exact)
+       ), ${newReportIndexSql(params, { ...change.index, eventId: row.event_id, firstReportDate: change.firstReportDate }, '(SELECT go FROM exact)')}`;
+}
+
 export const eventsStore = {
   getEvent(db: Queryable, id: string, forUpdate = false) {
     return queryOne<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   },
 
+  /** The event row chosen by `query` (a statement answering one id, or none), locked for update. */
+  lockedEventOf(db: Queryable, query: { sql: string; params: readonly unknown[] }) {
+    return queryOne<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = (${query.sql}) FOR UPDATE`, query.params);
+  },
+
   /**
-   * A report with its role values (in their order) and mentions, into an existing event, in one
-   * statement. With `unlessNamingOthers` (the report's NAMED_ENTITY roles and the survivor in
-   * each), only if the event still takes it (clustering.ts), as this statement reads the
-   * event; answers whether it was written.
+   * A report with its role values (in their order) and mentions, into an existing event whose
+   * row the caller holds locked, in one statement. With `unlessNamingOthers` (the report's
+   * NAMED_ENTITY roles and the survivor in each), only if the event still takes it
+   * (clustering.ts), as this statement reads the event. With `inPlace`, the event's state is
+   * updated for the report and its index rows written, in the same statement, when that gives
+   * what recomputing them from all its reports would (InPlaceChange says when). Answers whether
+   * the report was written and whether its event was updated in place (if not, the caller
+   * recomputes it).
    */
-  async insertReport(db: Queryable, report: NewReportRows, unlessNamingOthers?: readonly { roleId: string; entityId: string }[]): Promise<boolean> {
-    const written = await db.query(
-      `WITH ${reportRows(`FROM events e WHERE e.id = $2${unlessNamingOthers ? ` AND NOT ${namesOthers('$22', '$23')}` : ''}`)}
-       SELECT id FROM report`,
-      [
-        ...reportParams(report),
-        ...(unlessNamingOthers ? [unlessNamingOthers.map((role) => role.roleId), unlessNamingOthers.map((role) => role.entityId)] : []),
-      ],
+  async joinReport(
+    db: Queryable,
+    report: NewReportRows,
+    join: { unlessNamingOthers?: readonly { roleId: string; entityId: string }[]; inPlace?: InPlaceChange },
+  ): Promise<{ written: boolean; inPlace: boolean }> {
+    const params = new SqlParams(reportParams(report));
+    const takes = join.unlessNamingOthers
+      ? ` AND NOT ${namesOthers(params.add(join.unlessNamingOthers.map((role) => role.roleId)), params.add(join.unlessNamingOthers.map((role) => role.entityId)))}`
+      : '';
+    const writes = reportRows(`FROM events e WHERE e.id = $2${takes}`);
+    const [row] = await db.query<{ written: boolean; in_place: boolean }>(
+      join.inPlace
+        ? `WITH ${writes}, ${inPlaceSql(params, report, join.inPlace)} SELECT EXISTS (SELECT 1 FROM report) AS written, (SELECT go FROM exact) AS in_place`
+        : `WITH ${writes} SELECT EXISTS (SELECT 1 FROM report) AS written, false AS in_place`,
+      params.values,
     );
-    return written.length > 0;
+    return { written: row!.written, inPlace: row!.in_place };
   },
 
   /**
    * A new event (`report.row.event_id`) with its first report, the state of that report and
    * the event's entity index rows, in one statement (the foreign keys are checked at its end).
    */
-  async insertEventWithReport(db: Queryable, report: NewReportRows, event: { at: Date; state: EventState; typeVersion: number }) {
+  async insertEventWithReport(
+    db: Queryable,
+    report: NewReportRows,
+    event: { at: Date; state: EventState; typeVersion: number; index: Omit<NewReportIndex, 'eventId' | 'firstReportDate'> },
+  ) {
     const { state } = event;
+    const params = new SqlParams([
+      ...reportParams(report),
+      state.happenedAt,
+      state.happenedOn,
+      state.first,
+      state.last,
+      state.sentence,
+      state.involved,
+      event.typeVersion,
+      event.at,
+      [...state.participants],
+    ]);
     await db.query(
       `WITH ${reportRows('')},
        event AS (
          INSERT INTO events (id, event_type_id, happened_at, happened_on, first_report_date, last_report_date, sentence, involved_entity_ids,
                              source_seqs, type_version, created_at, updated_at)
          SELECT $2, $7, $22, $23::date, $24, $25, $26, $27::uuid[], ARRAY[report.received_seq], $28, $29, $29 FROM report
-       )
-       INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
-       SELECT $2, id, id = ANY($30::uuid[]), $24, ${windowAnchorSql('$23::date', '$24::timestamptz')} FROM unnest($27::uuid[]) AS t(id)`,
-      [
-        ...reportParams(report),
-        state.happenedAt,
-        state.happenedOn,
-        state.first,
-        state.last,
-        state.sentence,
-        state.involved,
-        event.typeVersion,
-        event.at,
-        [...state.participants],
-      ],
+       ), entities AS (
+         INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
+         SELECT $2, id, id = ANY($30::uuid[]), $24, ${windowAnchorSql('$23::date', '$24::timestamptz')} FROM unnest($27::uuid[]) AS t(id)
+       ), ${newReportIndexSql(params, { ...event.index, eventId: report.row.event_id, firstReportDate: state.first }, 'true')}
+       SELECT 1`,
+      params.values,
     );
   },
 
@@ -405,89 +509,6 @@ export const eventsStore = {
         entities.map(({ state }) => new Date(windowAnchor(state.happenedOn, state.first))),
       ],
     );
-  },
-
-  /**
-   * Updates an event's state for one report just added to it, in place, when that gives what
-   * recomputing it from all its reports would (event-state.ts); answers whether it did. The
-   * caller has checked that the event's type is unchanged since its state was computed and
-   * that the report sorts after every other report of the event. This statement checks,
-   * reading the event's reports, that every value of the report is one an earlier report
-   * carries already (the same role; for an entity, the same survivor; for other values, any
-   * value that counts), so no role's value, participant or participant order changes; and
-   * that every entity the event involves is still a live survivor (no entity merge or
-   * deletion waiting for its refresh). Then the report changes only the last report date, a
-   * happened_at the event lacked, the mentions it lacked (appended, in id order) and, when it
-   * comes from a new source, the event's sources (the report's seq appended).
-   */
-  async updateSummaryInPlace(
-    db: Queryable,
-    change: {
-      eventId: string;
-      reportId: string;
-      reportDate: Date;
-      /** The report's values that count: role, and the live survivor for an entity. */
-      values: readonly { roleId: string; entityId: string | null }[];
-      happenedAt: string | null;
-      happenedOn: string | null;
-      /** Survivors the report mentions that the event does not involve yet, in id order. */
-      newMentions: readonly string[];
-      firstReportDate: Date;
-      source: { column: 'outlet_id' | 'account_id'; id: string };
-      at: Date;
-    },
-  ): Promise<boolean> {
-    const [row] = await db.query<{ exact: boolean }>(
-      `WITH checked AS (
-         SELECT NOT EXISTS (
-                  SELECT 1 FROM unnest($2::uuid[], $3::uuid[]) AS mine (role_id, entity_id)
-                   WHERE NOT EXISTS (
-                     SELECT 1 FROM reports r
-                       JOIN report_roles rr ON rr.report_id = r.id AND rr.role_id = mine.role_id
-                       LEFT JOIN entities ent ON ent.id = rr.entity_id
-                       LEFT JOIN entities c ON c.id = ent.canonical_id
-                      WHERE r.event_id = $1 AND r.id <> $4
-                        AND CASE WHEN mine.entity_id IS NULL THEN rr.entity_id IS NULL OR c.deleted_at IS NULL ELSE c.id = mine.entity_id END))
-            AND NOT EXISTS (
-                  SELECT 1 FROM events e JOIN entities c ON c.id = ANY(e.involved_entity_ids)
-                   WHERE e.id = $1 AND (c.canonical_id <> c.id OR c.deleted_at IS NOT NULL)) AS exact
-       ), summary AS (
-         UPDATE events e SET last_report_date = $5, happened_at = COALESCE(e.happened_at, $6),
-                happened_on = CASE WHEN e.happened_at IS NULL THEN $7::date ELSE e.happened_on END,
-                involved_entity_ids = e.involved_entity_ids || $8::uuid[], updated_at = $9,
-                source_seqs = CASE WHEN EXISTS (SELECT 1 FROM reports r WHERE r.${change.source.column} = $10 AND r.event_id = $1 AND r.id <> $4)
-                                   THEN e.source_seqs
-                                   ELSE (SELECT array_agg(s ORDER BY s) FROM unnest(array_append(e.source_seqs, (SELECT received_seq FROM reports WHERE id = $4))) AS s)
-                              END
-          WHERE e.id = $1 AND (SELECT exact FROM checked)
-       ), anchored AS (
-         -- The event's window anchor once updated, read from its row as it was before (as summary reads it).
-         SELECT ${windowAnchorSql('CASE WHEN e.happened_at IS NULL THEN $7::date ELSE e.happened_on END', '$11::timestamptz')} AS anchor FROM events e WHERE e.id = $1
-       ), moved AS (
-         -- A happened_at the event lacked moves its window anchor (the entity rows below are
-         -- new ones, these the stored ones: disjoint).
-         UPDATE event_entities SET anchor = (SELECT anchor FROM anchored)
-          WHERE event_id = $1 AND $7::date IS NOT NULL AND (SELECT exact FROM checked) AND anchor IS DISTINCT FROM (SELECT anchor FROM anchored)
-       ), mentioned AS (
-         INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
-         SELECT $1, m, false, $11, (SELECT anchor FROM anchored) FROM unnest($8::uuid[]) AS m WHERE (SELECT exact FROM checked)
-       )
-       SELECT exact FROM checked`,
-      [
-        change.eventId,
-        change.values.map((v) => v.roleId),
-        change.values.map((v) => v.entityId),
-        change.reportId,
-        change.reportDate,
-        change.happenedAt,
-        change.happenedOn,
-        change.newMentions,
-        change.at,
-        change.source.id,
-        change.firstReportDate,
-      ],
-    );
-    return row!.exact;
   },
 
   async mergeEvent(db: Queryable, from: string, into: string, at: Date) {

@@ -2,18 +2,8 @@
 // queries over the whole corpus (filtered-events.ts, for event search and beat backfill). It
 // means exactly what matchesFilter (matching.ts) means; test/filters/filter-faces.test.ts
 // holds the two to it.
+import type { SqlParams } from '../../platform/db/sql-params.js';
 import type { CompiledFilter, RoleValueTest } from './filter.js';
-
-/** Positional parameters collected while conditions are written. */
-export class SqlParams {
-  readonly values: unknown[] = [];
-
-  /** Adds a value and answers its placeholder, cast when given. */
-  add(value: unknown, cast = ''): string {
-    this.values.push(value);
-    return `$${this.values.length}${cast}`;
-  }
-}
 
 export interface FilterScope {
   /** Only reports received up to this receive-sequence value count. */

@@ -2,7 +2,7 @@
 // role filters plannable, the count, and pages in report order. Conditions come from the SQL
 // face (filter-sql.ts), one list per filter, written into the same parameters.
 import { queryOne, type Queryable } from '../../platform/db/database.js';
-import type { SqlParams } from './filter-sql.js';
+import type { SqlParams } from '../../platform/db/sql-params.js';
 
 /** Report order: event search reads newest first, beat backfill oldest first; ties by id. */
 export type EventOrder = 'newest-first' | 'oldest-first';

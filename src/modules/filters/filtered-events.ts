@@ -4,7 +4,8 @@
 // scope and keep what is theirs (billing, cursors and executions; beat entries).
 import type { Queryable } from '../../platform/db/database.js';
 import { compileAll } from './entity-resolver.js';
-import { filterConditions, SqlParams, type FilterScope } from './filter-sql.js';
+import { SqlParams } from '../../platform/db/sql-params.js';
+import { filterConditions, type FilterScope } from './filter-sql.js';
 import { filterStore as store, type EventOrder, type EventPosition } from './filter.store.js';
 import { normalizeFilter, type FilterInput } from './filter.js';
 
