@@ -197,9 +197,9 @@ db.transaction = ((work) =>
   transaction((tx) =>
     work({
       ...tx,
-      query: (sql, params) => {
+      query: (sql, params, options) => {
         statements++;
-        return tx.query(sql, params);
+        return tx.query(sql, params, options);
       },
     }),
   )) as typeof db.transaction;

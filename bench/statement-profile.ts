@@ -22,11 +22,11 @@ export function profileStatements(db: Database) {
     costs.set(key, cost);
   };
   const timed = (target: Queryable): Queryable['query'] =>
-    async function query(sql, params) {
-      if (!on) return target.query(sql, params);
+    async function query(sql, params, options) {
+      if (!on) return target.query(sql, params, options);
       const started = performance.now();
       try {
-        return await target.query(sql, params);
+        return await target.query(sql, params, options);
       } finally {
         add(sql.replace(/\s+/g, ' ').trim().slice(0, 110), started);
       }

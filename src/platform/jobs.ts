@@ -247,6 +247,7 @@ export function jobQueue(db: Database, clock: Clock, logger: Logger) {
          FROM unnest($2::text[]) WITH ORDINALITY AS p(payload, n), unnest($1::text[], $4::int[]) AS t(kind, max_attempts)
         ORDER BY p.n`,
       [kinds, payloads.map((payload) => JSON.stringify(payload)), now, maxAttempts],
+      { prepared: true },
     );
     wakeAfterCommit(tx);
   }

@@ -118,6 +118,7 @@ async function openArticle(tx: Queryable, input: IngestArticleBody): Promise<{ o
     `SELECT EXISTS (SELECT 1 FROM news_outlets WHERE id = $1) AS outlet, (SELECT version FROM event_types WHERE id = $2) AS type_version
             ${input.url ? `, pg_advisory_xact_lock_shared(hashtext($3)) AS type_lock, pg_advisory_xact_lock($4::int, ${articleLock('$5')}) AS article_lock` : ''}`,
     [input.outlet_id, input.event_type_id, ...(input.url ? [`cluster:${input.event_type_id}`, ARTICLE_LOCKS, `${input.outlet_id} ${input.url}`] : [])],
+    { prepared: true },
   );
   return { outlet: row!.outlet, typeVersion: row!.type_version };
 }
@@ -140,6 +141,7 @@ async function storedArticle(tx: Queryable, outletId: string, url: string | null
           WHERE r.outlet_id = $1 AND md5(r.url) = md5($2) AND r.url = $2 AND r.url IS NOT NULL ORDER BY r.received_seq LIMIT 1
        ) AS stored ON true`,
     [outletId, url, [...new Set(entityIds)]],
+    { prepared: true },
   );
   const { id, incident_id, report_date, entities } = row!;
   return {
@@ -162,6 +164,7 @@ async function lockReportClustering(tx: Queryable, eventTypeId: string, particip
     `SELECT CASE WHEN n = 1 THEN pg_advisory_xact_lock_shared(hashtext(k)) ELSE pg_advisory_xact_lock($2::int, hashtext(k)) END
        FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n`,
     [keys, PARTICIPANT_LOCKS],
+    { prepared: true },
   );
 }
 

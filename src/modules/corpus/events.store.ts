@@ -221,12 +221,12 @@ function inPlaceSql(params: SqlParams, report: NewReportRows, change: InPlaceCha
 
 export const eventsStore = {
   getEvent(db: Queryable, id: string, forUpdate = false) {
-    return queryOne<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+    return queryOne<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id], { prepared: true });
   },
 
   /** The event row chosen by `query` (a statement answering one id, or none), locked for update. */
   lockedEventOf(db: Queryable, query: { sql: string; params: readonly unknown[] }) {
-    return queryOne<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = (${query.sql}) FOR UPDATE`, query.params);
+    return queryOne<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = (${query.sql}) FOR UPDATE`, query.params, { prepared: true });
   },
 
   /**
@@ -254,6 +254,7 @@ export const eventsStore = {
         ? `WITH ${writes}, ${inPlaceSql(params, report, join.inPlace)} SELECT EXISTS (SELECT 1 FROM report) AS written, (SELECT go FROM exact) AS in_place`
         : `WITH ${writes} SELECT EXISTS (SELECT 1 FROM report) AS written, false AS in_place`,
       params.values,
+      { prepared: true },
     );
     return { written: row!.written, inPlace: row!.in_place };
   },
@@ -292,6 +293,7 @@ export const eventsStore = {
        ), ${newReportIndexSql(params, { ...event.index, eventId: report.row.event_id, firstReportDate: state.first }, 'true')}
        SELECT 1`,
       params.values,
+      { prepared: true },
     );
   },
 

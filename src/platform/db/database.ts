@@ -3,8 +3,18 @@
 
 export type Row = Record<string, unknown>;
 
+export interface QueryOptions {
+  /**
+   * PostgreSQL: run as a named prepared statement, parsed once per connection (and, once its
+   * plans settle, planned once). For the hot statements of ingest, whose text is one of a few
+   * fixed variants: every distinct text stays prepared on each connection. Behind PgBouncer in
+   * transaction mode this needs its max_prepared_statements. The embedded database ignores it.
+   */
+  prepared?: boolean;
+}
+
 export interface Queryable {
-  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]>;
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(sql: string): Promise<void>;
   /**
@@ -47,7 +57,7 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
-export async function queryOne<T>(db: Queryable, sql: string, params?: readonly unknown[]): Promise<T | undefined> {
-  const rows = await db.query<T>(sql, params);
+export async function queryOne<T>(db: Queryable, sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<T | undefined> {
+  const rows = await db.query<T>(sql, params, options);
   return rows[0];
 }

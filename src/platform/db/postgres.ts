@@ -1,5 +1,6 @@
 // PostgreSQL through a pg pool. Several server processes may share one database: every
 // rule that must hold across them lives in a transaction with the rows it depends on locked.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { commitHooks, type Database, type Queryable, type Row } from './database.js';
 import { classified, DatabaseUnavailableError } from './failures.js';
@@ -19,11 +20,23 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /** No statement of a request may hang it; migrations lift this for themselves. */
 const STATEMENT_TIMEOUT = '30s';
 
+/** A prepared statement's name: its text's, so one text is prepared once per connection. */
+const preparedNames = new Map<string, string>();
+function preparedName(sql: string): string {
+  let name = preparedNames.get(sql);
+  if (name === undefined) {
+    name = `s${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    preparedNames.set(sql, name);
+  }
+  return name;
+}
+
 function asQueryable(target: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    async query<T = Row>(sql: string, params: readonly unknown[] = [], options?: { prepared?: boolean }): Promise<T[]> {
       try {
-        return (await target.query(sql, params as unknown[])).rows as T[];
+        const values = params as unknown[];
+        return (await (options?.prepared ? target.query({ name: preparedName(sql), text: sql, values }) : target.query(sql, values))).rows as T[];
       } catch (error) {
         throw classified(error);
       }
@@ -77,7 +90,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   const unavailable = () => new DatabaseUnavailableError(new Error('the database pool is closed'));
   const base = asQueryable(pool);
   const outer: Queryable = {
-    query: (sql, params) => (closed ? Promise.reject(unavailable()) : base.query(sql, params)),
+    query: (sql, params, options) => (closed ? Promise.reject(unavailable()) : base.query(sql, params, options)),
     exec: (sql) => (closed ? Promise.reject(unavailable()) : base.exec(sql)),
   };
 
