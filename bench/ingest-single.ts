@@ -12,19 +12,20 @@
 //   npx tsx bench/ingest-single.ts                                    embedded database (memory)
 //   BENCH_DATABASE_URL=postgres://… npx tsx bench/ingest-single.ts    PostgreSQL (an empty schema)
 //
-// Phases, each on fresh articles of the same stream: (1) HTTPS; (2) the service call alone
+// Phases, each on fresh articles of the same stream: (1) HTTPS, the client on a thread of its
+// own (bench/post-load.ts); (2) the service call alone
 // (runtime.events.ingestArticle, 8 at once), which also counts the statements per ingest;
 // (3) bare: 8 at once, transactions of that many statements, each an indexed single-row read
 // except one INSERT of a row into a scratch table (so the commit writes as an ingest's does).
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
-import { Agent, request } from 'undici';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { loadTls } from '../src/platform/tls.js';
 import { createRuntime } from '../src/runtime.js';
 import { benchKeyEnv } from './encryption-key.js';
+import { postInWorker } from './post-load.js';
 import { profileStatements } from './statement-profile.js';
 
 const ARTICLES = Number(process.env.BENCH_ARTICLES ?? 6_000);
@@ -50,7 +51,6 @@ const tls = await loadTls(config);
 const app = await buildApp(runtime, tls);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const port = (app.server.address() as { port: number }).port;
-const agent = new Agent({ connect: { ca: tls.cert, servername: 'localhost' }, connections: IN_FLIGHT });
 
 // A seeded generator, so runs are comparable.
 let seed = 42;
@@ -178,16 +178,15 @@ async function timed<T>(items: readonly T[], work: (item: T) => Promise<void>) {
   return { rate: latencies.length / seconds, p50: at(0.5), p99: at(0.99), count: latencies.length };
 }
 
-// 1. HTTPS.
-const https = await timed(articles(WARMUP + ARTICLES), async (body) => {
-  const response = await request(`https://127.0.0.1:${port}/ops/v1/articles`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${OPS}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    dispatcher: agent,
-  });
-  await response.body.dump();
-  if (response.statusCode !== 201) throw new Error(`ingest answered ${response.statusCode}`);
+// 1. HTTPS, from a load generator on a thread of its own.
+const https = await postInWorker({
+  url: `https://127.0.0.1:${port}/ops/v1/articles`,
+  headers: { authorization: `Bearer ${OPS}` },
+  bodies: articles(WARMUP + ARTICLES),
+  inFlight: IN_FLIGHT,
+  warmup: WARMUP,
+  ca: tls.cert.toString(),
+  status: 201,
 });
 
 // 2. The service call alone, counting the statements each ingest runs (BEGIN and COMMIT aside).
@@ -231,7 +230,6 @@ const [{ events, reports }] = (await db.query<{ events: number; reports: number 
   'SELECT (SELECT count(*)::int FROM events WHERE merged_into_event_id IS NULL) AS events, (SELECT count(*)::int FROM reports) AS reports',
 )) as [{ events: number; reports: number }];
 await app.close();
-await agent.close();
 await runtime.close();
 
 const line = (name: string, r: Awaited<ReturnType<typeof timed>>) =>
