@@ -4,6 +4,11 @@
 // last ANALYZE reach a quarter of what the table held then (and at least MIN_ADDED), this
 // process analyzes the corpus tables. Each process counts its own; several loading at once
 // analyze more often, which costs time, not correctness.
+//
+// The ANALYZE runs beside the load, not in its way: the batch that crosses the threshold does
+// not wait for it (on PostgreSQL it runs on another connection while the next batch loads), and
+// one runs at a time. Statistics are an optimisation: a failed ANALYZE (the database going
+// away, say) is dropped, and the reports it would have counted count towards the next one.
 import type { Database } from '../../platform/db/database.js';
 
 const TABLES = 'reports, report_roles, report_mentions, events, event_entities, event_sources, event_role_values';
@@ -13,17 +18,30 @@ const GROWTH = 0.25;
 export function corpusStatistics(db: Database) {
   let analyzedAt: number | null = null; // reports the statistics counted at the last ANALYZE
   let added = 0;
+  let running: Promise<void> | null = null;
   const reports = async () =>
     (await db.query<{ n: number }>(`SELECT GREATEST(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'reports'::regclass`))[0]?.n ?? 0;
+
+  async function analyze(count: number): Promise<void> {
+    try {
+      await db.query(`ANALYZE ${TABLES}`);
+      analyzedAt = await reports();
+    } catch {
+      added += count; // counted again towards the next one
+    } finally {
+      running = null;
+    }
+  }
+
   return {
-    /** Told after a batch committed `count` new reports; analyzes when they add up. */
+    /** Told after a batch committed `count` new reports; starts an ANALYZE when they add up. */
     async added(count: number): Promise<void> {
       added += count;
       analyzedAt ??= await reports();
-      if (added < Math.max(MIN_ADDED, analyzedAt * GROWTH)) return;
+      if (running || added < Math.max(MIN_ADDED, analyzedAt * GROWTH)) return;
+      const counted = added;
       added = 0;
-      await db.query(`ANALYZE ${TABLES}`);
-      analyzedAt = await reports();
+      running = analyze(counted);
     },
   };
 }
