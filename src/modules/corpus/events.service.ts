@@ -380,6 +380,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
     });
     const mentioned = [...new Set(report.mentioned.flatMap((id) => (report.survivors.has(id) ? [report.survivors.get(id)!] : [])))].sort();
     const index = { source: sourceOf(report), values: report.values, survivors: report.survivors };
+    const happenedOn = readHappenedOn(report.happenedAt);
     // The event's state from the new report alone, in the statement that writes it, where that
     // is exact (its type unchanged since the state was computed, the report sorting last, and
     // what InPlaceChange says the statement checks); else recomputed from all its reports.
@@ -391,7 +392,7 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
               const survivor = report.survivors.get(v.entityId);
               return survivor === undefined ? [] : [{ roleId: v.roleId, entityId: survivor }]; // a deleted entity counts for nothing
             }),
-            happenedOn: readHappenedOn(report.happenedAt),
+            happenedOn,
             newMentions: mentioned.filter((id) => !event.involved_entity_ids.includes(id)),
             involved: event.involved_entity_ids,
             firstReportDate: event.first_report_date,
@@ -406,7 +407,6 @@ export function eventsService({ db, clock, newId, changes }: EventsDeps) {
       const target = incidentTarget(event, survivor, type.id);
       joined = { event: target, inPlace: (await store.joinReport(tx, rows(target.id), { inPlace: inPlace(target) })).inPlace };
     } else {
-      const happenedOn = readHappenedOn(report.happenedAt);
       const namedRoles = report.values.flatMap((v) =>
         v.entityId && report.survivors.has(v.entityId) ? [{ roleId: v.roleId, entityId: report.survivors.get(v.entityId)! }] : [],
       );
