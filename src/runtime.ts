@@ -150,7 +150,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     },
     metrics.eventChangeDone,
   );
-  const events = eventsService({ db, clock, newId, changes });
+  const events = eventsService({ db, clock, newId, changes, logger });
   const reference = referenceService({ db, clock, newId, jobs });
   const grants = grantsService({ db, clock, newId });
   const reports = reportsService({ db, clock, newId, jobs, grants, events });

@@ -5,17 +5,19 @@
 // process analyzes the corpus tables. Each process counts its own; several loading at once
 // analyze more often, which costs time, not correctness.
 //
-// The ANALYZE runs beside the load, not in its way: the batch that crosses the threshold does
-// not wait for it (on PostgreSQL it runs on another connection while the next batch loads), and
-// one runs at a time. Statistics are an optimisation: a failed ANALYZE (the database going
-// away, say) is dropped, and the reports it would have counted count towards the next one.
+// The batch that crosses the threshold does not wait for the ANALYZE, and one runs at a time:
+// on PostgreSQL it runs on another connection while the next batch loads (on the embedded
+// database, the next batch waits behind it in the one connection's queue). Statistics are an
+// optimisation: a failed ANALYZE (the database going away, say) is logged and dropped, and the
+// reports it would have counted count towards the next one.
+import type { Logger } from 'pino';
 import type { Database } from '../../platform/db/database.js';
 
 const TABLES = 'reports, report_roles, report_mentions, events, event_entities, event_sources, event_role_values';
 const MIN_ADDED = 5_000;
 const GROWTH = 0.25;
 
-export function corpusStatistics(db: Database) {
+export function corpusStatistics(db: Database, logger: Logger) {
   let analyzedAt: number | null = null; // reports the statistics counted at the last ANALYZE
   let added = 0;
   let running: Promise<void> | null = null;
@@ -26,7 +28,8 @@ export function corpusStatistics(db: Database) {
     try {
       await db.query(`ANALYZE ${TABLES}`);
       analyzedAt = await reports();
-    } catch {
+    } catch (error) {
+      logger.warn({ err: error }, 'analyze of the corpus tables failed; the next batch tries again');
       added += count; // counted again towards the next one
     } finally {
       running = null;

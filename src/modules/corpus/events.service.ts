@@ -1,6 +1,7 @@
 // The event pipeline: a report is validated, clustered into an event and the event's state
 // refreshed, all in one transaction with the change's "event changed" job; merges and
 // deletions likewise.
+import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import { databaseFailure, INVALID_VALUE_DETAIL } from '../../platform/db/failures.js';
@@ -26,6 +27,7 @@ export interface EventsDeps {
   clock: Clock;
   newId: IdGenerator;
   changes: EventChanges;
+  logger: Logger;
 }
 
 const invalid = fieldProblem;
@@ -339,9 +341,9 @@ function stateReport(report: NewReport, id: string, date: Date, mentioned: strin
   };
 }
 
-export function eventsService({ db, clock, newId, changes }: EventsDeps) {
+export function eventsService({ db, clock, newId, changes, logger }: EventsDeps) {
   const eventTypes = eventTypeCache();
-  const statistics = corpusStatistics(db);
+  const statistics = corpusStatistics(db, logger);
 
   /** The article's own checks (outlet, entities, timestamps), then the source-neutral path. */
   async function ingestArticleIn(tx: Queryable, input: IngestArticleBody) {
