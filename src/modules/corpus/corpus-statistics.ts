@@ -20,7 +20,7 @@ const GROWTH = 0.25;
 export function corpusStatistics(db: Database, logger: Logger) {
   let analyzedAt: number | null = null; // reports the statistics counted at the last ANALYZE
   let added = 0;
-  let running: Promise<void> | null = null;
+  let analyzing = false;
   const reports = async () =>
     (await db.query<{ n: number }>(`SELECT GREATEST(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'reports'::regclass`))[0]?.n ?? 0;
 
@@ -32,7 +32,7 @@ export function corpusStatistics(db: Database, logger: Logger) {
       logger.warn({ err: error }, 'analyze of the corpus tables failed; the next batch tries again');
       added += count; // counted again towards the next one
     } finally {
-      running = null;
+      analyzing = false;
     }
   }
 
@@ -41,10 +41,11 @@ export function corpusStatistics(db: Database, logger: Logger) {
     async added(count: number): Promise<void> {
       added += count;
       analyzedAt ??= await reports();
-      if (running || added < Math.max(MIN_ADDED, analyzedAt * GROWTH)) return;
+      if (analyzing || added < Math.max(MIN_ADDED, analyzedAt * GROWTH)) return;
       const counted = added;
       added = 0;
-      running = analyze(counted);
+      analyzing = true;
+      void analyze(counted); // not awaited: the batch goes on (analyze catches its own failures)
     },
   };
 }

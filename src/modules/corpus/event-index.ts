@@ -83,6 +83,9 @@ export interface IndexRows {
   }[];
 }
 
+/** Whether the search index keeps a role value: an entity, a date or an amount (as insertRoleValues's WHERE). */
+const keptByIndex = (v: { entityId: string | null; date: string | null; amount: unknown }) => v.entityId !== null || v.date !== null || v.amount !== null;
+
 /** Units folded as the filter folds them: ASCII letters only (as insertRoleValues's translate). */
 export const foldUnit = (unit: string) => unit.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 
@@ -102,7 +105,7 @@ export async function insertIndexRows(tx: Queryable, rows: IndexRows): Promise<v
       ],
     );
   }
-  const kept = values.filter((v) => v.entityId !== null || v.date !== null || v.amount !== null);
+  const kept = values.filter(keptByIndex);
   if (kept.length > 0) {
     await tx.query(
       `INSERT INTO event_role_values (event_id, role_id, source_kind, seq, first_report_date, entity_id, date_value, amount_value, amount_unit)
@@ -140,7 +143,7 @@ export function newReportIndexSql(
   },
   when: string,
 ): string {
-  const kept = report.values.filter((v) => v.entityId !== null || v.date !== null || v.amount !== null);
+  const kept = report.values.filter(keptByIndex); // by the entity as given: a deleted survivor still leaves its row
   const event = params.add(report.eventId, '::uuid');
   const kind = params.add(report.source.kind);
   const first = params.add(report.firstReportDate, '::timestamptz');

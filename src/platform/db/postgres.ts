@@ -2,7 +2,7 @@
 // rule that must hold across them lives in a transaction with the rows it depends on locked.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { commitHooks, type Database, type Queryable, type Row } from './database.js';
+import { commitHooks, type Database, type Queryable, type QueryOptions, type Row } from './database.js';
 import { classified, DatabaseUnavailableError } from './failures.js';
 
 const INT8_OID = 20;
@@ -33,7 +33,7 @@ function preparedName(sql: string): string {
 
 function asQueryable(target: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async query<T = Row>(sql: string, params: readonly unknown[] = [], options?: { prepared?: boolean }): Promise<T[]> {
+    async query<T = Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<T[]> {
       try {
         const values = params as unknown[];
         return (await (options?.prepared ? target.query({ name: preparedName(sql), text: sql, values }) : target.query(sql, values))).rows as T[];
