@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { databaseEntityResolver } from '../../src/modules/filters/entity-resolver.js';
-import { loadEventFacts, type EventFacts, type RoleValueFacts } from '../../src/modules/filters/event-facts.js';
+import { loadEventFacts, loadEventFactsOf, type EventFacts, type RoleValueFacts } from '../../src/modules/filters/event-facts.js';
 import {
   compileFilter,
   normalizeFilter,
@@ -132,6 +132,21 @@ describe('filter matching against ingested events', () => {
     assert.deepEqual(index.match(await facts(eventId)).sort(), ['by-entity', 'by-outlet', 'by-type']);
     index.delete('by-type');
     assert.deepEqual(index.match(await facts(eventId)).sort(), ['by-entity', 'by-outlet']);
+  });
+
+  it('when events are read for an index, then role values are read only for the candidates of role filters, and matching is unchanged', async () => {
+    const loner = await entity();
+    const other = (await ops('POST', '/articles', { outlet_id: outletA, event_type_id: typeId, roles: [{ role: 'buyer', entity_id: loner }] })).incident_id;
+    const index = new FilterIndex();
+    index.set('priced', await compile({ involved_entity_ids: [buyer], role_filters: [{ kind: 'amount_gte', role_code_name: 'price', min_value: 200 }] }));
+    index.set('loner', await compile({ involved_entity_ids: [loner] }));
+    const read = await loadEventFactsOf(server.runtime.db, [eventId, other], null, index.wantsRoleValues);
+    const values = (id: string) => read.get(id)!.reports.flatMap((report) => report.values);
+    assert.ok(values(eventId).length > 0, 'the candidate of a role filter has its values');
+    assert.deepEqual(values(other), [], 'an event no role filter can match is read without them');
+    assert.deepEqual(index.match(read.get(eventId)!), ['priced']);
+    assert.deepEqual(index.match(read.get(other)!), ['loner']);
+    assert.deepEqual(read.get(eventId)!.reports, (await facts(eventId)).reports, 'the same values as a full read');
   });
 });
 

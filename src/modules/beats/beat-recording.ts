@@ -146,7 +146,7 @@ export function beatRecording({ db, clock, newId, onLedger }: BeatRecordingDeps)
   async function matchEvents(eventIds: readonly string[]): Promise<void> {
     const current = await index.current();
     if (current.filters.size === 0) return; // no enabled beat: nothing to read
-    const facts = await loadEventFactsOf(db, eventIds, null);
+    const facts = await loadEventFactsOf(db, eventIds, null, current.filters.wantsRoleValues);
     for (const eventId of eventIds) {
       const event = facts.get(eventId);
       if (event?.live) await recordMatches(current, event);

@@ -35,15 +35,25 @@ export interface StoredEventFacts extends EventFacts {
 
 /**
  * Loads an event's facts, counting the reports received up to the receive sequence value
- * `countedUpTo` (null: all). One statement (the parts aggregated as JSON): this runs for every
- * subscriber of every event change.
+ * `countedUpTo` (null: all). This runs for every subscriber of every event change.
  */
 export async function loadEventFacts(db: Queryable, eventId: string, countedUpTo: number | null): Promise<StoredEventFacts | null> {
   return (await loadEventFactsOf(db, [eventId], countedUpTo)).get(eventId) ?? null;
 }
 
-/** The same for many events in one statement (a bulk ingest's change names many), by event id. */
-export async function loadEventFactsOf(db: Queryable, eventIds: readonly string[], countedUpTo: number | null): Promise<Map<string, StoredEventFacts>> {
+/**
+ * The same for many events (a bulk ingest's change names many), by event id, in two statements
+ * at most: the events with their entities and reports, then their reports' role values, only
+ * for the events `wantsRoleValues` asks for (the others' reports keep no values). The role
+ * values are most of the cost of the read, and a matcher needs them only for an event that is
+ * the candidate of a filter with role filters, which most changed events are not.
+ */
+export async function loadEventFactsOf(
+  db: Queryable,
+  eventIds: readonly string[],
+  countedUpTo: number | null,
+  wantsRoleValues: (event: EventFacts) => boolean = () => true,
+): Promise<Map<string, StoredEventFacts>> {
   const found = new Map<string, StoredEventFacts>();
   if (eventIds.length === 0) return found;
   const events = await db.query<FactsRow>(
@@ -56,22 +66,53 @@ export async function loadEventFactsOf(db: Queryable, eventIds: readonly string[
                                     JOIN entities ent ON ent.id = ge.entity_id
                                     JOIN entities c ON c.id = ent.canonical_id AND c.deleted_at IS NULL
                                    WHERE ge.grant_id = r.grant_id) END) ORDER BY r.id)
-                        FROM reports r WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS reports,
-            -- Driven from the event's reports (a lateral per report, on report_roles' key): read
-            -- the other way round, a planner without statistics (a first bulk import) scans
-            -- report_roles whole for every event. OFFSET 0 keeps the lateral from being flattened.
-            COALESCE((SELECT json_agg(json_build_array(rr.report_id, role.code_name, live.id, to_char(rr.date_value, 'YYYY-MM-DD'), rr.amount_value, rr.amount_unit))
-                        FROM reports r
-                        CROSS JOIN LATERAL (SELECT * FROM report_roles WHERE report_id = r.id OFFSET 0) rr
-                        JOIN event_type_roles role ON role.id = rr.role_id
-                        LEFT JOIN entities ent ON ent.id = rr.entity_id
-                        LEFT JOIN entities live ON live.id = ent.canonical_id AND live.deleted_at IS NULL
-                       WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS role_values
+                        FROM reports r WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS reports
        FROM events e WHERE e.id = ANY($1::uuid[])`,
     [eventIds, countedUpTo],
+    { prepared: true },
   );
-  for (const event of events) found.set(event.id, factsOf(event));
+  const valuesOf = new Map<string, RoleValueFacts[]>();
+  for (const event of events) {
+    const facts = factsOf(event, valuesOf);
+    found.set(event.id, facts);
+    if (!wantsRoleValues(facts)) for (const [reportId] of event.reports) valuesOf.delete(reportId);
+  }
+  if (valuesOf.size > 0) await readRoleValues(db, valuesOf);
   return found;
+}
+
+/** Fills in the role values of reports, by report id (the lists the reports' facts hold). */
+async function readRoleValues(db: Queryable, valuesOf: Map<string, RoleValueFacts[]>): Promise<void> {
+  // Driven from the reports (a lateral per report, on report_roles' key): read the other way
+  // round, a planner without statistics (a first bulk import) scans report_roles whole.
+  // OFFSET 0 keeps the lateral from being flattened.
+  const rows = await db.query<RoleValueRow>(
+    `SELECT rr.report_id, role.code_name, live.id AS entity_id, to_char(rr.date_value, 'YYYY-MM-DD') AS date_value, rr.amount_value, rr.amount_unit
+       FROM unnest($1::uuid[]) AS r(id)
+       CROSS JOIN LATERAL (SELECT * FROM report_roles WHERE report_id = r.id OFFSET 0) rr
+       JOIN event_type_roles role ON role.id = rr.role_id
+       LEFT JOIN entities ent ON ent.id = rr.entity_id
+       LEFT JOIN entities live ON live.id = ent.canonical_id AND live.deleted_at IS NULL`,
+    [[...valuesOf.keys()]],
+    { prepared: true },
+  );
+  for (const row of rows) {
+    valuesOf.get(row.report_id)!.push({
+      role: row.code_name,
+      entityId: row.entity_id,
+      dateMs: row.date_value ? Date.parse(`${row.date_value}T00:00:00Z`) : null,
+      amount: row.amount_value === null ? null : { value: row.amount_value, unit: row.amount_unit ?? '' },
+    });
+  }
+}
+
+interface RoleValueRow {
+  report_id: string;
+  code_name: string;
+  entity_id: string | null;
+  date_value: string | null;
+  amount_value: number | null;
+  amount_unit: string | null;
 }
 
 interface FactsRow {
@@ -82,21 +123,10 @@ interface FactsRow {
   first_report_date: Date;
   entities: [string, boolean][];
   reports: [string, 'ARTICLE' | 'STRUCTURED', string | null, string | null, string[]][];
-  role_values: [string, string, string | null, string | null, number | null, string | null][];
 }
 
-function factsOf(event: FactsRow): StoredEventFacts {
-  const byReport = new Map<string, RoleValueFacts[]>();
-  for (const [reportId, role, entityId, dateValue, amountValue, amountUnit] of event.role_values) {
-    const list = byReport.get(reportId) ?? [];
-    list.push({
-      role,
-      entityId,
-      dateMs: dateValue ? Date.parse(`${dateValue}T00:00:00Z`) : null,
-      amount: amountValue === null ? null : { value: amountValue, unit: amountUnit ?? '' },
-    });
-    byReport.set(reportId, list);
-  }
+/** The facts of a row; each report's role values go in a list `valuesOf` keeps by report id, to be filled in. */
+function factsOf(event: FactsRow, valuesOf: Map<string, RoleValueFacts[]>): StoredEventFacts {
   return {
     eventId: event.id,
     eventTypeId: event.event_type_id,
@@ -110,7 +140,7 @@ function factsOf(event: FactsRow): StoredEventFacts {
       sourceId: outletId ?? accountId ?? id,
       outletId,
       represented: new Set(represented),
-      values: byReport.get(id) ?? [],
+      values: valuesOf.set(id, []).get(id)!,
     })),
   };
 }

@@ -119,13 +119,25 @@ export class FilterIndex<Id extends string = string> {
 
   /** The ids of the filters the event satisfies. */
   match(event: EventFacts): Id[] {
-    if (!event.live) return [];
-    const candidates = new Set<Id>(this.unkeyed);
+    return [...this.candidates(event)].filter((id) => matchesFilter(this.filters.get(id)!, event));
+  }
+
+  /** Does matching the event need its reports' role values (is it a candidate of a filter with role filters)? */
+  wantsRoleValues = (event: EventFacts): boolean => {
+    for (const id of this.candidates(event)) if (this.filters.get(id)!.roleFilters.length > 0) return true;
+    return false;
+  };
+
+  /** The filters the event's entities, type and outlets name (with those that name none): the only ones it can satisfy. */
+  private candidates(event: EventFacts): Set<Id> {
+    const candidates = new Set<Id>();
+    if (!event.live) return candidates;
     const add = (id: Id) => candidates.add(id);
+    this.unkeyed.forEach(add);
     for (const entityId of event.involved) eachIn(this.byEntity.get(entityId), add);
     eachIn(this.byType.get(event.eventTypeId), add);
     for (const report of event.reports) if (report.outletId) eachIn(this.byOutlet.get(report.outletId), add);
-    return [...candidates].filter((id) => matchesFilter(this.filters.get(id)!, event));
+    return candidates;
   }
 
   /** The index entries of a filter: its entities, else its type, else its outlets. */

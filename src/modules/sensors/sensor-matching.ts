@@ -53,7 +53,7 @@ export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps)
   async function matchEvents(eventIds: readonly string[]): Promise<void> {
     const index = await filters.current();
     if (index.size === 0) return; // no enabled sensor: nothing to read
-    const facts = await loadEventFactsOf(db, eventIds, null);
+    const facts = await loadEventFactsOf(db, eventIds, null, index.wantsRoleValues);
     for (const eventId of eventIds) {
       const event = facts.get(eventId);
       if (event?.live) await deliverMatches(eventId, index.match(event));
