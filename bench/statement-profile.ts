@@ -21,22 +21,37 @@ export function profileStatements(db: Database) {
     cost.ms += performance.now() - started;
     costs.set(key, cost);
   };
+  /** `work` timed under `key` while counting is on. */
+  const time = async <T>(key: () => string, work: () => Promise<T>): Promise<T> => {
+    if (!on) return work();
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      add(key().slice(0, 110), started);
+    }
+  };
   const timed = (target: Queryable): Queryable['query'] =>
-    async function query(sql, params, options) {
-      if (!on) return target.query(sql, params, options);
-      const started = performance.now();
-      try {
-        return await target.query(sql, params, options);
-      } finally {
-        add(sql.replace(/\s+/g, ' ').trim().slice(0, 110), started);
-      }
+    function query(sql, params, options) {
+      return time(
+        () => sql.replace(/\s+/g, ' ').trim(),
+        () => target.query(sql, params, options),
+      );
     };
-  const outer = { query: db.query, exec: db.exec, transaction: db.transaction };
+  const timedCopy =
+    (target: Queryable): Queryable['copyRows'] =>
+    (table, columns, rows) =>
+      time(
+        () => `COPY ${table} (${columns.join(', ')})`,
+        () => target.copyRows(table, columns, rows),
+      );
+  const outer = { query: db.query, exec: db.exec, copyRows: db.copyRows, transaction: db.transaction };
   db.query = timed(outer);
+  db.copyRows = timedCopy(outer);
   db.transaction = async (work) => {
     const started = performance.now();
     try {
-      return await outer.transaction((tx) => work({ ...tx, query: timed(tx) }));
+      return await outer.transaction((tx) => work({ ...tx, query: timed(tx), copyRows: timedCopy(tx) }));
     } finally {
       // BEGIN to COMMIT, the statements above included: what a transaction costs beyond them is its commit and its JS.
       if (on) add(TRANSACTION, started);

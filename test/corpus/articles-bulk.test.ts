@@ -97,6 +97,18 @@ describe('bulk article ingest', () => {
     assert.deepEqual([longSingle.status, longSingle.json.id], [200, answer.json.results[2].id]);
   });
 
+  it("when text holds the characters COPY's text format escapes, then it is stored exactly as sent", async () => {
+    const headline = 'tab\there, line\nbreak, return\r, back\\slash, \\N, \\., and \\t spelled out';
+    const url = `https://news.example/${unique()}?q=a\\b\tc`;
+    const sent = await article({ headline, url });
+    const answer = await bulk(JSON.stringify(sent));
+    assert.equal(answer.status, 200, answer.text);
+    const [{ id, status }] = answer.json.results;
+    assert.equal(status, 201);
+    const [stored] = await server.runtime.db.query<{ headline: string; url: string }>('SELECT headline, url FROM reports WHERE id = $1', [id]);
+    assert.deepEqual(stored, { headline, url });
+  });
+
   it("when the database refuses one line's value, then that line gets the single call's 400 and the others are stored, clustered as they would be alone", async () => {
     const party = await corpus.entity();
     const first = await article({ roles: [{ role: 'party', entity_id: party }] });

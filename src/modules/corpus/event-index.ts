@@ -105,24 +105,13 @@ export async function insertIndexRows(tx: Queryable, rows: IndexRows): Promise<v
       ],
     );
   }
-  const kept = values.filter(keptByIndex);
-  if (kept.length > 0) {
-    await tx.query(
-      `INSERT INTO event_role_values (event_id, role_id, source_kind, seq, first_report_date, entity_id, date_value, amount_value, amount_unit)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::timestamptz[], $6::uuid[], $7::date[], $8::float8[], $9::text[])`,
-      [
-        kept.map((v) => v.eventId),
-        kept.map((v) => v.roleId),
-        kept.map((v) => v.sourceKind),
-        kept.map((v) => v.seq),
-        kept.map((v) => v.firstReportDate),
-        kept.map((v) => v.entityId),
-        kept.map((v) => v.date),
-        kept.map((v) => v.amount?.value ?? null),
-        kept.map((v) => foldUnit(v.amount?.unit ?? '')),
-      ],
-    );
-  }
+  await tx.copyRows(
+    'event_role_values',
+    ['event_id', 'role_id', 'source_kind', 'seq', 'first_report_date', 'entity_id', 'date_value', 'amount_value', 'amount_unit'],
+    values
+      .filter(keptByIndex)
+      .map((v) => [v.eventId, v.roleId, v.sourceKind, v.seq, v.firstReportDate, v.entityId, v.date, v.amount?.value ?? null, foldUnit(v.amount?.unit ?? '')]),
+  );
 }
 
 /**

@@ -86,6 +86,25 @@ export interface ReportRow {
 /** A new report row, its receive sequence number drawn already (nextReportSeqs). */
 export type NewReportRow = ReportRow & { received_seq: number };
 
+/** The columns of a bulk ingest's report rows, in the order they are copied. */
+const REPORT_COLUMNS = [
+  'id',
+  'event_id',
+  'source_kind',
+  'outlet_id',
+  'account_id',
+  'grant_id',
+  'event_type_id',
+  'published_at',
+  'received_at',
+  'report_date',
+  'happened_at',
+  'headline',
+  'url',
+  'created_at',
+  'received_seq',
+] as const satisfies readonly (keyof NewReportRow)[];
+
 /** A report as written: its row, its role values in their order, and the entities it mentions (as given). */
 export interface NewReportRows {
   row: ReportRow;
@@ -393,31 +412,10 @@ export const eventsStore = {
 
   /** Many new reports in one statement, with their receive sequence numbers drawn already (nextReportSeqs). */
   insertReports(db: Queryable, rows: readonly NewReportRow[]) {
-    if (rows.length === 0) return Promise.resolve([]);
-    const column = <K extends keyof NewReportRow>(key: K) => rows.map((row) => row[key]);
-    return db.query(
-      `INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
-                            report_date, happened_at, headline, url, created_at, received_seq)
-       OVERRIDING SYSTEM VALUE
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::uuid[], $8::timestamptz[],
-                            $9::timestamptz[], $10::timestamptz[], $11::text[], $12::text[], $13::text[], $14::timestamptz[], $15::bigint[])`,
-      [
-        column('id'),
-        column('event_id'),
-        column('source_kind'),
-        column('outlet_id'),
-        column('account_id'),
-        column('grant_id'),
-        column('event_type_id'),
-        column('published_at'),
-        column('received_at'),
-        column('report_date'),
-        column('happened_at'),
-        column('headline'),
-        column('url'),
-        column('created_at'),
-        column('received_seq'),
-      ],
+    return db.copyRows(
+      'reports',
+      REPORT_COLUMNS,
+      rows.map((row) => REPORT_COLUMNS.map((column) => row[column])),
     );
   },
 
@@ -432,30 +430,20 @@ export const eventsStore = {
 
   /** The role values of many reports in one statement. */
   insertRoleValuesOf(db: Queryable, rows: readonly (ReportValue & { reportId: string; position: number })[]) {
-    if (rows.length === 0) return Promise.resolve([]);
-    return db.query(
-      `INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)
-       SELECT * FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::uuid[], $5::date[], $6::float8[], $7::text[], $8::text[])`,
-      [
-        rows.map((v) => v.reportId),
-        rows.map((v) => v.position),
-        rows.map((v) => v.roleId),
-        rows.map((v) => v.entityId),
-        rows.map((v) => v.date),
-        rows.map((v) => v.amount?.value ?? null),
-        rows.map((v) => v.amount?.unit ?? null),
-        rows.map((v) => v.text),
-      ],
+    return db.copyRows(
+      'report_roles',
+      ['report_id', 'position', 'role_id', 'entity_id', 'date_value', 'amount_value', 'amount_unit', 'text_value'],
+      rows.map((v) => [v.reportId, v.position, v.roleId, v.entityId, v.date, v.amount?.value ?? null, v.amount?.unit ?? null, v.text]),
     );
   },
 
   /** The mentioned entities of many reports in one statement (pairs unique already). */
   insertMentionsOf(db: Queryable, rows: readonly { reportId: string; entityId: string }[]) {
-    if (rows.length === 0) return Promise.resolve([]);
-    return db.query('INSERT INTO report_mentions (report_id, entity_id) SELECT * FROM unnest($1::uuid[], $2::uuid[])', [
-      rows.map((row) => row.reportId),
-      rows.map((row) => row.entityId),
-    ]);
+    return db.copyRows(
+      'report_mentions',
+      ['report_id', 'entity_id'],
+      rows.map((row) => [row.reportId, row.entityId]),
+    );
   },
 
   /**

@@ -3,6 +3,7 @@
 // awaited another query on the outer handle would wait on itself. The Database contract
 // forbids that by handing the callback its own `tx`.
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { copyStatement, copyText } from './copy-text.js';
 import { commitHooks, type Database, type Queryable, type Row } from './database.js';
 import { classified, DatabaseUnavailableError } from './failures.js';
 
@@ -26,6 +27,16 @@ function asQueryable(target: PGlite | Transaction, isClosed: () => boolean): Que
       guard();
       try {
         await target.exec(sql);
+      } catch (error) {
+        throw classified(error);
+      }
+    },
+    async copyRows(table, columns, rows) {
+      if (rows.length === 0) return;
+      guard();
+      try {
+        // PGlite reads COPY's input from the blob given with the statement.
+        await target.query(copyStatement(table, columns, "'/dev/blob'"), [], { blob: new Blob([copyText(rows)]) });
       } catch (error) {
         throw classified(error);
       }
@@ -56,6 +67,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     kind: 'pglite',
     query: (sql, params) => counted(() => outer.query(sql, params)),
     exec: (sql) => counted(() => outer.exec(sql)),
+    copyRows: (table, columns, rows) => counted(() => outer.copyRows(table, columns, rows)),
     poolUse: () => ({ total: 1, idle: inUse === 0 ? 1 : 0, waiting: Math.max(0, inUse - 1) }),
     async transaction(work) {
       if (closed) throw new DatabaseUnavailableError(new Error('the embedded database is closed'));

@@ -1,7 +1,11 @@
 // PostgreSQL through a pg pool. Several server processes may share one database: every
 // rule that must hold across them lives in a transaction with the rows it depends on locked.
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { type CopyValue, copyStatement, copyText } from './copy-text.js';
 import { commitHooks, type Database, type Queryable, type QueryOptions, type Row } from './database.js';
 import { classified, DatabaseUnavailableError } from './failures.js';
 
@@ -31,6 +35,11 @@ function preparedName(sql: string): string {
   return name;
 }
 
+/** COPY FROM STDIN on a connection of its own (a transaction's, or one borrowed from the pool). */
+async function copyOn(client: pg.PoolClient, table: string, columns: readonly string[], rows: readonly (readonly CopyValue[])[]): Promise<void> {
+  await pipeline(Readable.from([Buffer.from(copyText(rows))]), client.query(copyFrom(copyStatement(table, columns, 'STDIN'))));
+}
+
 function asQueryable(target: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T = Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<T[]> {
@@ -44,6 +53,20 @@ function asQueryable(target: pg.Pool | pg.PoolClient): Queryable {
     async exec(sql: string) {
       try {
         await target.query(sql); // no parameters: the simple protocol runs several statements
+      } catch (error) {
+        throw classified(error);
+      }
+    },
+    async copyRows(table, columns, rows) {
+      if (rows.length === 0) return;
+      try {
+        if (!(target instanceof pg.Pool)) return await copyOn(target, table, columns, rows);
+        const client = await target.connect();
+        try {
+          await copyOn(client, table, columns, rows);
+        } finally {
+          client.release();
+        }
       } catch (error) {
         throw classified(error);
       }
@@ -92,12 +115,14 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   const outer: Queryable = {
     query: (sql, params, options) => (closed ? Promise.reject(unavailable()) : base.query(sql, params, options)),
     exec: (sql) => (closed ? Promise.reject(unavailable()) : base.exec(sql)),
+    copyRows: (table, columns, rows) => (closed ? Promise.reject(unavailable()) : base.copyRows(table, columns, rows)),
   };
 
   return {
     kind: 'postgres',
     query: outer.query,
     exec: outer.exec,
+    copyRows: outer.copyRows,
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async transaction(work) {
       if (closed) throw unavailable();

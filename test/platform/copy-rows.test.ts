@@ -1,0 +1,88 @@
+// Queryable.copyRows (COPY's text format, src/platform/db/copy-text.ts) against the real
+// database of each storage path: every value comes back as it went in, and a bad value fails
+// the statement as the failure classifier names it.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { CopyValue } from '../../src/platform/db/copy-text.js';
+import type { Database, Queryable } from '../../src/platform/db/database.js';
+import { databaseFailure } from '../../src/platform/db/failures.js';
+import { openPglite } from '../../src/platform/db/pglite.js';
+import { openPostgres } from '../../src/platform/db/postgres.js';
+import { PG_URL } from '../helpers/server.js';
+
+const COLUMNS = ['id', 'label', 'seen_at', 'day', 'amount', 'flag', 'count'];
+
+describe('copying rows into a table', () => {
+  let db: Database;
+  before(async () => {
+    db = PG_URL ? await openPostgres(PG_URL) : await openPglite(null);
+  });
+  after(() => db.close());
+
+  /** `work` on a temporary table of every kind of column the corpus copies, in one transaction. */
+  const withTable = <T>(work: (tx: Queryable) => Promise<T>) =>
+    db.transaction(async (tx) => {
+      await tx.query(
+        `CREATE TEMP TABLE copied (id uuid PRIMARY KEY, label text, seen_at timestamptz, day date, amount float8, flag boolean, count bigint) ON COMMIT DROP`,
+      );
+      return work(tx);
+    });
+
+  it('when text holds tabs, line breaks, backslashes or spells \\N, and other columns hold nulls, dates and numbers, then each comes back as it went in', async () => {
+    const rows: CopyValue[][] = [
+      [
+        '00000000-0000-4000-8000-000000000001',
+        'tab\there, line\nbreak, return\r, back\\slash',
+        new Date('2026-11-26T08:00:00.123Z'),
+        '2026-11-26',
+        1234.5,
+        true,
+        2 ** 53 - 1,
+      ],
+      ['00000000-0000-4000-8000-000000000002', '\\N', null, null, -0.000001, false, 0],
+      ['00000000-0000-4000-8000-000000000003', '\\.', null, '1999-01-01', 1e300, null, null],
+      ['00000000-0000-4000-8000-000000000004', '', null, null, null, null, -1],
+      ['00000000-0000-4000-8000-000000000005', null, null, null, 3, true, 7],
+      ['00000000-0000-4000-8000-000000000006', '漢字 ✓ \u{1F600}', null, null, null, null, null],
+    ];
+    const back = await withTable(async (tx) => {
+      await tx.copyRows('copied', COLUMNS, rows);
+      return tx.query<Record<string, unknown>>(`SELECT id, label, seen_at, to_char(day, 'YYYY-MM-DD') AS day, amount, flag, count FROM copied ORDER BY id`);
+    });
+    assert.deepEqual(
+      back.map((row) => COLUMNS.map((column) => row[column])),
+      rows,
+    );
+  });
+
+  it('when no rows are given, then nothing is written and nothing fails', async () => {
+    const count = await withTable(async (tx) => {
+      await tx.copyRows('copied', COLUMNS, []);
+      return (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM copied'))[0]!.n;
+    });
+    assert.equal(count, 0);
+  });
+
+  it('when a value is not of its column, or a key repeats, then the statement fails as the classifier names it and writes nothing', async () => {
+    const fail = async (rows: CopyValue[][]) => {
+      try {
+        await withTable((tx) => tx.copyRows('copied', COLUMNS, rows));
+      } catch (error) {
+        return databaseFailure(error);
+      }
+      assert.fail('expected a failure');
+    };
+    const id = '00000000-0000-4000-8000-000000000009';
+    assert.equal(await fail([[id, 'nul \u0000 byte', null, null, null, null, null]]), 'invalid-value');
+    assert.equal(await fail([[id, 'x', null, 'not a date', null, null, null]]), 'invalid-value');
+    assert.equal(
+      await fail([
+        [id, 'a', null, null, null, null, null],
+        [id, 'b', null, null, null, null, null],
+      ]),
+      'unique-violation',
+    );
+    // The connection is usable after a failed COPY.
+    assert.deepEqual(await db.query('SELECT 1 AS one'), [{ one: 1 }]);
+  });
+});
