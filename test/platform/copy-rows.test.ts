@@ -44,14 +44,19 @@ describe('copying rows into a table', () => {
       ['00000000-0000-4000-8000-000000000004', '', null, null, null, null, -1],
       ['00000000-0000-4000-8000-000000000005', null, null, null, 3, true, 7],
       ['00000000-0000-4000-8000-000000000006', '漢字 ✓ \u{1F600}', null, null, null, null, null],
+      ['00000000-0000-4000-8000-000000000007', 'year 0 (1 BC)', new Date('0000-06-01T12:00:00.000Z'), null, null, null, null],
+      ['00000000-0000-4000-8000-000000000008', 'a year in 9999', new Date('9999-12-31T23:59:59.999Z'), null, null, null, null],
     ];
     const back = await withTable(async (tx) => {
       await tx.copyRows('copied', COLUMNS, rows);
-      return tx.query<Record<string, unknown>>(`SELECT id, label, seen_at, to_char(day, 'YYYY-MM-DD') AS day, amount, flag, count FROM copied ORDER BY id`);
+      return tx.query<Record<string, unknown>>(
+        `SELECT id, label, round(extract(epoch FROM seen_at) * 1000)::float8 AS seen_at, to_char(day, 'YYYY-MM-DD') AS day, amount, flag, count FROM copied ORDER BY id`,
+      );
     });
+    // Timestamps compared as milliseconds since 1970: the drivers' own parsers read no BC timestamp.
     assert.deepEqual(
       back.map((row) => COLUMNS.map((column) => row[column])),
-      rows,
+      rows.map((row) => row.map((value) => (value instanceof Date ? value.getTime() : value))),
     );
   });
 
@@ -84,5 +89,17 @@ describe('copying rows into a table', () => {
     );
     // The connection is usable after a failed COPY.
     assert.deepEqual(await db.query('SELECT 1 AS one'), [{ one: 1 }]);
+  });
+
+  it('when a COPY fails inside a savepoint, then the transaction goes on after rolling back to it (as a bulk batch falls back line by line)', async () => {
+    const id = '00000000-0000-4000-8000-00000000000a';
+    const kept = await withTable(async (tx) => {
+      await tx.query('SAVEPOINT batch');
+      await assert.rejects(tx.copyRows('copied', COLUMNS, [[id, 'x', null, 'not a date', null, null, null]]));
+      await tx.query('ROLLBACK TO SAVEPOINT batch');
+      await tx.copyRows('copied', COLUMNS, [[id, 'kept', null, null, null, null, null]]);
+      return tx.query<{ label: string }>('SELECT label FROM copied');
+    });
+    assert.deepEqual(kept, [{ label: 'kept' }]);
   });
 });
