@@ -1,7 +1,7 @@
 // The set-based bulk ingest behind POST /ops/v1/articles/bulk and evmon import. A batch is
 // checked line by line by the single call's rules (articleReport, incidentTarget), clustered
-// in memory against the corpus and against itself (batch-clustering.ts), and written with a
-// few multi-row statements per table; each touched event's state is computed once, from its
+// in memory against the corpus and against itself (batch-clustering.ts), and written with one
+// COPY or multi-row statement per table; each touched event's state is computed once, from its
 // stored reports and the batch's, and each touched event is published once. The caller's
 // transaction holds the clustering locks of every type of the batch and the article locks,
 // so no other ingest clusters into these types meanwhile.
