@@ -68,6 +68,17 @@ describe('copying rows into a table', () => {
     assert.equal(count, 0);
   });
 
+  it('when rows are copied outside a transaction, then they are written on a connection of their own and committed', async () => {
+    const table = `copied_alone_${process.pid}`;
+    await db.query(`CREATE TABLE ${table} (id uuid PRIMARY KEY, label text)`);
+    try {
+      await db.copyRows(table, ['id', 'label'], [['00000000-0000-4000-8000-00000000000b', 'alone']]);
+      assert.deepEqual(await db.query(`SELECT id, label FROM ${table}`), [{ id: '00000000-0000-4000-8000-00000000000b', label: 'alone' }]);
+    } finally {
+      await db.query(`DROP TABLE ${table}`);
+    }
+  });
+
   it('when a value is not of its column, or a key repeats, then the statement fails as the classifier names it and writes nothing', async () => {
     const fail = async (rows: CopyValue[][]) => {
       try {

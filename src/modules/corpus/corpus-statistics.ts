@@ -4,8 +4,9 @@
 // last ANALYZE reach what the table held then (and at least MIN_ADDED), this process analyzes
 // the corpus tables: at each doubling. No more often: the planner scales a table's row counts
 // by its current size (its pages, at the density the last ANALYZE saw), and an ANALYZE costs
-// the embedded database's one connection half a second at only 30,000 reports. Each process counts its own; several loading at once
-// analyze more often, which costs time, not correctness.
+// the embedded database's one connection half a second at only 30,000 reports. Each process
+// counts its own; several loading at once analyze more often, which costs time, not
+// correctness.
 //
 // The batch that crosses the threshold does not wait for the ANALYZE, and one runs at a time:
 // on PostgreSQL it runs on another connection while the next batch loads (on the embedded
