@@ -40,6 +40,15 @@ describe('beat recording', () => {
     const entries = await beats.pollAll(account.key, beat.id);
     assert.deepEqual(entries.map((entry) => entry.event.id).sort(), [...events].sort());
     assert.equal(await corpus.balance(account.id), 8, 'one credit per entry');
+
+    // A later batch adds a report to a recorded event and opens a new one: one entry more.
+    const later = await corpus.bulk([line(two, '2026-11-20T11:00:00Z'), line(await corpus.entity(), '2026-11-20T12:00:00Z')]);
+    const [again, fresh] = later.results.map((r: any) => r.incident_id);
+    assert.ok(events.includes(again), 'the report joins a recorded event');
+    await beats.drain();
+    const now = await beats.pollAll(account.key, beat.id);
+    assert.deepEqual(now.map((entry) => entry.event.id).sort(), [...events, fresh].sort());
+    assert.equal(await corpus.balance(account.id), 7, 'one credit more');
   });
 
   it('when an event matches, then one entry is recorded and charged once, however often the event changes afterwards', async () => {

@@ -140,13 +140,40 @@ describe('filter matching against ingested events', () => {
     const index = new FilterIndex();
     index.set('priced', await compile({ involved_entity_ids: [buyer], role_filters: [{ kind: 'amount_gte', role_code_name: 'price', min_value: 200 }] }));
     index.set('loner', await compile({ involved_entity_ids: [loner] }));
-    const read = await loadEventFactsOf(server.runtime.db, [eventId, other], null, index.wantsRoleValues);
+    const read = await loadEventFactsOf(server.runtime.db, [eventId, other], null, index);
     const values = (id: string) => read.get(id)!.reports.flatMap((report) => report.values);
     assert.ok(values(eventId).length > 0, 'the candidate of a role filter has its values');
     assert.deepEqual(values(other), [], 'an event no role filter can match is read without them');
     assert.deepEqual(index.match(read.get(eventId)!), ['priced']);
     assert.deepEqual(index.match(read.get(other)!), ['loner']);
     assert.deepEqual(read.get(eventId)!.reports, (await facts(eventId)).reports, 'the same values as a full read');
+  });
+
+  it('when events are read for an index, then those no filter can be a candidate of are left out, and the others read in full', async () => {
+    const loner = await entity();
+    const other = (await ops('POST', '/articles', { outlet_id: outletA, event_type_id: typeId, roles: [{ role: 'buyer', entity_id: loner }] })).incident_id;
+    const index = new FilterIndex();
+    index.set('buyer', await compile({ involved_entity_ids: [buyer] }));
+    const db = server.runtime.db;
+    const byEntity = await loadEventFactsOf(db, [eventId, other], null, index);
+    assert.deepEqual([...byEntity.keys()], [eventId], 'the event of another entity is not read');
+    const full = await facts(eventId);
+    const withoutValues = { ...full, reports: full.reports.map((report) => ({ ...report, values: [] })) };
+    assert.deepEqual(byEntity.get(eventId), withoutValues, 'the candidate is read as a full read reads it (no role filter: no values)');
+    index.set('outlet', await compile({ required_source_news_outlet_ids: [outletA] }));
+    assert.deepEqual([...(await loadEventFactsOf(db, [eventId, other], null, index)).keys()].sort(), [eventId, other].sort(), 'found by its outlet');
+    index.delete('outlet');
+    index.set('type', await compile({ event_type_id: typeId }));
+    assert.deepEqual([...(await loadEventFactsOf(db, [eventId, other], null, index)).keys()].sort(), [eventId, other].sort(), 'found by its type');
+    assert.deepEqual(index.match((await loadEventFactsOf(db, [other], null, index)).get(other)!), ['type']);
+    index.delete('type');
+    index.set('anything', await compile({}));
+    assert.equal(index.mayMatch, null, 'a filter that names nothing makes every event a candidate');
+    assert.deepEqual([...(await loadEventFactsOf(db, [eventId, other], null, index)).keys()].sort(), [eventId, other].sort());
+    await ops('DELETE', `/events/${other}`);
+    index.delete('anything');
+    index.set('loner', await compile({ involved_entity_ids: [loner] }));
+    assert.deepEqual([...(await loadEventFactsOf(db, [other], null, index)).keys()], [], 'a deleted event is no candidate');
   });
 });
 
@@ -205,6 +232,10 @@ describe('filter index', () => {
         for (const [i, filter] of filters.entries()) index.set(`f${i}`, filter);
         const expected = filters.flatMap((filter, i) => (matchesFilter(filter, event) ? [`f${i}`] : []));
         assert.deepEqual(index.match(event).sort(), expected.sort());
+        // The keys alone never rule out an event that matches (the facts read skips those it rules out).
+        const outletIds = index.keyedByOutlet ? event.reports.flatMap((r) => (r.outletId ? [r.outletId] : [])) : [];
+        const mayMatch = index.mayMatch;
+        if (expected.length > 0 && mayMatch !== null) assert.ok(mayMatch({ ...event, outletIds }), 'a matching event passes its keys');
       }),
       { numRuns: 500 },
     );

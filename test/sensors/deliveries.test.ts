@@ -55,6 +55,18 @@ describe('sensor deliveries', () => {
     assert.deepEqual(payloads.map((p) => p.data.event.id).sort(), [first, third].sort());
     const firstEvent = payloads.find((p) => p.data.event.id === first).data.event;
     assert.equal(firstEvent.matched_report_count, 2, JSON.stringify(firstEvent));
+
+    // A later batch adds a report to a delivered event and opens a new one; a second sensor
+    // sees both for the first time: each sensor gets each event it was never sent, once.
+    const also = await sensor(account.key, { event_type_id: type.id }, '/bulk-also');
+    const later = await corpus.bulk([line(one, '2026-11-20T11:00:00Z'), line(await corpus.entity(), '2026-11-20T12:00:00Z')]);
+    const [again, fresh] = later.results.map((r: any) => r.incident_id);
+    assert.equal(again, first, 'the report joins the delivered event');
+    await drain();
+    const events = (path: string) =>
+      received(path).map((webhook) => (verifyWebhook(path === '/bulk' ? watching.signing_secret : also.signing_secret, webhook, NOW) as any).data.event.id);
+    assert.deepEqual(events('/bulk').sort(), [first, third, fresh].sort(), 'the first sensor: only the new event');
+    assert.deepEqual(events('/bulk-also').sort(), [first, fresh].sort(), 'the second: both events of its batch');
   });
 
   it('when an event matches, then one signed event.matched delivery arrives, verified by a Standard Webhooks library, and never a second', async () => {

@@ -87,17 +87,18 @@ export const beatEntriesStore = {
   },
 
   /**
-   * Per beat, the first entry of an event merged into `survivorId`: what a match on the
-   * survivor carries (free) rather than records afresh, whichever of the merge's jobs runs first.
+   * Per (beat, survivor), the beat's first entry of an event merged into the survivor: what a
+   * match on the survivor carries (free) rather than records afresh, whichever of the merge's
+   * jobs runs first. Of these beats and survivors (every pair of them).
    */
-  carriable(db: Queryable, beatIds: readonly string[], survivorId: string) {
-    if (beatIds.length === 0) return Promise.resolve([]);
-    return db.query<{ beat_id: string; event_id: string; matched_clause_id: string }>(
-      `SELECT DISTINCT ON (be.beat_id) be.beat_id, be.event_id, be.matched_clause_id
+  carriable(db: Queryable, beatIds: readonly string[], survivorIds: readonly string[]) {
+    if (beatIds.length === 0 || survivorIds.length === 0) return Promise.resolve([]);
+    return db.query<{ beat_id: string; survivor_id: string; event_id: string; matched_clause_id: string }>(
+      `SELECT DISTINCT ON (be.beat_id, e.merged_into_event_id) be.beat_id, e.merged_into_event_id AS survivor_id, be.event_id, be.matched_clause_id
          FROM beat_entries be JOIN events e ON e.id = be.event_id
-        WHERE e.merged_into_event_id = $1 AND be.beat_id = ANY($2::uuid[])
-        ORDER BY be.beat_id, be.seq`,
-      [survivorId, beatIds],
+        WHERE e.merged_into_event_id = ANY($1::uuid[]) AND be.beat_id = ANY($2::uuid[])
+        ORDER BY be.beat_id, e.merged_into_event_id, be.seq`,
+      [survivorIds, beatIds],
     );
   },
 

@@ -142,53 +142,65 @@ export function beatRecording({ db, clock, newId, onLedger }: BeatRecordingDeps)
     return event ? occurredAt(event.happened_at, event.first_report_date) : null;
   }
 
-  /** Each event's first matching clause on each enabled beat without an entry for it; the events' facts read in one statement. */
+  /**
+   * Each event's first matching clause on each enabled beat without an entry for it: the
+   * events' facts read together, then the matches of them all recorded together (a bulk
+   * load's change names hundreds of events).
+   */
   async function matchEvents(eventIds: readonly string[]): Promise<void> {
     const current = await index.current();
     if (current.filters.size === 0) return; // no enabled beat: nothing to read
-    const facts = await loadEventFactsOf(db, eventIds, null, current.filters.wantsRoleValues);
-    for (const eventId of eventIds) {
+    const facts = await loadEventFactsOf(db, eventIds, null, current.filters);
+    const live = [...new Set(eventIds)].flatMap((eventId) => {
       const event = facts.get(eventId);
-      if (event?.live) await recordMatches(current, event);
-    }
+      return event?.live ? [event] : [];
+    });
+    await recordMatches(current, live);
   }
 
   const matchEvent = (eventId: string) => matchEvents([eventId]);
 
-  /** Entries for the beats the event matches (facts read already). */
-  async function recordMatches({ filters, clauses }: Awaited<ReturnType<typeof index.current>>, facts: StoredEventFacts): Promise<void> {
-    const { eventId } = facts;
-    const first = new Map<string, { clauseId: string; position: number }>();
-    for (const clauseId of filters.match(facts)) {
-      const { beatId, position } = clauses.get(clauseId)!;
-      const best = first.get(beatId);
-      if (!best || position < best.position) first.set(beatId, { clauseId, position });
+  /** Entries for the beats the events match (facts read already). */
+  async function recordMatches({ filters, clauses }: Awaited<ReturnType<typeof index.current>>, events: readonly StoredEventFacts[]): Promise<void> {
+    const matches: { beatId: string; clauseId: string; event: StoredEventFacts }[] = [];
+    for (const event of events) {
+      const first = new Map<string, { clauseId: string; position: number }>();
+      for (const clauseId of filters.match(event)) {
+        const { beatId, position } = clauses.get(clauseId)!;
+        const best = first.get(beatId);
+        if (!best || position < best.position) first.set(beatId, { clauseId, position });
+      }
+      for (const [beatId, { clauseId }] of first) matches.push({ beatId, clauseId, event });
     }
-    if (first.size === 0) return;
+    if (matches.length === 0) return;
+    const beatIds = [...new Set(matches.map((match) => match.beatId))];
     // Most changes are further reports of events already recorded: looked up here, they never
     // queue for the account lock (recordNow checks again under it).
-    const have = await entries.existing(db, [...first.keys()], [eventId]);
-    const fresh = [...first].filter(([beatId]) => !have.has(`${beatId}:${eventId}`));
-    const occurred = occurredAt(facts.happenedAt, facts.firstReportDate);
+    const have = await entries.existing(
+      db,
+      beatIds,
+      events.map((event) => event.eventId),
+    );
+    const fresh = matches.filter(({ beatId, event }) => !have.has(`${beatId}:${event.eventId}`));
     // A beat that has an entry for an event merged into this one carries it, free, even when
     // this change runs before the merge's own job (A into B, then B into D: D's change may
     // come first).
     const carriable = new Map(
-      (
-        await entries.carriable(
-          db,
-          fresh.map(([beatId]) => beatId),
-          eventId,
-        )
-      ).map((entry) => [entry.beat_id, entry]),
+      (await entries.carriable(db, [...new Set(fresh.map((match) => match.beatId))], [...new Set(fresh.map((match) => match.event.eventId))])).map((entry) => [
+        `${entry.beat_id}:${entry.survivor_id}`,
+        entry,
+      ]),
     );
-    const candidates = fresh.map(([beatId, { clauseId }]) => {
-      const carried = carriable.get(beatId);
+    const candidates = fresh.map(({ beatId, clauseId, event }) => {
+      const { eventId } = event;
+      const occurred = occurredAt(event.happenedAt, event.firstReportDate);
+      const carried = carriable.get(`${beatId}:${eventId}`);
       return carried
         ? { beatId, eventId, clauseId: carried.matched_clause_id, occurredAt: occurred, backfilled: false, carriedFromEventId: carried.event_id }
         : { beatId, eventId, clauseId, occurredAt: occurred, backfilled: false, carriedFromEventId: null };
     });
-    await recordAll(candidates, (beatId) => clauses.get(first.get(beatId)!.clauseId)!.accountId);
+    const accountOf = new Map(fresh.map(({ beatId, clauseId }) => [beatId, clauses.get(clauseId)!.accountId]));
+    await recordAll(candidates, (beatId) => accountOf.get(beatId)!);
   }
 
   /**

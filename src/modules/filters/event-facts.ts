@@ -41,21 +41,50 @@ export async function loadEventFacts(db: Queryable, eventId: string, countedUpTo
   return (await loadEventFactsOf(db, [eventId], countedUpTo)).get(eventId) ?? null;
 }
 
+/** What decides which saved filters an event is a candidate of, read before its facts. */
+export interface EventKeys {
+  live: boolean;
+  eventTypeId: string;
+  involved: ReadonlySet<string>; // live canonical ids
+  /** Its reports' outlets, when the reader asked for them (else empty). */
+  outletIds: readonly string[];
+}
+
+/** Which of the events read a matcher needs in full (a FilterIndex is one). */
+export interface FactsSelection {
+  /** Could an event with these keys match? null: any live event could (read them all in full). */
+  readonly mayMatch: ((keys: EventKeys) => boolean) | null;
+  /** Does `mayMatch` look at outlets? */
+  readonly keyedByOutlet: boolean;
+  /** Does matching this event need its reports' role values? */
+  readonly wantsRoleValues: (event: EventFacts) => boolean;
+}
+
+/** Every event in full, with its role values. */
+const EVERY_EVENT: FactsSelection = { mayMatch: null, keyedByOutlet: false, wantsRoleValues: () => true };
+
 /**
- * The same for many events (a bulk ingest's change names many), by event id, in two statements
- * at most: the events with their entities and reports, then their reports' role values, only
- * for the events `wantsRoleValues` asks for (the others' reports keep no values). The role
- * values are most of the cost of the read, and a matcher needs them only for an event that is
- * the candidate of a filter with role filters, which most changed events are not.
+ * The same for many events (a bulk ingest's change names many), by event id, in three
+ * statements at most, each for fewer events:
+ * - the keys of the live ones (type, entities, and outlets when asked), when `selection` can
+ *   rule events out by them; only those it cannot are read further (events left out could
+ *   not match: the map holds none of them);
+ * - those events with their entities and reports;
+ * - their reports' role values, only for the events `selection.wantsRoleValues` asks for
+ *   (the others' reports keep no values).
+ * Most events a bulk load changes are no saved filter's candidate; their reports and role
+ * values were most of the cost of the read.
  */
 export async function loadEventFactsOf(
   db: Queryable,
   eventIds: readonly string[],
   countedUpTo: number | null,
-  wantsRoleValues: (event: EventFacts) => boolean = () => true,
+  selection: FactsSelection = EVERY_EVENT,
 ): Promise<Map<string, StoredEventFacts>> {
   const found = new Map<string, StoredEventFacts>();
-  if (eventIds.length === 0) return found;
+  const { mayMatch } = selection;
+  const candidates = mayMatch === null ? eventIds : (await readKeys(db, eventIds, selection.keyedByOutlet)).filter(mayMatch).map((keys) => keys.eventId);
+  if (candidates.length === 0) return found;
   const events = await db.query<FactsRow>(
     `SELECT e.id, e.event_type_id, e.merged_into_event_id IS NULL AND e.deleted_at IS NULL AS live, e.happened_at, e.first_report_date,
             COALESCE((SELECT json_agg(json_build_array(ee.entity_id, ee.participant)) FROM event_entities ee WHERE ee.event_id = e.id), '[]') AS entities,
@@ -68,17 +97,34 @@ export async function loadEventFactsOf(
                                    WHERE ge.grant_id = r.grant_id) END) ORDER BY r.id)
                         FROM reports r WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS reports
        FROM events e WHERE e.id = ANY($1::uuid[])`,
-    [eventIds, countedUpTo],
+    [candidates, countedUpTo],
     { prepared: true },
   );
   const valuesOf = new Map<string, RoleValueFacts[]>();
   for (const event of events) {
     const facts = factsOf(event, valuesOf);
     found.set(event.id, facts);
-    if (!wantsRoleValues(facts)) for (const [reportId] of event.reports) valuesOf.delete(reportId);
+    if (!selection.wantsRoleValues(facts)) for (const [reportId] of event.reports) valuesOf.delete(reportId);
   }
   if (valuesOf.size > 0) await readRoleValues(db, valuesOf);
   return found;
+}
+
+/**
+ * The keys of the live events among these (the others match nothing), from the search index's
+ * rows (event_entities, event_sources: kept with the reports, in their transaction). The
+ * outlets are every report's, whatever the cut-off: more keys only let more events through.
+ */
+async function readKeys(db: Queryable, eventIds: readonly string[], withOutlets: boolean): Promise<(EventKeys & { eventId: string })[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await db.query<{ id: string; event_type_id: string; entities: string[]; outlets: string[] | null }>(
+    `SELECT e.id, e.event_type_id, ARRAY(SELECT ee.entity_id FROM event_entities ee WHERE ee.event_id = e.id) AS entities,
+            CASE WHEN $2::boolean THEN ARRAY(SELECT s.source_id FROM event_sources s WHERE s.event_id = e.id AND s.source_kind = 'ARTICLE') END AS outlets
+       FROM events e WHERE e.id = ANY($1::uuid[]) AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL`,
+    [eventIds, withOutlets],
+    { prepared: true },
+  );
+  return rows.map((row) => ({ eventId: row.id, live: true, eventTypeId: row.event_type_id, involved: new Set(row.entities), outletIds: row.outlets ?? [] }));
 }
 
 /** Fills in the role values of reports, by report id (the lists the reports' facts hold). */

@@ -3,7 +3,7 @@
 // their wanted entities, else their event type, else their outlets; an event looks up only
 // the entries of its own entities, type and outlets, and checks those candidates in full.
 import { foldUnit, type CompiledFilter, type CompiledRoleFilter, type RoleValueTest } from './filter.js';
-import type { EventFacts, ReportFacts, RoleValueFacts } from './event-facts.js';
+import type { EventFacts, EventKeys, ReportFacts, RoleValueFacts } from './event-facts.js';
 
 /** Does the event satisfy the filter? (The full check, for one candidate.) */
 export function matchesFilter(filter: CompiledFilter, event: EventFacts): boolean {
@@ -80,6 +80,11 @@ function removeFrom<Id>(map: Map<string, Bucket<Id>>, key: string, id: Id): void
   }
 }
 
+function someKeyIn(map: ReadonlyMap<string, unknown>, keys: Iterable<string>): boolean {
+  for (const key of keys) if (map.has(key)) return true;
+  return false;
+}
+
 function eachIn<Id>(bucket: Bucket<Id> | undefined, visit: (id: Id) => void): void {
   if (bucket instanceof Set) bucket.forEach(visit);
   else if (bucket !== undefined) visit(bucket);
@@ -127,6 +132,20 @@ export class FilterIndex<Id extends string = string> {
     for (const id of this.candidates(event)) if (this.filters.get(id)!.roleFilters.length > 0) return true;
     return false;
   };
+
+  /**
+   * Could an event with these keys satisfy any filter (is it any filter's candidate)? null when
+   * every live event is one (a filter names no entity, type or outlet): keys decide nothing.
+   */
+  get mayMatch(): ((keys: EventKeys) => boolean) | null {
+    if (this.unkeyed.size > 0) return null;
+    return (keys) => keys.live && (this.byType.has(keys.eventTypeId) || someKeyIn(this.byEntity, keys.involved) || someKeyIn(this.byOutlet, keys.outletIds));
+  }
+
+  /** Does `mayMatch` look at outlets (some filter is found by its outlets)? */
+  get keyedByOutlet(): boolean {
+    return this.byOutlet.size > 0;
+  }
 
   /** The filters the event's entities, type and outlets name (with those that name none): the only ones it can satisfy. */
   private candidates(event: EventFacts): Set<Id> {

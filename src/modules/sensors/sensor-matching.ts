@@ -40,6 +40,9 @@ async function buildIndex(db: Database): Promise<FilterIndex> {
   return index;
 }
 
+/** Deliveries stored per statement at most (but one event's all together): their bodies are in memory till then. */
+const DELIVERIES_PER_STATEMENT = 1_000;
+
 /** The sensors' subscriber to the "event changed" hand-off. */
 export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps): EventChangeSubscriber {
   const filters = filterIndexCache(db, ['sensors', 'entities'], () => buildIndex(db));
@@ -49,47 +52,86 @@ export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps)
     return view ? searchEventOf(view) : null;
   }
 
-  /** Matches events against every enabled sensor, their facts read in one statement. */
+  /**
+   * Matches events against every enabled sensor: their facts read together, then the matches of
+   * them all delivered together (a bulk load's change names hundreds of events).
+   */
   async function matchEvents(eventIds: readonly string[]): Promise<void> {
     const index = await filters.current();
     if (index.size === 0) return; // no enabled sensor: nothing to read
-    const facts = await loadEventFactsOf(db, eventIds, null, index.wantsRoleValues);
-    for (const eventId of eventIds) {
+    const facts = await loadEventFactsOf(db, eventIds, null, index);
+    const matches = new Map<string, string[]>();
+    for (const eventId of new Set(eventIds)) {
       const event = facts.get(eventId);
-      if (event?.live) await deliverMatches(eventId, index.match(event));
+      const matched = event?.live ? index.match(event) : [];
+      if (matched.length > 0) matches.set(eventId, matched);
     }
+    await deliverMatches(matches);
   }
 
   const matchEvent = (eventId: string) => matchEvents([eventId]);
 
-  /** One `event.matched` delivery to each matched sensor that has had none for the event. */
-  async function deliverMatches(eventId: string, matched: string[]): Promise<void> {
-    if (matched.length === 0) return;
-    const delivered = await outbox.sentTo(eventId, 'event.matched');
-    const fresh = matched.filter((sensorId) => !delivered.has(sensorId));
-    if (fresh.length === 0) return;
-    const event = await eventView(eventId);
-    if (!event) return;
+  /**
+   * One `event.matched` delivery to each matched sensor (by event) that has had none for the
+   * event: the events' views read and the deliveries stored a statement per
+   * DELIVERIES_PER_STATEMENT (each body holds its event's view).
+   */
+  async function deliverMatches(matches: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    if (matches.size === 0) return;
+    const delivered = await outbox.sentTo([...matches.keys()], 'event.matched');
+    let chunk: { eventId: string; sensorIds: string[] }[] = [];
+    let size = 0;
+    for (const [eventId, sensorIds] of matches) {
+      const sent = delivered.get(eventId)!;
+      const unsent = sensorIds.filter((sensorId) => !sent.has(sensorId));
+      if (unsent.length === 0) continue;
+      chunk.push({ eventId, sensorIds: unsent });
+      size += unsent.length;
+      if (size >= DELIVERIES_PER_STATEMENT) {
+        await storeMatched(chunk);
+        chunk = [];
+        size = 0;
+      }
+    }
+    await storeMatched(chunk);
+  }
+
+  async function storeMatched(matches: readonly { eventId: string; sensorIds: readonly string[] }[]): Promise<void> {
+    if (matches.length === 0) return;
+    const views = await loadEventViews(
+      db,
+      matches.map((match) => match.eventId),
+      { at: clock.now() },
+    );
+    const eventOf = new Map(views.map((view) => [view.id, searchEventOf(view)]));
     const timestamp = clock.now();
     await outbox.store(
       'event.matched',
-      eventId,
-      fresh.map((sensorId) => ({ id: newId(), sensorId, body: deliveryBody('event.matched', timestamp, { sensor_id: sensorId, event }) })),
+      matches.flatMap(({ eventId, sensorIds }) => {
+        const event = eventOf.get(eventId);
+        if (!event) return [];
+        return sensorIds.map((sensorId) => ({
+          id: newId(),
+          sensorId,
+          eventId,
+          body: deliveryBody('event.matched', timestamp, { sensor_id: sensorId, event }),
+        }));
+      }),
     );
   }
 
   async function announceMerge(eventId: string, mergedIntoEventId: string): Promise<void> {
-    const sent = await outbox.sentTo(eventId, 'event.matched');
+    const sent = (await outbox.sentTo([eventId], 'event.matched')).get(eventId)!;
     if (sent.size === 0) return;
     const event = await eventView(mergedIntoEventId);
     if (!event) return;
     const timestamp = clock.now();
     await outbox.store(
       'event.merged',
-      eventId,
       [...sent].map((sensorId) => ({
         id: newId(),
         sensorId,
+        eventId,
         body: deliveryBody('event.merged', timestamp, { sensor_id: sensorId, event_id: eventId, merged_into_event_id: mergedIntoEventId, event }),
       })),
     );

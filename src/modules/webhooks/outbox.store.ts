@@ -12,6 +12,11 @@ export interface NewDelivery {
   body: string;
 }
 
+/** A delivery and the event it is about (null: none, a test delivery's). */
+export interface EventDelivery extends NewDelivery {
+  eventId: string | null;
+}
+
 export interface ClaimedTarget {
   delivery_id: string;
   action_id: string;
@@ -39,37 +44,30 @@ export interface AttemptOutcome {
 
 export const outboxStore = {
   /**
-   * Stores deliveries of one event (null: none, for a test) with a target per webhook due at
-   * `at`, to sensors still enabled unless `anyState`; a (sensor, event, type) that was ever
-   * sent one (sensor_sent_events, which outlives the delivery log) is left alone, except test
-   * deliveries, which may repeat. Answers how many were stored. Locks the sensors' rows
-   * against deletion (KEY SHARE), so a sensor deleted meanwhile is skipped rather than
-   * failing the foreign key.
+   * Stores deliveries, each of its event (null: none, for a test), with a target per webhook
+   * due at `at`, to sensors still enabled unless `anyState`; a (sensor, event, type) that was
+   * ever sent one (sensor_sent_events, which outlives the delivery log) is left alone, except
+   * test deliveries, which may repeat. Answers how many were stored. Locks the sensors' rows
+   * against deletion (KEY SHARE), so a sensor deleted meanwhile is skipped rather than failing
+   * the foreign key. One (sensor, event) at most once in `deliveries`.
    */
-  async create(
-    tx: Queryable,
-    type: DeliveryType,
-    eventId: string | null,
-    deliveries: readonly NewDelivery[],
-    at: Date,
-    options: { anyState?: boolean } = {},
-  ): Promise<number> {
+  async create(tx: Queryable, type: DeliveryType, deliveries: readonly EventDelivery[], at: Date, options: { anyState?: boolean } = {}): Promise<number> {
     if (deliveries.length === 0) return 0;
     const rows = await tx.query<{ n: number }>(
       `WITH wanted AS (
-         SELECT d.id, d.sensor_id, d.body, s.actions
-           FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS d(id, sensor_id, body)
+         SELECT d.id, d.sensor_id, d.event_id, d.body, s.actions
+           FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) AS d(id, sensor_id, event_id, body)
            JOIN sensors s ON s.id = d.sensor_id AND (s.enabled OR $7::boolean)
             FOR KEY SHARE OF s
        ), first_time AS (
          INSERT INTO sensor_sent_events (event_id, type, sensor_id)
-         SELECT $4::uuid, $5, sensor_id FROM wanted WHERE $5 <> 'sensor.test'
+         SELECT event_id, $5, sensor_id FROM wanted WHERE $5 <> 'sensor.test'
          ON CONFLICT DO NOTHING
-         RETURNING sensor_id
+         RETURNING event_id, sensor_id
        ), stored AS (
          INSERT INTO sensor_deliveries (id, sensor_id, event_id, type, body, created_at)
-         SELECT id, sensor_id, $4::uuid, $5, body, $6 FROM wanted
-          WHERE $5 = 'sensor.test' OR sensor_id IN (SELECT sensor_id FROM first_time)
+         SELECT id, sensor_id, event_id, $5, body, $6 FROM wanted
+          WHERE $5 = 'sensor.test' OR (event_id, sensor_id) IN (SELECT event_id, sensor_id FROM first_time)
          RETURNING id
        ), targets AS (
          INSERT INTO sensor_delivery_targets (delivery_id, action_id, url, host, next_attempt_at)
@@ -77,15 +75,29 @@ export const outboxStore = {
            FROM stored JOIN wanted w ON w.id = stored.id CROSS JOIN jsonb_array_elements(w.actions) a
        )
        SELECT count(*)::int AS n FROM stored`,
-      [deliveries.map((d) => d.id), deliveries.map((d) => d.sensorId), deliveries.map((d) => d.body), eventId, type, at, options.anyState ?? false],
+      [
+        deliveries.map((d) => d.id),
+        deliveries.map((d) => d.sensorId),
+        deliveries.map((d) => d.eventId),
+        deliveries.map((d) => d.body),
+        type,
+        at,
+        options.anyState ?? false,
+      ],
     );
     return rows[0]?.n ?? 0;
   },
 
-  /** Sensors that were ever given a delivery of this type for the event (its delivery may have left the log since). */
-  async sensorsDelivered(db: Queryable, eventId: string, type: DeliveryType): Promise<Set<string>> {
-    const rows = await db.query<{ sensor_id: string }>('SELECT sensor_id FROM sensor_sent_events WHERE event_id = $1 AND type = $2', [eventId, type]);
-    return new Set(rows.map((row) => row.sensor_id));
+  /** Per event, the sensors that were ever given a delivery of this type for it (its delivery may have left the log since). */
+  async sensorsDelivered(db: Queryable, eventIds: readonly string[], type: DeliveryType): Promise<Map<string, Set<string>>> {
+    const sent = new Map<string, Set<string>>(eventIds.map((id) => [id, new Set()]));
+    if (eventIds.length === 0) return sent;
+    const rows = await db.query<{ event_id: string; sensor_id: string }>(
+      'SELECT event_id, sensor_id FROM sensor_sent_events WHERE event_id = ANY($1::uuid[]) AND type = $2',
+      [eventIds, type],
+    );
+    for (const row of rows) sent.get(row.event_id)?.add(row.sensor_id);
+    return sent;
   },
 
   /**

@@ -4,9 +4,9 @@
 // delivery due wakes the dispatcher once it is committed.
 import type { Clock } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db/database.js';
-import { type DeliveryType, type NewDelivery, outboxStore as store } from './outbox.store.js';
+import { type DeliveryType, type EventDelivery, type NewDelivery, outboxStore as store } from './outbox.store.js';
 
-export type { DeliveryType, NewDelivery } from './outbox.store.js';
+export type { DeliveryType, EventDelivery, NewDelivery } from './outbox.store.js';
 
 /**
  * A finished delivery stays in its sensor's delivery log, listed and redeliverable, this long
@@ -29,11 +29,11 @@ export interface OutboxDeps {
 export function deliveryOutbox({ db, clock, wake }: OutboxDeps) {
   return {
     /**
-     * Stores deliveries of one event, at most one per (sensor, event, type) ever, due now. One
-     * statement: atomic on its own, and committed when it returns. Answers how many were new.
+     * Stores deliveries, each of its event, at most one per (sensor, event, type) ever, due now.
+     * One statement: atomic on its own, and committed when it returns. Answers how many were new.
      */
-    async store(type: DeliveryType, eventId: string, deliveries: readonly NewDelivery[]): Promise<number> {
-      const stored = await store.create(db, type, eventId, deliveries, clock.now());
+    async store(type: DeliveryType, deliveries: readonly EventDelivery[]): Promise<number> {
+      const stored = await store.create(db, type, deliveries, clock.now());
       if (stored > 0) wake();
       return stored;
     },
@@ -44,14 +44,14 @@ export function deliveryOutbox({ db, clock, wake }: OutboxDeps) {
      * carries, or null.
      */
     async storeTest(tx: Queryable, eventId: string | null, delivery: NewDelivery): Promise<void> {
-      const stored = await store.create(tx, 'sensor.test', eventId, [delivery], clock.now(), { anyState: true });
+      const stored = await store.create(tx, 'sensor.test', [{ ...delivery, eventId }], clock.now(), { anyState: true });
       if (stored !== 1) throw new Error(`test delivery ${delivery.id} was not stored: sensor ${delivery.sensorId} is gone`);
       tx.afterCommit?.(wake);
     },
 
-    /** The sensors that were given a delivery of this type for the event. */
-    sentTo(eventId: string, type: DeliveryType): Promise<Set<string>> {
-      return store.sensorsDelivered(db, eventId, type);
+    /** Per event, the sensors that were given a delivery of this type for it. */
+    sentTo(eventIds: readonly string[], type: DeliveryType): Promise<Map<string, Set<string>>> {
+      return store.sensorsDelivered(db, eventIds, type);
     },
 
     /**
