@@ -89,22 +89,18 @@ const keptByIndex = (v: { entityId: string | null; date: string | null; amount: 
 /** Units folded as the filter folds them: ASCII letters only (as insertRoleValues's translate). */
 export const foldUnit = (unit: string) => unit.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 
-/** Writes index rows held in memory: the same rows insertRoleValues and the sources' statement make from the reports. */
+/**
+ * Writes index rows held in memory: the same rows insertRoleValues and the sources' statement
+ * make from the reports. Every source must be new to its event: the caller holds the events'
+ * row locks (every writer of an event's sources takes it) and has read the sources they had.
+ */
 export async function insertIndexRows(tx: Queryable, rows: IndexRows): Promise<void> {
   const { sources, values } = rows;
-  if (sources.length > 0) {
-    await tx.query(
-      `INSERT INTO event_sources (event_id, source_id, source_kind, first_seq, first_report_date)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::timestamptz[]) ON CONFLICT (event_id, source_id) DO NOTHING`,
-      [
-        sources.map((s) => s.eventId),
-        sources.map((s) => s.sourceId),
-        sources.map((s) => s.sourceKind),
-        sources.map((s) => s.firstSeq),
-        sources.map((s) => s.firstReportDate),
-      ],
-    );
-  }
+  await tx.copyRows(
+    'event_sources',
+    ['event_id', 'source_id', 'source_kind', 'first_seq', 'first_report_date'],
+    sources.map((s) => [s.eventId, s.sourceId, s.sourceKind, s.firstSeq, s.firstReportDate]),
+  );
   await tx.copyRows(
     'event_role_values',
     ['event_id', 'role_id', 'source_kind', 'seq', 'first_report_date', 'entity_id', 'date_value', 'amount_value', 'amount_unit'],
