@@ -238,6 +238,25 @@ function inPlaceSql(params: SqlParams, report: NewReportRows, change: InPlaceCha
        ), ${newReportIndexSql(params, { ...change.index, eventId: row.event_id, firstReportDate: change.firstReportDate }, '(SELECT go FROM exact)')}`;
 }
 
+/** The columns of a new event's row as writeStates copies them. */
+const EVENT_STATE_COLUMNS = [
+  'id',
+  'event_type_id',
+  'happened_at',
+  'happened_on',
+  'first_report_date',
+  'last_report_date',
+  'sentence',
+  'involved_entity_ids',
+  'source_seqs',
+  'type_version',
+  'created_at',
+  'updated_at',
+];
+
+/** A list as an array literal of PostgreSQL's (elements that need no quoting: ids, integers). */
+const pgArray = (items: readonly (string | number)[]) => `{${items.join(',')}}`;
+
 export const eventsStore = {
   getEvent(db: Queryable, id: string, forUpdate = false) {
     return queryOne<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id], { prepared: true });
@@ -453,52 +472,57 @@ export const eventsStore = {
    */
   async writeStates(db: Queryable, states: readonly EventStateRow[], at: Date) {
     if (states.length === 0) return;
-    const column = <T>(rows: readonly EventStateRow[], pick: (row: EventStateRow) => T) => rows.map(pick);
-    const write = (rows: readonly EventStateRow[]) => [
-      column(rows, (r) => r.id),
-      column(rows, (r) => r.eventTypeId),
-      column(rows, (r) => r.happenedAt),
-      column(rows, (r) => r.happenedOn),
-      column(rows, (r) => r.first),
-      column(rows, (r) => r.last),
-      column(rows, (r) => r.sentence),
-      column(rows, (r) => `{${r.involved.join(',')}}`),
-      column(rows, (r) => `{${r.sourceSeqs.join(',')}}`),
-      at,
-      column(rows, (r) => r.typeVersion),
-    ];
     const created = states.filter((state) => state.isNew);
     const updated = states.filter((state) => !state.isNew);
-    const values = `unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $11::bigint[])
-                      AS t(id, type, happened, happened_on, first, last, sentence, involved, seqs, type_version)`;
-    if (created.length > 0) {
-      await db.query(
-        `INSERT INTO events (id, event_type_id, happened_at, happened_on, first_report_date, last_report_date, sentence, involved_entity_ids,
-                             source_seqs, type_version, created_at, updated_at)
-         SELECT id, type, happened, happened_on, first, last, sentence, involved::uuid[], seqs::bigint[], type_version, $10, $10 FROM ${values}`,
-        write(created),
-      );
-    }
+    await db.copyRows(
+      'events',
+      EVENT_STATE_COLUMNS,
+      created.map((r) => [
+        r.id,
+        r.eventTypeId,
+        r.happenedAt,
+        r.happenedOn,
+        r.first,
+        r.last,
+        r.sentence,
+        pgArray(r.involved),
+        pgArray(r.sourceSeqs),
+        r.typeVersion,
+        at,
+        at,
+      ]),
+    );
     if (updated.length > 0) {
+      const values = `unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $11::bigint[])
+                      AS t(id, type, happened, happened_on, first, last, sentence, involved, seqs, type_version)`;
       await db.query(
         `UPDATE events e SET happened_at = t.happened, happened_on = t.happened_on, first_report_date = t.first, last_report_date = t.last,
                 sentence = t.sentence, involved_entity_ids = t.involved::uuid[], source_seqs = t.seqs::bigint[], type_version = t.type_version, updated_at = $10
            FROM ${values} WHERE e.id = t.id`,
-        write(updated),
+        [
+          updated.map((r) => r.id),
+          updated.map((r) => r.eventTypeId),
+          updated.map((r) => r.happenedAt),
+          updated.map((r) => r.happenedOn),
+          updated.map((r) => r.first),
+          updated.map((r) => r.last),
+          updated.map((r) => r.sentence),
+          updated.map((r) => pgArray(r.involved)),
+          updated.map((r) => pgArray(r.sourceSeqs)),
+          at,
+          updated.map((r) => r.typeVersion),
+        ],
       );
       await db.query('DELETE FROM event_entities WHERE event_id = ANY($1::uuid[])', [updated.map((state) => state.id)]);
     }
-    const entities = states.flatMap((state) => state.involved.map((entityId) => ({ state, entityId })));
-    await db.query(
-      `INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::timestamptz[], $5::timestamptz[])`,
-      [
-        entities.map(({ state }) => state.id),
-        entities.map(({ entityId }) => entityId),
-        entities.map(({ state, entityId }) => state.participants.has(entityId)),
-        entities.map(({ state }) => state.first),
-        entities.map(({ state }) => new Date(windowAnchor(state.happenedOn, state.first))),
-      ],
+    // Every entity row of these events is new now (the updated events' were deleted above).
+    await db.copyRows(
+      'event_entities',
+      ['event_id', 'entity_id', 'participant', 'first_report_date', 'anchor'],
+      states.flatMap((state) => {
+        const anchor = new Date(windowAnchor(state.happenedOn, state.first));
+        return state.involved.map((entityId) => [state.id, entityId, state.participants.has(entityId), state.first, anchor]);
+      }),
     );
   },
 
