@@ -9,11 +9,13 @@ DROP INDEX IF EXISTS report_roles_entity;
 DROP INDEX IF EXISTS report_roles_amount;
 DROP INDEX IF EXISTS report_roles_date;
 
--- A report's role names a role of its event type and an entity: both checked before the
--- report is written (events.service.ts refuses an unknown entity or role), and neither table
--- ever deletes a row (entities and event-type roles are deleted by marking them).
--- The key checked on every role row looked up and share-locked a row that cannot go away.
--- The key to the report itself stays: the roles are written with their report.
+-- A report's role names a role of its event type and an entity, both checked before they are
+-- stored: an article's at ingest (events.service.ts refuses an unknown entity or role), a
+-- structured report's at filing (reporting/report-content.ts; its grant's pins are entities
+-- already). Neither table ever deletes a row (entities and event-type roles are deleted by
+-- marking them), and no key column of theirs is ever updated. The key checked on every role
+-- row looked up and share-locked a row that cannot go away. The key to the report itself
+-- stays: the roles are written with their report.
 ALTER TABLE report_roles DROP CONSTRAINT IF EXISTS report_roles_role_id_fkey;
 ALTER TABLE report_roles DROP CONSTRAINT IF EXISTS report_roles_entity_id_fkey;
 

@@ -107,6 +107,13 @@ describe('bulk article ingest', () => {
     assert.equal(status, 201);
     const [stored] = await server.runtime.db.query<{ headline: string; url: string }>('SELECT headline, url FROM reports WHERE id = $1', [id]);
     assert.deepEqual(stored, { headline, url });
+
+    // A new event's row is copied too: its sentence holds the party's name as it was given.
+    const name = `Tab\there ${unique()}, line\nbreak, back\\slash \\N \\.`;
+    const opened = await bulk(JSON.stringify(await article({ roles: [{ role: 'party', entity_id: await corpus.entity(name) }] })));
+    const [{ incident_id }] = opened.json.results;
+    const [event] = await server.runtime.db.query<{ sentence: string }>('SELECT sentence FROM events WHERE id = $1', [incident_id]);
+    assert.equal(event!.sentence, `${name} did something`);
   });
 
   it("when the database refuses one line's value, then that line gets the single call's 400 and the others are stored, clustered as they would be alone", async () => {

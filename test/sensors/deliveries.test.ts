@@ -59,14 +59,24 @@ describe('sensor deliveries', () => {
     // A later batch adds a report to a delivered event and opens a new one; a second sensor
     // sees both for the first time: each sensor gets each event it was never sent, once.
     const also = await sensor(account.key, { event_type_id: type.id }, '/bulk-also');
-    const later = await corpus.bulk([line(one, '2026-11-20T11:00:00Z'), line(await corpus.entity(), '2026-11-20T12:00:00Z')]);
-    const [again, fresh] = later.results.map((r: any) => r.incident_id);
+    // Found by its outlet alone: the matching reads the events' outlets from their sources.
+    const byOutlet = await sensor(account.key, { required_source_news_outlet_ids: [outlet] }, '/bulk-outlet');
+    // An event of another type: no sensor but the outlet's is found by it.
+    const elsewhere = JSON.stringify({
+      outlet_id: outlet,
+      event_type_id: (await corpus.eventType()).id,
+      published_at: '2026-11-20T12:30:00Z',
+      roles: [{ role: 'party', entity_id: await corpus.entity() }],
+    });
+    const later = await corpus.bulk([line(one, '2026-11-20T11:00:00Z'), line(await corpus.entity(), '2026-11-20T12:00:00Z'), elsewhere]);
+    const [again, fresh, other] = later.results.map((r: any) => r.incident_id);
     assert.equal(again, first, 'the report joins the delivered event');
     await drain();
-    const events = (path: string) =>
-      received(path).map((webhook) => (verifyWebhook(path === '/bulk' ? watching.signing_secret : also.signing_secret, webhook, NOW) as any).data.event.id);
+    const secrets: Record<string, string> = { '/bulk': watching.signing_secret, '/bulk-also': also.signing_secret, '/bulk-outlet': byOutlet.signing_secret };
+    const events = (path: string) => received(path).map((webhook) => (verifyWebhook(secrets[path]!, webhook, NOW) as any).data.event.id);
     assert.deepEqual(events('/bulk').sort(), [first, third, fresh].sort(), 'the first sensor: only the new event');
     assert.deepEqual(events('/bulk-also').sort(), [first, fresh].sort(), 'the second: both events of its batch');
+    assert.deepEqual(events('/bulk-outlet').sort(), [first, fresh, other].sort(), 'the one found by its outlet: every event of its outlet');
   });
 
   it('when an event matches, then one signed event.matched delivery arrives, verified by a Standard Webhooks library, and never a second', async () => {

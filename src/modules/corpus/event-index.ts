@@ -91,16 +91,25 @@ export const foldUnit = (unit: string) => unit.replace(/[A-Z]/g, (letter) => let
 
 /**
  * Writes index rows held in memory: the same rows insertRoleValues and the sources' statement
- * make from the reports. Every source must be new to its event: the caller holds the events'
- * row locks (every writer of an event's sources takes it) and has read the sources they had.
+ * make from the reports. The sources are the ones the caller found new to their events; an
+ * INSERT that passes over one the event has already (not a COPY, which would fail the batch)
+ * keeps a stray row from stopping every later batch that reaches its event.
  */
 export async function insertIndexRows(tx: Queryable, rows: IndexRows): Promise<void> {
   const { sources, values } = rows;
-  await tx.copyRows(
-    'event_sources',
-    ['event_id', 'source_id', 'source_kind', 'first_seq', 'first_report_date'],
-    sources.map((s) => [s.eventId, s.sourceId, s.sourceKind, s.firstSeq, s.firstReportDate]),
-  );
+  if (sources.length > 0) {
+    await tx.query(
+      `INSERT INTO event_sources (event_id, source_id, source_kind, first_seq, first_report_date)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::timestamptz[]) ON CONFLICT (event_id, source_id) DO NOTHING`,
+      [
+        sources.map((s) => s.eventId),
+        sources.map((s) => s.sourceId),
+        sources.map((s) => s.sourceKind),
+        sources.map((s) => s.firstSeq),
+        sources.map((s) => s.firstReportDate),
+      ],
+    );
+  }
   await tx.copyRows(
     'event_role_values',
     ['event_id', 'role_id', 'source_kind', 'seq', 'first_report_date', 'entity_id', 'date_value', 'amount_value', 'amount_unit'],

@@ -43,6 +43,33 @@ async function buildIndex(db: Database): Promise<FilterIndex> {
 /** Deliveries stored per statement at most (but one event's all together): their bodies are in memory till then. */
 const DELIVERIES_PER_STATEMENT = 1_000;
 
+/**
+ * Events' deliveries in chunks of at most `limit` (an event with more is a chunk of its own),
+ * events without any left out. Each chunk sorted by event, then sensor: two statements storing
+ * deliveries of the same events insert their unique keys (sensor_sent_events) in one order, so
+ * neither waits on the other's while holding one it wants.
+ */
+export function deliveryChunks<T extends { eventId: string; sensorIds: readonly string[] }>(events: readonly T[], limit: number): T[][] {
+  const sorted = events
+    .filter((event) => event.sensorIds.length > 0)
+    .map((event) => ({ ...event, sensorIds: [...event.sensorIds].sort() }))
+    .sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let size = 0;
+  for (const event of sorted) {
+    if (size > 0 && size + event.sensorIds.length > limit) {
+      chunks.push(chunk);
+      chunk = [];
+      size = 0;
+    }
+    chunk.push(event);
+    size += event.sensorIds.length;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
 /** The sensors' subscriber to the "event changed" hand-off. */
 export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps): EventChangeSubscriber {
   const filters = filterIndexCache(db, ['sensors', 'entities'], () => buildIndex(db));
@@ -73,27 +100,14 @@ export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps)
 
   /**
    * One `event.matched` delivery to each matched sensor (by event) that has had none for the
-   * event: the events' views read and the deliveries stored a statement per
-   * DELIVERIES_PER_STATEMENT (each body holds its event's view).
+   * event: the events' views read and the deliveries stored a statement per chunk (each body
+   * holds its event's view).
    */
   async function deliverMatches(matches: ReadonlyMap<string, readonly string[]>): Promise<void> {
     if (matches.size === 0) return;
     const delivered = await outbox.sentTo([...matches.keys()], 'event.matched');
-    let chunk: { eventId: string; sensorIds: string[] }[] = [];
-    let size = 0;
-    for (const [eventId, sensorIds] of matches) {
-      const sent = delivered.get(eventId)!;
-      const unsent = sensorIds.filter((sensorId) => !sent.has(sensorId));
-      if (unsent.length === 0) continue;
-      chunk.push({ eventId, sensorIds: unsent });
-      size += unsent.length;
-      if (size >= DELIVERIES_PER_STATEMENT) {
-        await storeMatched(chunk);
-        chunk = [];
-        size = 0;
-      }
-    }
-    await storeMatched(chunk);
+    const unsent = [...matches].map(([eventId, sensorIds]) => ({ eventId, sensorIds: sensorIds.filter((id) => !delivered.get(eventId)!.has(id)) }));
+    for (const chunk of deliveryChunks(unsent, DELIVERIES_PER_STATEMENT)) await storeMatched(chunk);
   }
 
   async function storeMatched(matches: readonly { eventId: string; sensorIds: readonly string[] }[]): Promise<void> {

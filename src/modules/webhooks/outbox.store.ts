@@ -49,7 +49,8 @@ export const outboxStore = {
    * ever sent one (sensor_sent_events, which outlives the delivery log) is left alone, except
    * test deliveries, which may repeat. Answers how many were stored. Locks the sensors' rows
    * against deletion (KEY SHARE), so a sensor deleted meanwhile is skipped rather than failing
-   * the foreign key. One (sensor, event) at most once in `deliveries`.
+   * the foreign key. One (sensor, event) at most once in `deliveries`. The sent keys are taken
+   * in (event, sensor) order, so two statements over the same events do not deadlock.
    */
   async create(tx: Queryable, type: DeliveryType, deliveries: readonly EventDelivery[], at: Date, options: { anyState?: boolean } = {}): Promise<number> {
     if (deliveries.length === 0) return 0;
@@ -61,7 +62,7 @@ export const outboxStore = {
             FOR KEY SHARE OF s
        ), first_time AS (
          INSERT INTO sensor_sent_events (event_id, type, sensor_id)
-         SELECT event_id, $5, sensor_id FROM wanted WHERE $5 <> 'sensor.test'
+         SELECT event_id, $5, sensor_id FROM wanted WHERE $5 <> 'sensor.test' ORDER BY event_id, sensor_id
          ON CONFLICT DO NOTHING
          RETURNING event_id, sensor_id
        ), stored AS (
