@@ -51,6 +51,34 @@ describe('beat recording', () => {
     assert.equal(await corpus.balance(account.id), 7, 'one credit more');
   });
 
+  it("when one batch's events match beats of two accounts, then each account records and pays for its own", async () => {
+    await beats.setClock(NOW);
+    const [first, second] = [await beats.account(10), await beats.account(10)];
+    const type = await corpus.eventType();
+    const watched = await corpus.entity();
+    const byType = await beats.create(first.key, [{ event_type_id: type.id }]);
+    const byEntity = await beats.create(second.key, [{ involved_entity_ids: [watched] }, { event_type_id: type.id }]);
+    await beats.drain();
+    const line = (party: string, at: string) =>
+      JSON.stringify({ outlet_id: outlet, event_type_id: type.id, published_at: at, roles: [{ role: 'party', entity_id: party }] });
+    const bulk = await corpus.bulk([line(watched, '2026-11-20T08:00:00Z'), line(await corpus.entity(), '2026-11-20T09:00:00Z')]);
+    const [named, other] = bulk.results.map((r: any) => r.incident_id);
+    await beats.drain();
+    const firstEntries = await beats.pollAll(first.key, byType.id);
+    assert.deepEqual(firstEntries.map((entry) => entry.event.id).sort(), [named, other].sort());
+    const secondEntries = await beats.pollAll(second.key, byEntity.id);
+    assert.deepEqual(
+      secondEntries.map((entry) => [entry.event.id, entry.matched_clause_id]).sort(),
+      [
+        [named, byEntity.clauses[0].id],
+        [other, byEntity.clauses[1].id],
+      ].sort(),
+      "each event on its first matching clause of the second account's beat",
+    );
+    assert.equal(await corpus.balance(first.id), 8, 'two entries for the first account');
+    assert.equal(await corpus.balance(second.id), 8, 'two for the second');
+  });
+
   it('when an event matches, then one entry is recorded and charged once, however often the event changes afterwards', async () => {
     await beats.setClock(NOW);
     const account = await beats.account(10);
