@@ -254,6 +254,14 @@ const EVENT_STATE_COLUMNS = [
   'updated_at',
 ];
 
+/** The entity rows of events in this state: event, entity, participant, first report date, window anchor. */
+function entityRows(states: readonly EventStateRow[]): [string, string, boolean, Date, Date][] {
+  return states.flatMap((state) => {
+    const anchor = new Date(windowAnchor(state.happenedOn, state.first));
+    return state.involved.map((entityId): [string, string, boolean, Date, Date] => [state.id, entityId, state.participants.has(entityId), state.first, anchor]);
+  });
+}
+
 /** A list as an array literal of PostgreSQL's (elements that need no quoting: ids, integers). */
 const pgArray = (items: readonly (string | number)[]) => `{${items.join(',')}}`;
 
@@ -513,17 +521,32 @@ export const eventsStore = {
           updated.map((r) => r.typeVersion),
         ],
       );
-      await db.query('DELETE FROM event_entities WHERE event_id = ANY($1::uuid[])', [updated.map((state) => state.id)]);
+      // Most of an updated event's entity rows stand as they were (a new report adds an
+      // entity or two): only the rows that differ are written, the others left alone (each
+      // write of a row is one in every index of event_entities, and a dead row to vacuum).
+      const rows = entityRows(updated);
+      await db.query(
+        `WITH wanted AS (
+           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::timestamptz[], $5::timestamptz[]) AS t(event_id, entity_id, participant, first_report_date, anchor)
+         ), gone AS (
+           DELETE FROM event_entities ee WHERE ee.event_id = ANY($6::uuid[])
+              AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.event_id = ee.event_id AND w.entity_id = ee.entity_id)
+         )
+         INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor) SELECT * FROM wanted
+         ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = EXCLUDED.participant, first_report_date = EXCLUDED.first_report_date, anchor = EXCLUDED.anchor
+          WHERE (event_entities.participant, event_entities.first_report_date, event_entities.anchor)
+                IS DISTINCT FROM (EXCLUDED.participant, EXCLUDED.first_report_date, EXCLUDED.anchor)`,
+        [
+          rows.map((row) => row[0]),
+          rows.map((row) => row[1]),
+          rows.map((row) => row[2]),
+          rows.map((row) => row[3]),
+          rows.map((row) => row[4]),
+          updated.map((state) => state.id),
+        ],
+      );
     }
-    // Every entity row of these events is new now (the updated events' were deleted above).
-    await db.copyRows(
-      'event_entities',
-      ['event_id', 'entity_id', 'participant', 'first_report_date', 'anchor'],
-      states.flatMap((state) => {
-        const anchor = new Date(windowAnchor(state.happenedOn, state.first));
-        return state.involved.map((entityId) => [state.id, entityId, state.participants.has(entityId), state.first, anchor]);
-      }),
-    );
+    await db.copyRows('event_entities', ['event_id', 'entity_id', 'participant', 'first_report_date', 'anchor'], entityRows(created));
   },
 
   async mergeEvent(db: Queryable, from: string, into: string, at: Date) {
