@@ -3,10 +3,32 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { seedDemoAccount, seedDemoCorpusInBackground, type DemoCorpusSeeding } from './modules/demo/demo-seed.js';
 import { DataDirLockedError } from './platform/db/data-dir-lock.js';
+import { databaseFailure } from './platform/db/failures.js';
+import type { Logger } from 'pino';
 import { createLogger } from './platform/logger.js';
 import { EncryptionKeyError } from './platform/secret-box.js';
 import { loadTls } from './platform/tls.js';
 import { createRuntime, type Runtime } from './runtime.js';
+
+/**
+ * Waits between start-up attempts while PostgreSQL is unavailable (restarting, or a connection
+ * terminated mid-start): about 30 s in all, then start-up stops with the reason.
+ */
+const START_RETRY_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000];
+
+/** The runtime, started again while the database is unavailable (nothing was written: a retry is safe). */
+async function startRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  for (const delay of START_RETRY_DELAYS_MS) {
+    try {
+      return await createRuntime(config, logger);
+    } catch (error) {
+      if (config.database.kind !== 'postgres' || databaseFailure(error) !== 'unavailable') throw error;
+      logger.warn({ err: error, retryInMs: delay }, 'database unavailable at start-up; trying again');
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  return createRuntime(config, logger);
+}
 
 async function main(): Promise<void> {
   let config: Config;
@@ -23,7 +45,7 @@ async function main(): Promise<void> {
 
   let runtime: Runtime;
   try {
-    runtime = await createRuntime(config, logger);
+    runtime = await startRuntime(config, logger);
   } catch (error) {
     if (error instanceof DataDirLockedError || error instanceof EncryptionKeyError) {
       process.stderr.write(`${error.message}\n`);

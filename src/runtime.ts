@@ -114,7 +114,14 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     pools: counterDb ? { main: db, counters: counterDb } : { main: db },
   });
   const onLedger = metrics.ledger;
-  const secret = await loadSecret(db, config.secret);
+  let secret: Awaited<ReturnType<typeof loadSecret>>;
+  try {
+    secret = await loadSecret(db, config.secret);
+  } catch (error) {
+    await counterDb?.close();
+    await opened.close();
+    throw error;
+  }
   const cursors = cursorSigner(secret);
   const claims = idempotencyClaims(db, clock);
 
