@@ -1,4 +1,5 @@
 // SQL for events and reports. Returns plain rows.
+import type { CopyValue } from '../../platform/db/copy-text.js';
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
 import { SqlParams } from '../../platform/db/sql-params.js';
@@ -262,6 +263,17 @@ function entityRows(states: readonly EventStateRow[]): [string, string, boolean,
   });
 }
 
+/** An event's state as its row holds it, in EVENT_STATE_COLUMNS order up to type_version (the times follow). */
+function stateRow(r: EventStateRow): CopyValue[] {
+  return [r.id, r.eventTypeId, r.happenedAt, r.happenedOn, r.first, r.last, r.sentence, pgArray(r.involved), pgArray(r.sourceSeqs), r.typeVersion];
+}
+const STATE_ROW_WIDTH = EVENT_STATE_COLUMNS.length - 2; // created_at and updated_at are the writer's
+
+/** Rows as the column arrays an `unnest($1, $2, …)` takes. */
+function columnsOf(rows: readonly (readonly unknown[])[], width: number): unknown[][] {
+  return Array.from({ length: width }, (_, i) => rows.map((row) => row[i]));
+}
+
 /** A list as an array literal of PostgreSQL's (elements that need no quoting: ids, integers). */
 const pgArray = (items: readonly (string | number)[]) => `{${items.join(',')}}`;
 
@@ -485,41 +497,16 @@ export const eventsStore = {
     await db.copyRows(
       'events',
       EVENT_STATE_COLUMNS,
-      created.map((r) => [
-        r.id,
-        r.eventTypeId,
-        r.happenedAt,
-        r.happenedOn,
-        r.first,
-        r.last,
-        r.sentence,
-        pgArray(r.involved),
-        pgArray(r.sourceSeqs),
-        r.typeVersion,
-        at,
-        at,
-      ]),
+      created.map((r) => [...stateRow(r), at, at]),
     );
     if (updated.length > 0) {
-      const values = `unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $11::bigint[])
+      const values = `unnest($1::uuid[], $2::uuid[], $3::text[], $4::date[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::bigint[])
                       AS t(id, type, happened, happened_on, first, last, sentence, involved, seqs, type_version)`;
       await db.query(
         `UPDATE events e SET happened_at = t.happened, happened_on = t.happened_on, first_report_date = t.first, last_report_date = t.last,
-                sentence = t.sentence, involved_entity_ids = t.involved::uuid[], source_seqs = t.seqs::bigint[], type_version = t.type_version, updated_at = $10
+                sentence = t.sentence, involved_entity_ids = t.involved::uuid[], source_seqs = t.seqs::bigint[], type_version = t.type_version, updated_at = $11
            FROM ${values} WHERE e.id = t.id`,
-        [
-          updated.map((r) => r.id),
-          updated.map((r) => r.eventTypeId),
-          updated.map((r) => r.happenedAt),
-          updated.map((r) => r.happenedOn),
-          updated.map((r) => r.first),
-          updated.map((r) => r.last),
-          updated.map((r) => r.sentence),
-          updated.map((r) => pgArray(r.involved)),
-          updated.map((r) => pgArray(r.sourceSeqs)),
-          at,
-          updated.map((r) => r.typeVersion),
-        ],
+        [...columnsOf(updated.map(stateRow), STATE_ROW_WIDTH), at],
       );
       // Most of an updated event's entity rows stand as they were (a new report adds an
       // entity or two): only the rows that differ are written, the others left alone (each
@@ -536,14 +523,7 @@ export const eventsStore = {
          ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = EXCLUDED.participant, first_report_date = EXCLUDED.first_report_date, anchor = EXCLUDED.anchor
           WHERE (event_entities.participant, event_entities.first_report_date, event_entities.anchor)
                 IS DISTINCT FROM (EXCLUDED.participant, EXCLUDED.first_report_date, EXCLUDED.anchor)`,
-        [
-          rows.map((row) => row[0]),
-          rows.map((row) => row[1]),
-          rows.map((row) => row[2]),
-          rows.map((row) => row[3]),
-          rows.map((row) => row[4]),
-          updated.map((state) => state.id),
-        ],
+        [...columnsOf(rows, 5), updated.map((state) => state.id)],
       );
     }
     await db.copyRows('event_entities', ['event_id', 'entity_id', 'participant', 'first_report_date', 'anchor'], entityRows(created));
