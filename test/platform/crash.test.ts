@@ -51,8 +51,16 @@ describe('crash test', { skip: PG_URL === null || BIN === null ? 'needs PostgreS
       return up.length === 0 ? null : up[Math.floor(random() * up.length)]!.http;
     };
     const load = startLoad(world, pick, random, { workers: 6, networkErrorsAllowed: true });
-
     const figures = { kills: 0, terminations: 0, restarts: [] as Promise<void>[] };
+    // Whatever fails (a restart that does not come up, an assertion), the load's workers and the
+    // processes stop here: a worker left running would keep the test file from ever exiting.
+    t.after(async () => {
+      await Promise.allSettled(figures.restarts);
+      await load.stop();
+      for (const server of slots) if (server) killed.add(server);
+      await Promise.all(slots.map((server) => server?.stop()));
+    });
+
     const until = Date.now() + CHAOS_MS;
     while (Date.now() < until) {
       await sleep(500 + random() * 2_000);
@@ -86,7 +94,5 @@ describe('crash test', { skip: PG_URL === null || BIN === null ? 'needs PostgreS
     t.diagnostic(`after the drain: ${JSON.stringify(result)}`);
     assert.ok(figures.kills > 0 && figures.terminations > 0, 'the run had kills and terminations');
     assert.deepEqual(exits, [], 'no process exited but those killed');
-    for (const server of slots) if (server) killed.add(server);
-    await Promise.all(slots.map((server) => server?.stop()));
   });
 });
