@@ -6,6 +6,10 @@
 // The files are the database server's: on PostgreSQL it must be a superuser's connection to a
 // server on this machine (the files go to a folder of this process's, writable by the
 // server); on PGlite they live in its own in-memory file system.
+//
+// `connections` > 1 (PostgreSQL): each table's rows are split in that many files, COPYed
+// through as many connections at once: what the machine does when the database alone uses
+// every core.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,11 +26,13 @@ export interface CopiedTable {
  * `selections`: for each table, parents before children, the SELECT of its rows to copy (no
  * parameters: COPY takes none). Answers each table's rows and COPY time, in that order.
  */
-export async function bareCopy(db: Database, selections: ReadonlyMap<string, string>): Promise<CopiedTable[]> {
+export async function bareCopy(db: Database, selections: ReadonlyMap<string, string>, connections = 1): Promise<CopiedTable[]> {
+  if (connections > 1 && db.kind !== 'postgres') throw new Error('a bare COPY through several connections needs PostgreSQL');
   const tables = [...selections.keys()];
   const folder = db.kind === 'postgres' ? fs.mkdtempSync(path.join(os.tmpdir(), 'evmon-bench-copy-')) : '/tmp';
   if (db.kind === 'postgres') fs.chmodSync(folder, 0o777); // the server's user writes there
-  const file = (table: string) => `${folder}/evmon-bench-copy-${table}.copy`;
+  const file = (table: string, part = 0) => `${folder}/evmon-bench-copy-${table}.${part}.copy`;
+  const parts = Array.from({ length: connections }, (_, part) => part);
   const clone = (table: string) => `bench_copy_${table}`;
   const dropClones = async () => {
     for (const table of [...tables].reverse()) await db.exec(`DROP TABLE IF EXISTS ${clone(table)}`);
@@ -36,7 +42,10 @@ export async function bareCopy(db: Database, selections: ReadonlyMap<string, str
     await dropClones();
     const copied: CopiedTable[] = [];
     for (const [table, selection] of selections) {
-      await db.exec(`COPY (${selection}) TO '${file(table)}'`);
+      for (const part of parts) {
+        const share = connections === 1 ? selection : `SELECT * FROM (${selection}) s WHERE abs(hashtext(s::text)) % ${connections} = ${part}`;
+        await db.exec(`COPY (${share}) TO '${file(table, part)}'`);
+      }
       copied.push({ table, rows: await count(selection), seconds: 0 });
       await db.exec(`CREATE TABLE ${clone(table)} (LIKE ${table} INCLUDING ALL)`);
       // LIKE copies no foreign key: each one again, pointing at the clone of a copied table.
@@ -53,7 +62,7 @@ export async function bareCopy(db: Database, selections: ReadonlyMap<string, str
     }
     for (const entry of copied) {
       const started = performance.now();
-      await db.exec(`COPY ${clone(entry.table)} FROM '${file(entry.table)}'`);
+      await Promise.all(parts.map((part) => db.exec(`COPY ${clone(entry.table)} FROM '${file(entry.table, part)}'`)));
       entry.seconds = (performance.now() - started) / 1000;
       if ((await count(`SELECT 1 FROM ${clone(entry.table)}`)) !== entry.rows) throw new Error(`the copy of ${entry.table} lost rows`);
     }

@@ -212,19 +212,21 @@ const made = { deliveries: await deliveries(), entries: await entries() };
 step('bare COPY');
 const ofRun = `SELECT id FROM events WHERE event_type_id = ANY('{${typeIds.join(',')}}'::uuid[])`;
 const ofReports = `SELECT id FROM reports WHERE event_id IN (${ofRun})`;
-const copied = await bareCopy(
-  db,
-  new Map([
-    ['events', `SELECT * FROM events WHERE id IN (${ofRun})`],
-    ['reports', `SELECT * FROM reports WHERE event_id IN (${ofRun})`],
-    ['report_roles', `SELECT * FROM report_roles WHERE report_id IN (${ofReports})`],
-    ['report_mentions', `SELECT * FROM report_mentions WHERE report_id IN (${ofReports})`],
-    ['event_entities', `SELECT * FROM event_entities WHERE event_id IN (${ofRun})`],
-    ['event_sources', `SELECT * FROM event_sources WHERE event_id IN (${ofRun})`],
-    ['event_role_values', `SELECT * FROM event_role_values WHERE event_id IN (${ofRun})`],
-  ]),
-);
+const selections = new Map([
+  ['events', `SELECT * FROM events WHERE id IN (${ofRun})`],
+  ['reports', `SELECT * FROM reports WHERE event_id IN (${ofRun})`],
+  ['report_roles', `SELECT * FROM report_roles WHERE report_id IN (${ofReports})`],
+  ['report_mentions', `SELECT * FROM report_mentions WHERE report_id IN (${ofReports})`],
+  ['event_entities', `SELECT * FROM event_entities WHERE event_id IN (${ofRun})`],
+  ['event_sources', `SELECT * FROM event_sources WHERE event_id IN (${ofRun})`],
+  ['event_role_values', `SELECT * FROM event_role_values WHERE event_id IN (${ofRun})`],
+]);
+const copied = await bareCopy(db, selections);
 const copySeconds = copied.reduce((sum, table) => sum + table.seconds, 0);
+// On PostgreSQL, also through two connections at once: the database alone on every core of a
+// two-core machine, the most any loader (which also parses, checks and clusters) could reach here.
+const copiedTogether = onPostgres ? await bareCopy(db, selections, 2) : null;
+const togetherSeconds = copiedTogether?.reduce((sum, table) => sum + table.seconds, 0) ?? null;
 
 // The machine and the results.
 const storage = db.kind === 'postgres' ? await postgresStorage() : 'PGlite in memory (this process)';
@@ -245,7 +247,11 @@ console.log(
   `batches: ${batchMs.length}, median ${(sortedBatches[Math.floor(sortedBatches.length / 2)]! / 1000).toFixed(2)} s, slowest ${(sortedBatches.at(-1)! / 1000).toFixed(2)} s; ` +
     `matching jobs ${thousands(matchingJobs)} (${leftAtLoadEnd} left when the last batch committed, ${failed} failed)`,
 );
-console.log(`bare COPY per table: ${copied.map((t) => `${t.table} ${thousands(t.rows)} rows ${t.seconds.toFixed(2)} s`).join(', ')}\n`);
+console.log(`bare COPY per table: ${copied.map((t) => `${t.table} ${thousands(t.rows)} rows ${t.seconds.toFixed(2)} s`).join(', ')}`);
+if (togetherSeconds !== null) {
+  console.log(`bare COPY through 2 connections at once: ${thousands(summary.imported / togetherSeconds)}/s (${togetherSeconds.toFixed(1)} s)`);
+}
+console.log('');
 console.log('| storage | articles | load alone | until matching caught up | deliveries | beat entries | bare COPY | loader / COPY |');
 console.log('|---|---|---|---|---|---|---|---|');
 console.log(
