@@ -43,6 +43,7 @@ import { bumpFilterVersion } from '../src/modules/filters/filter-versions.js';
 import { createRuntime } from '../src/runtime.js';
 import { type BulkArticleType, bulkArticles } from './bulk-articles.js';
 import { bareCopy } from './bare-copy.js';
+import { cpuNow, cpuPerItem } from './cpu-time.js';
 import { benchKeyEnv } from './encryption-key.js';
 import { profileStatements } from './statement-profile.js';
 import { beatClause, benchAccount, insertBeats, insertEntities, insertSensors } from './subscribers.js';
@@ -170,6 +171,7 @@ if (OVERLAP) runtime.jobs.start();
 profile?.start();
 const batchMs: number[] = [];
 const started = performance.now();
+const cpuAtStart = cpuNow();
 let batchStarted = started;
 let linesDone = 0;
 const loader: typeof runtime.events = ANALYZE
@@ -200,6 +202,7 @@ profile?.reset();
 const leftAtLoadEnd = await matchingLeft();
 await runtime.jobs.drain();
 const caughtUpSeconds = seconds(started);
+const cpuPerArticle = cpuPerItem(cpuAtStart, cpuNow(), ARTICLES);
 profile?.stop();
 await runtime.jobs.stop();
 if ((await matchingLeft()) > 0) throw new Error('matching jobs left after the drain');
@@ -252,6 +255,10 @@ if (togetherSeconds !== null) {
   console.log(`bare COPY through 2 connections at once: ${thousands(summary.imported / togetherSeconds)}/s (${togetherSeconds.toFixed(1)} s)`);
 }
 console.log('');
+console.log(
+  `CPU per article until caught up: this process ${cpuPerArticle.node.toFixed(2)} ms, the rest (the database server, on PostgreSQL) ${cpuPerArticle.rest.toFixed(2)} ms; ` +
+    `${(((cpuPerArticle.node + cpuPerArticle.rest) * caughtUpRate) / 1000).toFixed(2)} of ${os.cpus().length} cores busy`,
+);
 console.log('| storage | articles | load alone | until matching caught up | deliveries | beat entries | bare COPY | loader / COPY |');
 console.log('|---|---|---|---|---|---|---|---|');
 console.log(

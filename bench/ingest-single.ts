@@ -24,6 +24,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { loadTls } from '../src/platform/tls.js';
 import { createRuntime } from '../src/runtime.js';
+import { cpuNow, cpuPerItem } from './cpu-time.js';
 import { benchKeyEnv } from './encryption-key.js';
 import { postInWorker } from './post-load.js';
 import { profileStatements } from './statement-profile.js';
@@ -161,11 +162,15 @@ async function timed<T>(items: readonly T[], work: (item: T) => Promise<void>) {
   const latencies: number[] = [];
   let next = 0;
   let started = 0;
+  let cpuAtStart = cpuNow();
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
       while (next < items.length) {
         const i = next++;
-        if (i === WARMUP) started = performance.now();
+        if (i === WARMUP) {
+          started = performance.now();
+          cpuAtStart = cpuNow();
+        }
         const begin = performance.now();
         await work(items[i]!);
         if (i >= WARMUP) latencies.push(performance.now() - begin);
@@ -173,13 +178,21 @@ async function timed<T>(items: readonly T[], work: (item: T) => Promise<void>) {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuPerItem(cpuAtStart, cpuNow(), latencies.length);
   latencies.sort((x, y) => x - y);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { rate: latencies.length / seconds, p50: at(0.5), p99: at(0.99), count: latencies.length };
+  return {
+    rate: latencies.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    count: latencies.length,
+    cpu,
+  };
 }
 
-// 1. HTTPS, from a load generator on a thread of its own.
-const https = await postInWorker({
+// 1. HTTPS, from a load generator on a thread of its own (its CPU counts as this process's).
+const httpsCpuAtStart = cpuNow();
+const httpsLoad = await postInWorker({
   url: `https://127.0.0.1:${port}/ops/v1/articles`,
   headers: { authorization: `Bearer ${OPS}` },
   bodies: articles(WARMUP + ARTICLES),
@@ -188,6 +201,7 @@ const https = await postInWorker({
   ca: tls.cert.toString(),
   status: 201,
 });
+const https = { ...httpsLoad, cpu: cpuPerItem(httpsCpuAtStart, cpuNow(), WARMUP + ARTICLES) };
 
 // 2. The service call alone, counting the statements each ingest runs (BEGIN and COMMIT aside).
 let statements = 0;
@@ -232,8 +246,9 @@ const [{ events, reports }] = (await db.query<{ events: number; reports: number 
 await app.close();
 await runtime.close();
 
-const line = (name: string, r: Awaited<ReturnType<typeof timed>>) =>
-  `${name.padEnd(44)} ${r.rate.toFixed(0).padStart(6)}/s   p50 ${r.p50.toFixed(1).padStart(5)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms   (${r.count})`;
+const line = (name: string, r: Pick<Awaited<ReturnType<typeof timed>>, 'rate' | 'p50' | 'p99' | 'count' | 'cpu'>) =>
+  `${name.padEnd(44)} ${r.rate.toFixed(0).padStart(6)}/s   p50 ${r.p50.toFixed(1).padStart(5)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms   (${r.count})` +
+  `   CPU per item: this process ${r.cpu.node.toFixed(2)} ms, the rest ${r.cpu.rest.toFixed(2)} ms`;
 console.log(`storage: ${db.kind}; ${os.cpus().length} cores; Node ${process.version}; ${IN_FLIGHT} in flight`);
 console.log(`corpus at the end: ${reports} reports in ${events} events; ${entities.length} entities, ${outlets.length} outlets, ${types.length} event types`);
 console.log(line('POST /ops/v1/articles over HTTPS', https));
