@@ -7,7 +7,9 @@
 // Goals: >= 10,000 articles/s on PostgreSQL, >= 3,000/s on PGlite, until matching caught up.
 // Printed: articles/s up to the last batch's commit ("load alone") and until matching caught
 // up; the bare COPY's rate (the run's articles over the time to COPY all their rows); and the
-// ratio of the two (until caught up / bare COPY); then, as a table, ready for RESULTS.md.
+// ratio of the two (until caught up / bare COPY); then, as a table, ready for RESULTS.md. Also
+// the CPU per article (this process's, and the rest of the machine's: the database server's
+// on PostgreSQL) and, on PostgreSQL, the bare COPY through two connections at once.
 //
 // In one process on the runtime, as a worker runs it: the job loop runs beside the load (it
 // matches each batch's changes as they commit, as in production), and what is left is drained

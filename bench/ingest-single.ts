@@ -17,6 +17,8 @@
 // (runtime.events.ingestArticle, 8 at once), which also counts the statements per ingest;
 // (3) bare: 8 at once, transactions of that many statements, each an indexed single-row read
 // except one INSERT of a row into a scratch table (so the commit writes as an ingest's does).
+// Each phase also prints its CPU per article: this process's (the HTTPS client's thread
+// included) and the rest of the machine's, the database server's on an idle machine.
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
