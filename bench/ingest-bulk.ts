@@ -21,7 +21,8 @@
 // Articles name entities of a pool of 10,000; all filters but a few name other entities
 // (they never match), and BENCH_MATCHING (default 1%) of events match one sensor and one beat.
 //
-//   npx tsx bench/ingest-bulk.ts                                       embedded database (memory), 30,000 articles
+//   npx tsx bench/ingest-bulk.ts                                       embedded database on disk (as the service runs it), 30,000 articles
+//   BENCH_DATABASE_URL=memory:// npx tsx bench/ingest-bulk.ts          embedded database in memory
 //   BENCH_DATABASE_URL=postgres://… npx tsx bench/ingest-bulk.ts      PostgreSQL (an empty schema), 100,000 articles
 //   BENCH_ARTICLES=… BENCH_BATCH=5000 BENCH_DAYS=30 BENCH_SUBSCRIBERS=10000 BENCH_MATCHING=0.01
 //   BENCH_PROFILE=1                     the costliest statements
@@ -35,6 +36,7 @@
 // The bare COPY (bare-copy.ts) needs, on PostgreSQL, a superuser's connection to a server on
 // this machine (server-side COPY files).
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
@@ -50,7 +52,9 @@ import { benchKeyEnv } from './encryption-key.js';
 import { profileStatements } from './statement-profile.js';
 import { beatClause, benchAccount, insertBeats, insertEntities, insertSensors } from './subscribers.js';
 
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'memory://';
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? '';
+/** The run's data folder (the embedded database's, when on disk): made fresh, removed after. */
+const DATA_DIR = `${os.tmpdir()}/evmon-bench-ingest-bulk`;
 const onPostgres = /^postgres(ql)?:/.test(DATABASE_URL);
 const ARTICLES = Number(process.env.BENCH_ARTICLES ?? (onPostgres ? 100_000 : 30_000));
 const BATCH = Number(process.env.BENCH_BATCH ?? 5_000);
@@ -72,9 +76,10 @@ const CORPUS_TABLES = ['events', 'reports', 'report_roles', 'report_mentions', '
 const config = loadConfig({
   EVMON_DATABASE_URL: DATABASE_URL,
   ...benchKeyEnv(DATABASE_URL),
-  EVMON_DATA_DIR: `${os.tmpdir()}/evmon-bench-ingest-bulk`,
+  EVMON_DATA_DIR: DATA_DIR,
   EVMON_SEED: 'none',
 });
+fs.rmSync(DATA_DIR, { recursive: true, force: true });
 const runtime = await createRuntime(config, pino({ level: 'warn' }));
 const { db } = runtime;
 const profile = PROFILE ? profileStatements(db) : null;
@@ -234,8 +239,14 @@ const copiedTogether = onPostgres ? await bareCopy(db, selections, 2) : null;
 const togetherSeconds = copiedTogether?.reduce((sum, table) => sum + table.seconds, 0) ?? null;
 
 // The machine and the results.
-const storage = db.kind === 'postgres' ? await postgresStorage() : 'PGlite in memory (this process)';
+const storage =
+  db.kind === 'postgres'
+    ? await postgresStorage()
+    : DATABASE_URL === 'memory://'
+      ? 'PGlite in memory (this process)'
+      : `PGlite on disk (this process, ${diskOf(DATA_DIR)})`;
 await runtime.close();
+fs.rmSync(DATA_DIR, { recursive: true, force: true });
 const loadRate = summary.imported / loadSeconds;
 const caughtUpRate = summary.imported / caughtUpSeconds;
 const copyRate = summary.imported / copySeconds;
@@ -286,14 +297,15 @@ async function postgresStorage(): Promise<string> {
   const setting = async (name: string) => (await db.query<Record<string, string>>(`SHOW ${name}`))[0]![name]!;
   let disk = 'storage unknown';
   try {
-    const line = execFileSync('df', ['-hT', await setting('data_directory')], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .at(-1)!
-      .split(/\s+/);
-    disk = `data on ${line[0]} (${line[1]}, ${line[2]}, ${line[5]} used)`;
+    disk = diskOf(await setting('data_directory'));
   } catch {
     // Another machine's server, or no right to read the setting.
   }
   return `PostgreSQL ${await setting('server_version')}, ${disk}`;
+}
+
+/** What a folder is stored on, as df tells it. */
+function diskOf(folder: string): string {
+  const line = execFileSync('df', ['-hT', folder], { encoding: 'utf8' }).trim().split('\n').at(-1)!.split(/\s+/);
+  return `data on ${line[0]} (${line[1]}, ${line[2]}, ${line[5]} used)`;
 }
