@@ -15,18 +15,37 @@ function timestamp(date: Date): string {
   return `${bc.toISOString()} BC`;
 }
 
-function field(value: CopyValue): string {
-  if (value === null) return '\\N';
-  if (value instanceof Date) return timestamp(value);
-  if (typeof value === 'boolean') return value ? 't' : 'f';
-  if (typeof value === 'number') return String(value); // Infinity, -Infinity and NaN as float8 spells them
-  return value.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]!);
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+
+function text(value: string): string {
+  return NEEDS_ESCAPE.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]!) : value;
 }
 
 export function copyText(rows: readonly (readonly CopyValue[])[]): string {
-  let text = '';
-  for (const row of rows) text += `${row.map(field).join('\t')}\n`;
-  return text;
+  // A load repeats its instants (an event's first report date on each of its rows, the load's
+  // own time on each report): each is formatted once per call.
+  const instants = new Map<number, string>();
+  const field = (value: CopyValue): string => {
+    if (value === null) return '\\N';
+    if (typeof value === 'string') return text(value);
+    if (value instanceof Date) {
+      const ms = value.getTime();
+      const known = instants.get(ms);
+      if (known !== undefined) return known;
+      const formatted = timestamp(value);
+      instants.set(ms, formatted);
+      return formatted;
+    }
+    if (typeof value === 'boolean') return value ? 't' : 'f';
+    return String(value); // Infinity, -Infinity and NaN as float8 spells them
+  };
+  let lines = '';
+  for (const row of rows) {
+    let line = row.length > 0 ? field(row[0]!) : '';
+    for (let i = 1; i < row.length; i++) line += `\t${field(row[i]!)}`;
+    lines += `${line}\n`;
+  }
+  return lines;
 }
 
 /** The statement that reads such rows, from `source` (STDIN, or the embedded database's '/dev/blob'). */
