@@ -72,9 +72,22 @@ export function clusterQuery(candidate: ClusterCandidate): { sql: string; params
   };
 }
 
+/** Days already read, by happened_at: a load reads each report's several times (to cluster it, then for each state of its event). */
+const daysRead = new Map<string, string | null>();
+const DAYS_KEPT = 10_000;
+
 /** A date-like happened_at ("2026-11-20", "2026-11-20T08:00:00Z") as a UTC day, else null. */
 export function readHappenedOn(happenedAt: string | null | undefined): string | null {
   if (!happenedAt) return null;
+  const known = daysRead.get(happenedAt);
+  if (known !== undefined) return known;
+  const day = dayOf(happenedAt);
+  if (daysRead.size >= DAYS_KEPT) daysRead.clear();
+  daysRead.set(happenedAt, day);
+  return day;
+}
+
+function dayOf(happenedAt: string): string | null {
   const match = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/.exec(happenedAt.trim());
   if (!match || !isRealDate(match[1]!)) return null; // Date would roll 02-30 over to 03-02
   const instant = new Date(match[1] === happenedAt.trim() ? `${match[1]}T00:00:00Z` : happenedAt.trim());
