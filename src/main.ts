@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { seedDemoAccount, seedDemoCorpusInBackground, type DemoCorpusSeeding } from './modules/demo/demo-seed.js';
 import { DataDirLockedError } from './platform/db/data-dir-lock.js';
 import { databaseFailure } from './platform/db/failures.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createLogger } from './platform/logger.js';
 import { EncryptionKeyError } from './platform/secret-box.js';
@@ -24,7 +25,7 @@ async function startRuntime(config: Config, logger: Logger): Promise<Runtime> {
     } catch (error) {
       if (config.database.kind !== 'postgres' || databaseFailure(error) !== 'unavailable') throw error;
       logger.warn({ err: error, retryInMs: delay }, 'database unavailable at start-up; trying again');
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await sleep(delay);
     }
   }
   return createRuntime(config, logger);

@@ -86,13 +86,23 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const opened = await openDatabase(config.database);
   const { db } = opened;
   let secrets: SensorSecrets;
+  let secret: Awaited<ReturnType<typeof loadSecret>>;
+  // Alone on the embedded database, this process owns every counter: memory is exact and
+  // free. Processes sharing PostgreSQL share counters there, on connections of their own that
+  // do not wait for the WAL flush: a counter lost in a database crash costs nothing.
+  let counterDb: Database | null = null;
+  // Whatever fails while starting closes what was opened: main.ts starts again while the
+  // database is unavailable, and each failed attempt would otherwise leave its pools open.
   try {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     // After the data folder's lock is held: the key file is made by one process at a time.
     secrets = sensorSecrets({ db, box: loadSecretBox(config, logger), logger });
     await secrets.prepare();
+    if (config.database.kind === 'postgres') counterDb = await openPostgres(config.database.url, { poolSize: 2, settings: { synchronous_commit: 'off' } });
+    secret = await loadSecret(db, config.secret);
   } catch (error) {
+    await counterDb?.close();
     await opened.close();
     throw error;
   }
@@ -100,11 +110,6 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const clock = config.testClock ? manualClock(systemClock().now()) : systemClock();
   const newId = idGenerator(clock);
   const jobs = jobQueue(db, clock, logger);
-  // Alone on the embedded database, this process owns every counter: memory is exact and
-  // free. Processes sharing PostgreSQL share counters there, on connections of their own that
-  // do not wait for the WAL flush: a counter lost in a database crash costs nothing.
-  const counterDb =
-    config.database.kind === 'postgres' ? await openPostgres(config.database.url, { poolSize: 2, settings: { synchronous_commit: 'off' } }) : null;
   const counters = counterDb ? postgresCounterStore(counterDb) : memoryCounterStore();
   const limiter = rateLimiter(counters, clock, { maxPerMinute: config.edgeMaxPerMinute, banSeconds: config.edgeBanSeconds });
   // The gauges read the job queue and the outbox (made below) when scraped.
@@ -114,14 +119,6 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     pools: counterDb ? { main: db, counters: counterDb } : { main: db },
   });
   const onLedger = metrics.ledger;
-  let secret: Awaited<ReturnType<typeof loadSecret>>;
-  try {
-    secret = await loadSecret(db, config.secret);
-  } catch (error) {
-    await counterDb?.close();
-    await opened.close();
-    throw error;
-  }
   const cursors = cursorSigner(secret);
   const claims = idempotencyClaims(db, clock);
 

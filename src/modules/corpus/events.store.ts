@@ -255,7 +255,10 @@ const EVENT_STATE_COLUMNS = [
   'updated_at',
 ];
 
-/** The entity rows of events in this state: event, entity, participant, first report date, window anchor. */
+/** The columns of event_entities, in the order entityRows makes its rows. */
+const ENTITY_COLUMNS = ['event_id', 'entity_id', 'participant', 'first_report_date', 'anchor'];
+
+/** The entity rows of events in this state, in ENTITY_COLUMNS order. */
 function entityRows(states: readonly EventStateRow[]): [string, string, boolean, Date, Date][] {
   return states.flatMap((state) => {
     const anchor = new Date(windowAnchor(state.happenedOn, state.first));
@@ -525,10 +528,10 @@ export const eventsStore = {
          ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = EXCLUDED.participant, first_report_date = EXCLUDED.first_report_date, anchor = EXCLUDED.anchor
           WHERE (event_entities.participant, event_entities.first_report_date, event_entities.anchor)
                 IS DISTINCT FROM (EXCLUDED.participant, EXCLUDED.first_report_date, EXCLUDED.anchor)`,
-        [...columnsOf(rows, 5), updated.map((state) => state.id)],
+        [...columnsOf(rows, ENTITY_COLUMNS.length), updated.map((state) => state.id)],
       );
     }
-    await db.copyRows('event_entities', ['event_id', 'entity_id', 'participant', 'first_report_date', 'anchor'], entityRows(created));
+    await db.copyRows('event_entities', ENTITY_COLUMNS, entityRows(created));
   },
 
   async mergeEvent(db: Queryable, from: string, into: string, at: Date) {

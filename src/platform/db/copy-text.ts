@@ -15,10 +15,11 @@ function timestamp(date: Date): string {
   return `${bc.toISOString()} BC`;
 }
 
-const NEEDS_ESCAPE = /[\\\t\n\r]/;
+const ESCAPED = /[\\\t\n\r]/g;
+const NEEDS_ESCAPE = new RegExp(ESCAPED.source); // no g: test() then keeps no lastIndex
 
 function text(value: string): string {
-  return NEEDS_ESCAPE.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]!) : value;
+  return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED, (c) => ESCAPES[c]!) : value;
 }
 
 export function copyText(rows: readonly (readonly CopyValue[])[]): string {
