@@ -221,7 +221,7 @@ async function loadClusterEvents(tx: Queryable, reports: readonly NewReport[]) {
   if (ids.size > 0) {
     const all = [...ids];
     // Locked before they are read, so what is read stays true until commit (a deletion waits).
-    await tx.query('SELECT id FROM events WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [all]);
+    await store.lockEvents(tx, all);
     const rows = await tx.query<
       EventFate & { first_report_date: Date; happened_on: string | null; happened_from_date: Date | null; happened_from_id: string | null }
     >(

@@ -470,6 +470,7 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
       const { event_ids: eventIds } = payload as { event_ids: string[] };
       for (let i = 0; i < eventIds.length; i += 100) {
         await db.transaction(async (tx) => {
+          await store.lockEvents(tx, eventIds.slice(i, i + 100));
           for (const eventId of eventIds.slice(i, i + 100)) {
             const event = await store.getEvent(tx, eventId);
             if (!event || event.merged_into_event_id || event.deleted_at) continue;

@@ -285,6 +285,15 @@ export const eventsStore = {
     return queryOne<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id], { prepared: true });
   },
 
+  /**
+   * Locks these events for update in id order. Every writer of several events' rows (bulk
+   * ingest, the refresh job, entity merges and deletions) takes them so, first: two such
+   * writers wait for each other instead of deadlocking over event_entities rows.
+   */
+  async lockEvents(db: Queryable, ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await db.query('SELECT id FROM events WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [ids]);
+  },
+
   /** The event row chosen by `query` (a statement answering one id, or none), locked for update. */
   lockedEventOf(db: Queryable, query: { sql: string; params: readonly unknown[] }) {
     return queryOne<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = (${query.sql}) FOR UPDATE`, query.params, { prepared: true });

@@ -5,6 +5,7 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import { REFRESH_EVENTS_JOB } from './event-changes.js';
+import { eventsStore } from './events.store.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import type {
   CreateEventTypeBody,
@@ -67,6 +68,12 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
   /** The events naming an entity get their state recomputed in the background. */
   async function refreshEventsOf(tx: Queryable, entityId: string): Promise<void> {
     const rows = await tx.query<{ event_id: string }>('SELECT DISTINCT event_id FROM event_entities WHERE entity_id = $1 ORDER BY event_id', [entityId]);
+    // Locked before their entity rows are rewritten (eventsStore.lockEvents). No event gains a
+    // row for this entity meanwhile: ingest share-locks the entity, which the caller holds.
+    await eventsStore.lockEvents(
+      tx,
+      rows.map((r) => r.event_id),
+    );
     if (rows.length > 0) await jobs.enqueue(tx, REFRESH_EVENTS_JOB, { event_ids: rows.map((r) => r.event_id) });
   }
 
