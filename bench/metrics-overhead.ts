@@ -22,17 +22,6 @@ import { benchKeyEnv } from './encryption-key.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-
-/** User plus system CPU seconds of a process so far (null where /proc is missing). */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND; // utime, stime (fields 14 and 15)
-  } catch {
-    return null;
-  }
-}
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'memory://';
 
 async function server(port: number, metrics: boolean) {
@@ -53,12 +42,7 @@ async function server(port: number, metrics: boolean) {
   const headers = { authorization: `Bearer ${await benchKey(port, ['SENSORS_READ'])}` };
   return {
     async run() {
-      const cpuBefore = cpuSeconds(child.pid!);
-      const result = await load(port, '/v1/sensors', headers, { connections: CONNECTIONS, seconds: SECONDS });
-      const cpuAfter = cpuSeconds(child.pid!);
-      const requests = result.rps * SECONDS;
-      const cpuMicros = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / requests;
-      return { ...result, cpuMicros };
+      return load(port, '/v1/sensors', headers, { connections: CONNECTIONS, seconds: SECONDS }, child);
     },
     async stop() {
       await stopServer(child);

@@ -4,6 +4,8 @@
 // `taskset` exists this process (the load generator) is pinned to CPU 0 and the servers to
 // CPU 1; `pinned` says whether that happened.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -62,6 +64,19 @@ export async function ops(port: number, method: string, url: string, body: unkno
   return json;
 }
 
+/** POST `body` to `url` with an API key and a fresh Idempotency-Key; throws unless 2xx. */
+export async function post(port: number, url: string, key: string, body: unknown) {
+  const response = await request(`https://127.0.0.1:${port}${url}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+    body: JSON.stringify(body),
+    dispatcher: insecure,
+  });
+  const text = await response.body.text();
+  if (response.statusCode >= 300) throw new Error(`POST ${url} answered ${response.statusCode}: ${text}`);
+  return JSON.parse(text);
+}
+
 /** An API key with these scopes, of an account on a plan (`bench`) whose REST budget a run never spends. */
 export async function benchKey(port: number, scopes: string[]): Promise<string> {
   const standard = (await ops(port, 'GET', '/ops/v1/plans', undefined)).data.find((p: { name: string }) => p.name === 'standard');
@@ -71,9 +86,34 @@ export async function benchKey(port: number, scopes: string[]): Promise<string> 
   return (await ops(port, 'POST', `/ops/v1/accounts/${account.id}/api-keys`, { name: 'bench', scopes })).key;
 }
 
-/** GET `path` over HTTPS/1.1 keep-alive for `seconds` from `connections` connections. */
-export async function load(port: number, path: string, headers: Record<string, string>, { connections, seconds }: { connections: number; seconds: number }) {
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** User plus system CPU seconds of a process so far (null where /proc is missing). */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND; // utime, stime (fields 14 and 15)
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * GET `path` over HTTPS/1.1 keep-alive for `seconds` from `connections` connections. Given the
+ * server's process, also its CPU microseconds per request (which other load on the machine
+ * moves less than throughput).
+ */
+export async function load(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  { connections, seconds }: { connections: number; seconds: number },
+  server?: ChildProcess,
+) {
+  const cpuBefore = server ? cpuSeconds(server.pid!) : null;
   const result = await autocannon({ url: `https://127.0.0.1:${port}${path}`, connections, duration: seconds, headers });
+  const cpuAfter = server ? cpuSeconds(server.pid!) : null;
   const non2xx = result.non2xx + result.errors;
-  return { rps: result.requests.average, p99: result.latency.p99, non2xx };
+  const cpuMicros = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx, cpuMicros };
 }

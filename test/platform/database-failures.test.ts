@@ -111,6 +111,13 @@ describe('lost connections on PostgreSQL', { skip: PG_URL === null ? 'PostgreSQL
     assert.deepEqual(await db.query('SELECT 1 AS one'), [{ one: 1 }]);
   });
 
+  it('when a statement that commits by itself loses its connection while it runs, then commit-in-doubt; a read loses nothing: unavailable', async () => {
+    const suicide = 'SELECT pg_terminate_backend(pg_backend_pid())';
+    assert.equal((await failureOf(() => db.query(suicide, [], { commits: true }))).failure, 'commit-in-doubt');
+    assert.equal((await failureOf(() => db.query(suicide))).failure, 'unavailable');
+    assert.deepEqual(await db.query('SELECT 1 AS one', [], { commits: true }), [{ one: 1 }]);
+  });
+
   it('when an idle pooled connection is terminated, then the next query is served by a new one', async () => {
     const idle = await backendPid(db);
     await terminate(idle);

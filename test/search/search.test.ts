@@ -203,6 +203,32 @@ describe('event search', () => {
     assert.equal((await corpus.ops('GET', `/accounts/${account.id}`)).json.credit_balance, 0);
   });
 
+  it('when more searches arrive at once than the balance covers, then exactly as many as it covers are charged and recorded, the rest 402', async () => {
+    const { type } = await eventsAt([hoursAgo(2), hoursAgo(1)]);
+    const account = await corpus.account(3, ['EVENTS_READ']);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => search(account.key, { lookback_days: 7, event_type_id: type.id, limit: 1 })));
+    const statuses = answers.map((answer) => answer.status).sort();
+    assert.deepEqual(statuses, [200, 200, 200, 402, 402, 402, 402, 402], answers.map((answer) => answer.text).join('\n'));
+    assert.equal(await corpus.balance(account.id), 0);
+    const ledger = await server.http.get('/v1/account/credit-transactions', bearer(account.key));
+    const charges = (ledger.json.data as { kind: string; amount: number; balance_after: number; execution_id: string }[]).filter(
+      (row) => row.kind === 'SEARCH',
+    );
+    assert.deepEqual(charges.map((row) => [row.amount, row.balance_after]).sort(), [
+      [-1, 0],
+      [-1, 1],
+      [-1, 2],
+    ]);
+    const executed = answers.filter((answer) => answer.status === 200).map((answer) => answer.json.execution_id);
+    assert.deepEqual(new Set(charges.map((row) => row.execution_id)), new Set(executed));
+    for (const answer of answers.filter((a) => a.status === 200)) {
+      const next = await search(account.key, { cursor: answer.json.next_cursor });
+      assert.equal(next.status, 200, `the execution was recorded with its charge: ${next.text}`);
+      assert.equal(next.json.execution_id, answer.json.execution_id);
+      assert.equal(next.json.total_count, 2);
+    }
+  });
+
   it('when a request breaks a rule, then 400 validation-failed naming the field, and nothing is charged', async () => {
     const account = await corpus.account(10);
     const other = await corpus.account(10);

@@ -1,6 +1,7 @@
 // SQL for accounts, plans, credits and API keys. Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
+import { SqlParams } from '../../platform/db/sql-params.js';
 
 export interface AccountRow {
   id: string;
@@ -147,6 +148,37 @@ export const accountsStore = {
     if (db.afterCommit) db.afterCommit(() => observe(rows));
     else observe(rows); // one statement outside a transaction: committed already
     return account;
+  },
+
+  /**
+   * Spends `row`'s credits (a negative amount, or zero) in one statement that commits by
+   * itself, its own transaction: the UPDATE locks the account row and moves the balance only
+   * when it covers them; the ledger row (none for zero) and `alongside` are written only then.
+   * `alongside` is the caller's data-modifying statement, written into the same parameters,
+   * selecting FROM `spent` so that it writes only when the credits were spent. Answers whether
+   * they were; `observe` hears of the row once committed.
+   */
+  async spendInOneStatement(
+    db: Queryable,
+    accountId: string,
+    row: LedgerRow,
+    at: Date,
+    observe: LedgerObserver,
+    alongside: (params: SqlParams) => string,
+  ): Promise<boolean> {
+    const params = new SqlParams([accountId, row.amount, row.reason, at, row.kind, row.executionId ?? null, row.beatId ?? null]);
+    const spent = await db.query(
+      `WITH spent AS (UPDATE accounts SET credit_balance = credit_balance + $2::bigint WHERE id = $1 AND credit_balance + $2::bigint >= 0 RETURNING credit_balance),
+            ledger AS (INSERT INTO credit_ledger (account_id, amount, balance_after, reason, created_at, kind, execution_id, beat_id)
+                       SELECT $1, $2::bigint, spent.credit_balance, $3, $4, $5, $6::uuid, $7::uuid FROM spent WHERE $2::bigint <> 0),
+            alongside AS (${alongside(params)})
+       SELECT 1 FROM spent`,
+      params.values,
+      { commits: true },
+    );
+    if (spent.length === 0) return false;
+    if (row.amount !== 0) observe([row]);
+    return true;
   },
 
   ledgerSum(db: Queryable, accountId: string) {

@@ -2,6 +2,7 @@
 // account row is locked and the ledger row written in the caller's transaction, so the
 // charge commits or vanishes with the thing it pays for.
 import type { Queryable } from '../../platform/db/database.js';
+import type { SqlParams } from '../../platform/db/sql-params.js';
 import { accountsStore as store, PLAN_FIELDS, type AccountRow, type LedgerObserver, type PlanRow } from './accounts.store.js';
 
 export type { LedgerObserver } from './accounts.store.js';
@@ -16,17 +17,21 @@ export async function accountAndPlan(db: Queryable, accountId: string): Promise<
 }
 
 /**
- * Charges a search execution `amount` credits inside the caller's transaction, holding the
- * account row lock until it ends. Answers false, charging nothing, when the balance cannot
- * cover it.
+ * Charges a search execution `amount` credits and writes `record` (the execution, a
+ * statement selecting FROM `spent`) with it, in one statement that commits by itself: one
+ * round trip, the account row locked by the charge. Answers false, writing nothing, when the
+ * balance cannot cover it.
  */
-export async function chargeSearch(tx: Queryable, accountId: string, amount: number, executionId: string, at: Date, observe: LedgerObserver): Promise<boolean> {
-  const account = await store.getAccount(tx, accountId, true);
-  if (!account || account.credit_balance < amount) return false;
-  if (amount > 0) {
-    await store.appendLedger(tx, accountId, [{ amount: -amount, reason: `event search ${executionId}`, kind: 'SEARCH', executionId }], at, observe);
-  }
-  return true;
+export function chargeSearch(
+  db: Queryable,
+  accountId: string,
+  amount: number,
+  executionId: string,
+  at: Date,
+  observe: LedgerObserver,
+  record: (params: SqlParams) => string,
+): Promise<boolean> {
+  return store.spendInOneStatement(db, accountId, { amount: -amount, reason: `event search ${executionId}`, kind: 'SEARCH', executionId }, at, observe, record);
 }
 
 /**

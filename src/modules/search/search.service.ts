@@ -1,6 +1,6 @@
 // Event search (v1 document, "Event search"; decisions.md, "Event search", "Credits and
 // billing"). A cursor-less search is a new execution: its count and first page are read,
-// then one transaction charges the account and records the execution, the last thing before
+// then one statement charges the account and records the execution, the last thing before
 // the answer, so a failure before it charges nothing. Continuations re-run the execution's
 // filter after the cursor's position, counts cut off at the execution's time.
 import type { Clock } from '../../platform/clock.js';
@@ -167,13 +167,13 @@ export function searchService({ db, clock, newId, cursors, onLedger, pause }: Se
     };
   }
 
-  /** The charge and the execution record, in one transaction; the last step before answering. */
+  /** The charge and the execution record, in one statement (one round trip); the last step before answering. */
   async function charge(execution: ExecutionRow, insufficient: () => ProblemError): Promise<void> {
+    let charged: boolean;
     try {
-      await db.transaction(async (tx) => {
-        if (!(await chargeSearch(tx, execution.account_id, execution.credits, execution.id, execution.executed_at, onLedger))) throw insufficient();
-        await store.insertExecution(tx, execution);
-      });
+      charged = await chargeSearch(db, execution.account_id, execution.credits, execution.id, execution.executed_at, onLedger, (params) =>
+        store.insertExecutionIfSpent(params, execution),
+      );
     } catch (error) {
       // The connection was lost while the commit was in flight: it is unknown whether the charge
       // happened, so the answer is 502, which keeps the idempotency claim (a same-key retry gets
@@ -186,6 +186,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, pause }: Se
       }
       throw error;
     }
+    if (!charged) throw insufficient();
   }
 
   function readCursor(token: string): CursorState {

@@ -2,6 +2,7 @@
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
 import { deleteInBatches } from '../../platform/retention.js';
+import type { SqlParams } from '../../platform/db/sql-params.js';
 import type { EventFilter } from '../filters/filter.js';
 
 export interface ExecutionRow {
@@ -19,24 +20,23 @@ export interface ExecutionRow {
 }
 
 export const searchStore = {
-  insertExecution(db: Queryable, row: ExecutionRow) {
-    return db.query(
-      `INSERT INTO search_executions (id, account_id, api_key_id, filter, window_start, executed_at, report_seq, expires_at, total_count, max_results, credits)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [
-        row.id,
-        row.account_id,
-        row.api_key_id,
-        JSON.stringify(row.filter),
-        row.window_start,
-        row.executed_at,
-        row.report_seq,
-        row.expires_at,
-        row.total_count,
-        row.max_results,
-        row.credits,
-      ],
-    );
+  /** The execution's INSERT, written into `params`, for the statement that charges it (chargeSearch): it writes only FROM `spent`. */
+  insertExecutionIfSpent(params: SqlParams, row: ExecutionRow): string {
+    const values = [
+      params.add(row.id, '::uuid'),
+      params.add(row.account_id, '::uuid'),
+      params.add(row.api_key_id, '::uuid'),
+      params.add(JSON.stringify(row.filter), '::jsonb'),
+      params.add(row.window_start, '::timestamptz'),
+      params.add(row.executed_at, '::timestamptz'),
+      params.add(row.report_seq, '::bigint'),
+      params.add(row.expires_at, '::timestamptz'),
+      params.add(row.total_count, '::int'),
+      params.add(row.max_results, '::int'),
+      params.add(row.credits, '::int'),
+    ];
+    return `INSERT INTO search_executions (id, account_id, api_key_id, filter, window_start, executed_at, report_seq, expires_at, total_count, max_results, credits)
+            SELECT ${values.join(', ')} FROM spent`;
   },
 
   getExecution(db: Queryable, id: string) {

@@ -13,6 +13,12 @@ export interface QueryOptions {
    * transaction mode this needs its max_prepared_statements. The embedded database ignores it.
    */
   prepared?: boolean;
+  /**
+   * The statement writes and commits by itself, outside a transaction. A connection lost while
+   * it ran leaves its outcome unknown, so the failure is `commit-in-doubt` (PostgreSQL; one
+   * lost before it was sent is still `unavailable`).
+   */
+  commits?: boolean;
 }
 
 export interface Queryable {

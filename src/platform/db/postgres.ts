@@ -40,12 +40,34 @@ async function copyOn(client: pg.PoolClient, table: string, columns: readonly st
   await pipeline(Readable.from([Buffer.from(copyText(rows))]), client.query(copyFrom(copyStatement(table, columns, 'STDIN'))));
 }
 
+/**
+ * A statement that commits by itself, on a connection of its own: failing to get one wrote
+ * nothing (`unavailable`), but a connection lost once the statement was sent may have
+ * committed it (`commit-in-doubt`).
+ */
+async function committingQuery(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult> {
+  const client = await pool.connect().catch((error: unknown) => {
+    throw classified(error);
+  });
+  let broken: Error | undefined;
+  try {
+    return await client.query(config);
+  } catch (error) {
+    if (!(error instanceof Error && 'severity' in error)) broken = error instanceof Error ? error : new Error(String(error));
+    throw classified(error, 'commit');
+  } finally {
+    client.release(broken);
+  }
+}
+
 function asQueryable(target: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T = Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<T[]> {
+      const values = params as unknown[];
+      const config = options?.prepared ? { name: preparedName(sql), text: sql, values } : { text: sql, values };
+      if (options?.commits && target instanceof pg.Pool) return (await committingQuery(target, config)).rows as T[];
       try {
-        const values = params as unknown[];
-        return (await (options?.prepared ? target.query({ name: preparedName(sql), text: sql, values }) : target.query(sql, values))).rows as T[];
+        return (await target.query(config)).rows as T[];
       } catch (error) {
         throw classified(error);
       }
