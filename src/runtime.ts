@@ -30,6 +30,7 @@ import { testHold } from './platform/test-hold.js';
 import { serviceMetrics, type ServiceMetrics } from './platform/metrics.js';
 import { cursorSigner } from './platform/cursors.js';
 import { idempotencyClaims, type IdempotencyClaims } from './platform/idempotency-claims.js';
+import { foldDayCounts } from './modules/filters/day-counts.js';
 import { searchService, type SearchPausePoint, type SearchService } from './modules/search/search.service.js';
 import { grantsService, type GrantsService } from './modules/reporting/grants.service.js';
 import { PROCESS_REPORT_JOB, reportsService, type ReportsService } from './modules/reporting/reports.service.js';
@@ -172,6 +173,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     { name: 'webhook deliveries', tables: ['sensor_deliveries', 'sensor_delivery_targets'], run: outbox.sweep },
     { name: 'console sessions', tables: ['console_sessions'], run: sessions.sweepSessions },
     { name: 'console sign-in failures', tables: ['console_sign_in_failures'], run: sessions.sweepSignInFailures },
+    { name: 'event day count deltas', tables: ['event_day_counts'], run: () => foldDayCounts(db) }, // folded, not expired
   ]);
 
   let sweepTimer: NodeJS.Timeout | null = null;

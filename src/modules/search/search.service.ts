@@ -12,6 +12,7 @@ import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { accountAndPlan, chargeSearch, type LedgerObserver } from '../accounts/billing.js';
 import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-view.js';
 import { referenceStore } from '../corpus/reference.store.js';
+import { countableByDay, countByDay } from '../filters/day-counts.js';
 import { entityListReferences, entityListsInaccessible, unusableEntityLists } from '../filters/entity-list-access.js';
 import { filteredEvents, type EventPosition, type FilteredEvents } from '../filters/filtered-events.js';
 import { normalizeFilter, roleFilterValueErrors, type EventFilter } from '../filters/filter.js';
@@ -103,10 +104,13 @@ export function searchService({ db, clock, newId, cursors, onLedger, pause }: Se
       role_filters: body.role_filters,
     });
     const executedAt = clock.now();
-    const reportSeq = await receivedUpTo(db);
     const windowStart = new Date(executedAt.getTime() - body.lookback_days * DAY_MS);
+    // The widest searches are counted from the day counts, with their cut-off; the others by
+    // visiting their events, cut off at the reports received up to now.
+    const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart) : null;
+    const reportSeq = byDay?.countedUpTo ?? (await receivedUpTo(db));
     const events = await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart });
-    const totalCount = await events.count();
+    const totalCount = byDay?.count ?? (await events.count());
     const limit = body.limit ?? DEFAULT_LIMIT;
     const page = await readPage(events, reportSeq, null, Math.min(limit, plan.search_max_results));
     const execution: ExecutionRow = {

@@ -1,0 +1,69 @@
+// Counting the widest searches from event_day_counts (migration 018): live events by type,
+// UTC day of first report and distinct sources, kept by triggers in the transaction of every
+// change to `events`. A search with no filter, or only a type and min_reports, counts the
+// whole days of its window from those rows and visits only the events of the window's first,
+// partial day, instead of every event in the window.
+//
+// The count and the cut-off are read in one statement: its snapshot holds exactly the changes
+// committed before it began, each of whose reports took its receive-sequence value earlier,
+// so all of them are at or below the sequence's last value read during the statement. The
+// count is then the SQL face's count at that cut-off (filter-sql.ts: source_seqs[N] <= cut-off
+// for a committed event is N <= its distinct sources), less only reports still uncommitted,
+// which that face leaves out too.
+import type { Queryable } from '../../platform/db/database.js';
+import type { EventFilter } from './filter.js';
+
+/** Distinct sources are counted up to this many; min_reports above it visits the events. */
+export const SOURCES_CAP = 8;
+const DAY_MS = 86_400_000;
+/** The null type (all types) as a value a hash join can compare. */
+const ALL_TYPES = `'00000000-0000-0000-0000-000000000000'::uuid`;
+
+/** Whether `filter` is one the day counts answer: no entity, list, outlet or role condition, every source kind, min_reports within the cap. */
+export function countableByDay(filter: EventFilter): boolean {
+  return (
+    filter.involved_entity_ids.length === 0 &&
+    filter.involved_entity_list_ids.length === 0 &&
+    filter.required_source_news_outlet_ids.length === 0 &&
+    filter.role_filters.length === 0 &&
+    filter.report_source_kind === 'ANY' &&
+    filter.min_reports <= SOURCES_CAP
+  );
+}
+
+/**
+ * The live events of `filter` (countableByDay) first reported at or after `windowStart`, and
+ * the cut-off they were counted at (the last receive-sequence value handed out).
+ */
+export async function countByDay(db: Queryable, filter: EventFilter, windowStart: Date): Promise<{ countedUpTo: number; count: number }> {
+  const nextDay = new Date(Math.floor(windowStart.getTime() / DAY_MS) * DAY_MS + DAY_MS);
+  const type = filter.event_type_id;
+  const [row] = await db.query<{ seq: number | null; whole_days: number; first_day: number }>(
+    `SELECT pg_sequence_last_value(pg_get_serial_sequence('reports', 'received_seq')::regclass) AS seq,
+            (SELECT COALESCE(sum(c.n), 0)::bigint FROM event_day_counts c
+              WHERE c.event_type_id ${type === null ? 'IS NULL' : '= $5::uuid'} AND c.day >= $3::date AND c.sources >= $4) AS whole_days,
+            (SELECT count(*) FROM events e
+              WHERE e.merged_into_event_id IS NULL AND e.deleted_at IS NULL${type === null ? '' : ' AND e.event_type_id = $5::uuid'}
+                AND e.first_report_date >= $1 AND e.first_report_date < $2 AND cardinality(e.source_seqs) >= $4) AS first_day`,
+    [windowStart, nextDay, nextDay.toISOString().slice(0, 10), filter.min_reports, ...(type === null ? [] : [type])],
+  );
+  return { countedUpTo: row?.seq ?? 0, count: Number(row!.whole_days) + Number(row!.first_day) };
+}
+
+/**
+ * Folds each key's deltas into one row (a sweep, once a minute): answers the rows removed.
+ * Rows written meanwhile are not seen by the DELETE and stay for the next fold; two folds at
+ * once each fold only the rows they deleted.
+ */
+export async function foldDayCounts(db: Queryable): Promise<number> {
+  const [row] = await db.query<{ removed: number }>(
+    `WITH keys AS (SELECT event_type_id, day, sources FROM event_day_counts GROUP BY 1, 2, 3 HAVING count(*) > 1 LIMIT 10000),
+          gone AS (DELETE FROM event_day_counts c USING keys k
+                    WHERE COALESCE(c.event_type_id, ${ALL_TYPES}) = COALESCE(k.event_type_id, ${ALL_TYPES}) AND c.day = k.day AND c.sources = k.sources
+                   RETURNING c.event_type_id, c.day, c.sources, c.n),
+          folded AS (INSERT INTO event_day_counts (event_type_id, day, sources, n)
+                     SELECT event_type_id, day, sources, sum(n) FROM gone GROUP BY 1, 2, 3 HAVING sum(n) <> 0 RETURNING 1)
+     SELECT ((SELECT count(*) FROM gone) - (SELECT count(*) FROM folded))::int AS removed`,
+  );
+  return row?.removed ?? 0;
+}

@@ -1,0 +1,152 @@
+// Event search counts its widest searches (no filter, or a type and min_reports) from the day
+// counts (migration 018, filters/day-counts.ts). On a corpus changed at random, round after
+// round (articles on random days, reports joining events from new and known outlets, reports
+// dated before their event's first, merges, deletions, and the deltas folded now and then),
+// those counts must equal the SQL face's count at the same cut-off, for every type, window
+// and min_reports, whole days and partial ones; and a search's total_count must equal the
+// events its pages then list.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { countByDay, countableByDay, foldDayCounts, SOURCES_CAP } from '../../src/modules/filters/day-counts.js';
+import { filteredEvents } from '../../src/modules/filters/filtered-events.js';
+import { normalizeFilter } from '../../src/modules/filters/filter.js';
+import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
+import { bearer } from '../helpers/http.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+const NOW = Date.parse('2026-11-20T12:00:00.000Z');
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const SEED = Number(process.env.EVMON_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
+
+describe('search counts from the day counts', () => {
+  let server: TestServer;
+  let corpus: TestCorpus;
+  const types: string[] = [];
+  const outlets: string[] = [];
+  const entities: string[] = [];
+  const events: string[] = [];
+  const typeOf = new Map<string, string>();
+  let hotJoins = 0;
+
+  before(async () => {
+    server = await startServer();
+    corpus = testCorpus(server);
+    await server.ops.post('/clock', { now: new Date(NOW).toISOString() });
+    for (let i = 0; i < 2; i++) types.push((await corpus.eventType()).id);
+    for (let i = 0; i < 12; i++) outlets.push(await corpus.outlet());
+    for (let i = 0; i < 6; i++) entities.push(await corpus.entity());
+  });
+  after(() => server.close());
+
+  let seed = SEED % 2147483647 || 1;
+  const next = (n: number) => {
+    seed = (seed * 48271) % 2147483647;
+    return seed % n;
+  };
+  /** An instant within the last 40 days: any minute, and now and then exactly midnight. */
+  const someInstant = () => (next(4) === 0 ? Math.floor((NOW - next(40) * DAY) / DAY) * DAY : NOW - next(40 * 24) * HOUR - next(60) * 60_000);
+
+  async function changeAtRandom() {
+    for (let i = 0, n = 4 + next(8); i < n; i++) {
+      const published = someInstant();
+      // A third of the reports join a live event, half of those the oldest: it collects more
+      // distinct sources than the cap.
+      const joined = events.length > 0 && next(3) === 0 ? events[next(2) === 0 ? 0 : next(events.length)]! : null;
+      const type = joined ? typeOf.get(joined)! : types[next(types.length)]!;
+      // Reports joining the oldest come from each outlet in turn: it gains distinct sources.
+      const outlet = joined === events[0] ? outlets[hotJoins++ % outlets.length] : outlets[next(outlets.length)];
+      const eventId = await corpus.article({
+        outlet_id: outlet,
+        event_type_id: type,
+        published_at: new Date(published).toISOString(),
+        received_at: new Date(Math.min(NOW, published + next(3) * DAY)).toISOString(),
+        roles: [{ role: 'party', entity_id: entities[next(entities.length)] }],
+        ...(joined ? { incident_id: joined } : {}),
+      });
+      if (!typeOf.has(eventId)) events.push(eventId);
+      typeOf.set(eventId, type);
+    }
+    // `events` keeps the live ones: reports join only those. The oldest (events[0]) is never
+    // merged away or deleted, so that it keeps collecting sources.
+    if (events.length > 4 && next(3) === 0) {
+      const from = events[1 + next(events.length - 1)]!;
+      const sameType = events.filter((id) => id !== from && typeOf.get(id) === typeOf.get(from));
+      if (sameType.length > 0) {
+        const merged = await corpus.ops('POST', `/events/${from}/merge`, { into_event_id: sameType[next(sameType.length)] });
+        assert.equal(merged.status, 200, merged.text);
+        events.splice(events.indexOf(from), 1);
+      }
+    }
+    if (events.length > 4 && next(4) === 0) {
+      const [gone] = events.splice(1 + next(events.length - 1), 1);
+      const deleted = await corpus.ops('DELETE', `/events/${gone}`);
+      assert.ok(deleted.status < 300, deleted.text);
+    }
+  }
+
+  /** The day counts against the SQL face, in one snapshot (other test files may be writing). */
+  async function compare(typeId: string | null, minReports: number, windowStart: Date) {
+    const filter = normalizeFilter({ event_type_id: typeId, min_reports: minReports });
+    if (!countableByDay(filter)) {
+      assert.ok(minReports > SOURCES_CAP);
+      return 0;
+    }
+    return server.runtime.db.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      const byDay = await countByDay(tx, filter, windowStart);
+      const bySql = await (await filteredEvents(tx, [filter], { countedUpTo: byDay.countedUpTo, windowStart })).count();
+      assert.equal(byDay.count, bySql, `seed ${SEED}: type ${typeId ?? 'any'}, min_reports ${minReports}, window from ${windowStart.toISOString()}`);
+      return bySql;
+    });
+  }
+
+  it('when the corpus changes at random, then the day counts equal the SQL count for every type, window and min_reports', async () => {
+    const db = server.runtime.db;
+    const unfolded = async () => (await db.query('SELECT 1 FROM event_day_counts GROUP BY event_type_id, day, sources HAVING count(*) > 1')).length;
+    let found = 0;
+    let sawUnfolded = false;
+    for (let round = 0; round < 8; round++) {
+      await changeAtRandom();
+      // Before and after the deltas are folded (the drain runs the sweeps).
+      sawUnfolded ||= (await unfolded()) > 0;
+      for (let i = 0; i < 16; i++) {
+        if (i === 8) await server.ops.post('/drain');
+        const type = [null, ...types][next(3)] ?? null;
+        const minReports = next(4) === 0 ? 1 + next(10) : 1 + next(2);
+        if ((await compare(type, minReports, new Date(someInstant()))) > 0) found++;
+      }
+    }
+    assert.ok(found >= 60, `seed ${SEED}: only ${found} of 128 comparisons counted anything`);
+    assert.ok(sawUnfolded, 'counts were read from deltas not yet folded');
+    const [widest] = await server.runtime.db.query<{ n: number }>(
+      'SELECT max(cardinality(source_seqs))::int AS n FROM events WHERE event_type_id = ANY($1::uuid[]) AND merged_into_event_id IS NULL AND deleted_at IS NULL',
+      [types],
+    );
+    assert.ok(widest!.n > SOURCES_CAP, `seed ${SEED}: no event has more distinct sources than the cap (${widest!.n})`);
+    await foldDayCounts(db);
+    assert.equal(await unfolded(), 0, 'a fold leaves one row per key');
+  });
+
+  it('when a search is counted by the day counts, then total_count is what its pages list', async () => {
+    const { key } = await corpus.account(100);
+    for (const [typeId, lookback, minReports] of [
+      [types[0], 30, 1],
+      [types[1], 7, 1],
+      [types[0], 30, 2],
+      [types[1], 30, 9],
+    ] as const) {
+      const body = { event_type_id: typeId, lookback_days: lookback, min_reports: minReports, limit: 4 };
+      let page = await server.http.post('/v1/events/search', body, bearer(key));
+      assert.equal(page.status, 200, page.text);
+      const total = page.json.total_count;
+      const listed = [...page.json.data];
+      while (page.json.next_cursor) {
+        page = await server.http.post('/v1/events/search', { cursor: page.json.next_cursor }, bearer(key));
+        listed.push(...page.json.data);
+      }
+      assert.equal(listed.length, total, `type ${typeId}, ${lookback} days, min_reports ${minReports}`);
+      if (minReports === 1 && lookback === 30) assert.ok(total > 5, 'the corpus has events in the window');
+    }
+  });
+});
