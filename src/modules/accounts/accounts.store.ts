@@ -107,6 +107,20 @@ export const accountsStore = {
     return queryOne<AccountRow>(db, `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   },
 
+  /** The account and its plan's values, in one statement (no lock). */
+  async getAccountWithPlan(db: Queryable, id: string): Promise<{ account: AccountRow; plan: PlanRow } | undefined> {
+    const columns = ACCOUNT_COLUMNS.split(', ');
+    const row = await queryOne<Record<string, unknown>>(
+      db,
+      `SELECT ${columns.map((column) => `a.${column}`).join(', ')}, ${PLAN_FIELDS.map((field) => `p.${field}`).join(', ')}
+         FROM accounts a JOIN plans p ON p.name = a.plan WHERE a.id = $1`,
+      [id],
+    );
+    if (!row) return undefined;
+    const pick = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, row[name]]));
+    return { account: pick(columns) as unknown as AccountRow, plan: { name: row.plan, ...pick(PLAN_FIELDS) } as PlanRow };
+  },
+
   updateAccount(db: Queryable, id: string, fields: Partial<Omit<AccountRow, 'id' | 'created_at' | 'credit_balance'>>) {
     const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
     const sets = entries.map(([column], i) => `${column} = $${i + 2}`);

@@ -7,13 +7,11 @@ import { accountsStore as store, PLAN_FIELDS, type AccountRow, type LedgerObserv
 
 export type { LedgerObserver } from './accounts.store.js';
 
-/** The account and its plan's values, as they are now (no lock; lockAccount takes it). */
+/** The account and its plan's values, as they are now (no lock; lockAccount takes it), in one statement. */
 export async function accountAndPlan(db: Queryable, accountId: string): Promise<{ account: AccountRow; plan: PlanRow }> {
-  const account = await store.getAccount(db, accountId);
-  if (!account) throw new Error(`account ${accountId} does not exist`);
-  const plan = await store.getPlan(db, account.plan);
-  if (!plan) throw new Error(`plan ${account.plan} does not exist`);
-  return { account, plan };
+  const found = await store.getAccountWithPlan(db, accountId);
+  if (!found) throw new Error(`account ${accountId} does not exist`);
+  return found;
 }
 
 /**

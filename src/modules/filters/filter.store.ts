@@ -31,6 +31,25 @@ export const filterStore = {
   },
 
   /**
+   * How many events satisfy the conditions, and the first `limit` of them newest first, in one
+   * pass over the matches: a search's count and first page, which would each visit every
+   * match. The matches are kept as (id, first report date), which the events' index holds;
+   * only the page's rows are read from the table.
+   */
+  async countAndNewest(db: Queryable, conditions: readonly string[], params: SqlParams, limit: number) {
+    const rows = await db.query<{ total: number; id: string | null; first_report_date: Date; happened_at: string | null }>(
+      `WITH matched AS MATERIALIZED (SELECT e.id, e.first_report_date FROM events e WHERE ${conditions.join(' AND ')})
+       SELECT t.total, p.id, p.first_report_date, e.happened_at
+         FROM (SELECT count(*)::int AS total FROM matched) t
+         LEFT JOIN LATERAL (SELECT id, first_report_date FROM matched ORDER BY first_report_date DESC, id DESC LIMIT ${params.add(limit, '::int')}) p ON true
+         LEFT JOIN events e ON e.id = p.id
+        ORDER BY p.first_report_date DESC, p.id DESC`,
+      params.values,
+    );
+    return { total: rows[0]?.total ?? 0, rows: rows.filter((row) => row.id !== null) as { id: string; first_report_date: Date; happened_at: string | null }[] };
+  },
+
+  /**
    * The next events after `after` in `order` that satisfy any of the filters' conditions;
    * `pos` is the first filter each satisfies. Each filter's branch reads only as far as the
    * page goes, so a filter's own index look-ups stay bounded.

@@ -25,6 +25,8 @@ export interface FilteredEvents {
   count(): Promise<number>;
   /** Up to `limit` of them after `after` (null: from the start) in `order`. */
   page(order: EventOrder, after: EventPosition | null, limit: number): Promise<FilteredEvent[]>;
+  /** How many, and the first `limit` newest first, in one pass over them (a search's first page). */
+  countAndNewest(limit: number): Promise<{ count: number; page: FilteredEvent[] }>;
   /** All of them in `order`, `size` at a time; stopping early (break) reads no further. */
   batches(order: EventOrder, size: number): AsyncGenerator<FilteredEvent[]>;
 }
@@ -40,21 +42,38 @@ export async function filteredEvents(db: Queryable, filters: readonly FilterInpu
   /** Each filter's conditions, written into the parameters of the query that carries them. */
   const anyOf = (params: SqlParams) => compiled.map((filter) => filterConditions(filter, params, { ...scope, roleIds }));
 
+  type Row = { id: string; first_report_date: Date; happened_at: string | null };
+  const filteredEvent = (row: Row, filterIndex: number): FilteredEvent => ({
+    id: row.id,
+    firstReportDate: row.first_report_date,
+    happenedAt: row.happened_at,
+    filterIndex,
+  });
+
   async function page(order: EventOrder, after: EventPosition | null, limit: number): Promise<FilteredEvent[]> {
     if (compiled.length === 0) return [];
     const params = new SqlParams();
     const rows = await store.page(db, anyOf(params), params, order, after, limit);
-    return rows.map((row) => ({ id: row.id, firstReportDate: row.first_report_date, happenedAt: row.happened_at, filterIndex: row.pos }));
+    return rows.map((row) => filteredEvent(row, row.pos));
+  }
+
+  async function count(): Promise<number> {
+    if (compiled.length === 0) return 0;
+    const params = new SqlParams();
+    return store.count(db, anyOf(params), params);
   }
 
   return {
-    async count() {
-      if (compiled.length === 0) return 0;
-      const params = new SqlParams();
-      return store.count(db, anyOf(params), params);
-    },
-
+    count,
     page,
+
+    async countAndNewest(limit) {
+      // One filter is one list of conditions; several (none) are counted and paged apart.
+      if (compiled.length !== 1) return { count: await count(), page: await page('newest-first', null, limit) };
+      const params = new SqlParams();
+      const { total, rows } = await store.countAndNewest(db, anyOf(params)[0]!, params, limit);
+      return { count: total, page: rows.map((row) => filteredEvent(row, 0)) };
+    },
 
     async *batches(order, size) {
       let after: EventPosition | null = null;

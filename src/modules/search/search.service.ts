@@ -14,7 +14,7 @@ import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-vie
 import { referenceStore } from '../corpus/reference.store.js';
 import { countableByDay, countByDay } from '../filters/day-counts.js';
 import { entityListReferences, entityListsInaccessible, unusableEntityLists } from '../filters/entity-list-access.js';
-import { filteredEvents, type EventPosition, type FilteredEvents } from '../filters/filtered-events.js';
+import { filteredEvents, type EventPosition, type FilteredEvent, type FilteredEvents } from '../filters/filtered-events.js';
 import { normalizeFilter, roleFilterValueErrors, type EventFilter } from '../filters/filter.js';
 import { FILTER_MEMBERS, type SearchBody, type SearchResult } from './search.schemas.js';
 import { searchStore as store, type ExecutionRow } from './search.store.js';
@@ -106,13 +106,16 @@ export function searchService({ db, clock, newId, cursors, onLedger, pause }: Se
     const executedAt = clock.now();
     const windowStart = new Date(executedAt.getTime() - body.lookback_days * DAY_MS);
     // The widest searches are counted from the day counts, with their cut-off; the others by
-    // visiting their events, cut off at the reports received up to now.
+    // visiting their events once for the count and the first page, cut off at the reports
+    // received up to now.
     const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart) : null;
     const reportSeq = byDay?.countedUpTo ?? (await receivedUpTo(db));
     const events = await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart });
-    const totalCount = byDay?.count ?? (await events.count());
     const limit = body.limit ?? DEFAULT_LIMIT;
-    const page = await readPage(events, reportSeq, null, Math.min(limit, plan.search_max_results));
+    const size = Math.min(limit, plan.search_max_results);
+    const counted = byDay ? { count: byDay.count, page: null } : await events.countAndNewest(size + 1);
+    const totalCount = counted.count;
+    const page = counted.page && size > 0 ? await pageOf(counted.page, size, reportSeq) : await readPage(events, reportSeq, null, size);
     const execution: ExecutionRow = {
       id: newId(),
       account_id: searcher.accountId,
@@ -135,7 +138,11 @@ export function searchService({ db, clock, newId, cursors, onLedger, pause }: Se
 
   /** Reads the page after `after` (null: the first), newest first, with its events as counted at `countedUpTo`. */
   async function readPage(events: FilteredEvents, countedUpTo: number, after: EventPosition | null, size: number) {
-    const rows = size > 0 ? await events.page('newest-first', after, size + 1) : [];
+    return pageOf(size > 0 ? await events.page('newest-first', after, size + 1) : [], size, countedUpTo);
+  }
+
+  /** The page of `rows` (read one beyond `size`, to tell whether more follow), with its events as counted at `countedUpTo`. */
+  async function pageOf(rows: readonly FilteredEvent[], size: number, countedUpTo: number) {
     const shown = rows.slice(0, size);
     const views = await loadEventViews(
       db,
