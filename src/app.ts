@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type RawServerDefault } from 'fastify';
-import fastifyCookie from '@fastify/cookie';
 import { consoleFeature } from './console/console.plugin.js';
 import { SESSION_COOKIE } from './console/console-sessions.js';
 import { mcpFeature } from './mcp/mcp.routes.js';
@@ -69,7 +68,6 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetr
   installSlowClientDefence(app, config.httpTimeouts, config.docsUrl);
   app.setValidatorCompiler(validatorCompiler);
   installBodyParsing(app);
-  await app.register(fastifyCookie); // the console's session and CSRF cookies
   const edgeGuard = installGuard(app, {
     limiter: runtime.limiter,
     authenticator: runtime.keys,

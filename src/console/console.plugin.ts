@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import formBody from '@fastify/formbody';
+import fastifyCookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountsService } from '../modules/accounts/accounts.service.js';
@@ -50,6 +51,10 @@ const sendAsset = (reply: FastifyReply, { type, body }: { type: string; body: Bu
   reply.type(type).header('cache-control', 'public, max-age=300').send(body);
 
 export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+  // The session and CSRF cookies are the console's alone: parsed here, not on every API request
+  // (its hooks cost every request a few microseconds). Before the routes' own hooks, so the
+  // session guard (guard.ts) finds request.cookies.
+  await app.register(fastifyCookie);
   // Pages, not API operations: kept out of the OpenAPI document.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
