@@ -1,6 +1,7 @@
-// Charging credits, for the features that bill (event search, beat entries): the
-// account row is locked and the ledger row written in the caller's transaction, so the
-// charge commits or vanishes with the thing it pays for.
+// Charging credits, for the features that bill (event search, beat entries): the account
+// row is locked and the ledger row written with the thing the charge pays for, in the
+// caller's transaction (beat entries) or in one statement with it (a search execution), so
+// the charge commits or vanishes with it.
 import type { Queryable } from '../../platform/db/database.js';
 import type { SqlParams } from '../../platform/db/sql-params.js';
 import { accountsStore as store, PLAN_FIELDS, type AccountRow, type LedgerObserver, type PlanRow } from './accounts.store.js';
