@@ -82,7 +82,7 @@ const KEPT: Record<string, string> = {
   event_entities: 'the corpus (search index)',
   event_sources: 'the corpus (search index)',
   event_role_values: 'the corpus (search index)',
-  event_day_counts: "the corpus (search counts): folded each minute to one row per type, day and source count (search-counts.test.ts)",
+  event_day_counts: 'the corpus (search counts): folded each minute to one row per type, day and source count (search-counts.test.ts)',
 };
 
 describe('retention', () => {
