@@ -8,7 +8,7 @@
 -- count read in one statement sees exactly the events committed before that statement
 -- began. Inserting deltas, never updating a shared row, keeps concurrent ingests of one type
 -- and day from queueing on one row lock. A sweep folds the deltas of each key into one row
--- (search/event-day-counts.ts).
+-- (src/modules/filters/day-counts.ts).
 --
 -- event_type_id NULL: all types together (what a search without a type reads).
 -- sources: distinct sources, SOURCES_CAP (8) for 8 or more; min_reports above 8 is counted
