@@ -51,31 +51,29 @@ export async function stopServer(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-export async function ops(port: number, method: string, url: string, body: unknown) {
+/** `method` `url` with a bearer token (and, for POST, a fresh Idempotency-Key); the JSON answer, or throws unless 2xx. */
+async function call(port: number, method: string, url: string, token: string, body: unknown) {
   const response = await request(`https://127.0.0.1:${port}${url}`, {
     method: method as never,
-    headers: { authorization: `Bearer ${OPS_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     dispatcher: insecure,
   });
+  const text = await response.body.text();
+  if (response.statusCode >= 300) throw new Error(`${method} ${url} answered ${response.statusCode}: ${text}`);
   // biome-ignore lint/suspicious/noExplicitAny: a benchmark reads whichever members it needs
-  const json = (await response.body.json()) as Record<string, any>;
-  if (response.statusCode >= 300) throw new Error(JSON.stringify(json));
-  return json;
+  return JSON.parse(text) as Record<string, any>;
 }
 
-/** POST `body` to `url` with an API key and a fresh Idempotency-Key; throws unless 2xx. */
-export async function post(port: number, url: string, key: string, body: unknown) {
-  const response = await request(`https://127.0.0.1:${port}${url}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify(body),
-    dispatcher: insecure,
-  });
-  const text = await response.body.text();
-  if (response.statusCode >= 300) throw new Error(`POST ${url} answered ${response.statusCode}: ${text}`);
-  return JSON.parse(text);
-}
+/** An operator call. */
+export const ops = (port: number, method: string, url: string, body: unknown) => call(port, method, url, OPS_TOKEN, body);
+
+/** POST `body` to `url` with an API key. */
+export const post = (port: number, url: string, key: string, body: unknown) => call(port, 'POST', url, key, body);
 
 /** An API key with these scopes, of an account on a plan (`bench`) whose REST budget a run never spends. */
 export async function benchKey(port: number, scopes: string[]): Promise<string> {

@@ -21,12 +21,15 @@ export interface SearchEvent {
   involved_entities: InvolvedEntity[];
 }
 
+/** The last receive-sequence value handed out, as SQL, for a statement that reads it beside what it counts (filters/day-counts.ts). */
+export const RECEIVED_UP_TO = `pg_sequence_last_value(pg_get_serial_sequence('reports', 'received_seq')::regclass)`;
+
 /**
  * The last receive-sequence value handed out: the cut-off of "reports received up to now".
  * (A report still being written may hold a lower value and be counted once it commits.)
  */
 export async function receivedUpTo(db: Queryable): Promise<number> {
-  const row = await queryOne<{ seq: number | null }>(db, `SELECT pg_sequence_last_value(pg_get_serial_sequence('reports', 'received_seq')::regclass) AS seq`);
+  const row = await queryOne<{ seq: number | null }>(db, `SELECT ${RECEIVED_UP_TO} AS seq`);
   return row?.seq ?? 0;
 }
 

@@ -11,6 +11,7 @@
 // for a committed event is N <= its distinct sources), less only reports still uncommitted,
 // which that face leaves out too.
 import type { Queryable } from '../../platform/db/database.js';
+import { RECEIVED_UP_TO } from '../corpus/event-view.js';
 import type { EventFilter } from './filter.js';
 
 /** Distinct sources are counted up to this many; min_reports above it visits the events. */
@@ -39,7 +40,7 @@ export async function countByDay(db: Queryable, filter: EventFilter, windowStart
   const nextDay = new Date(Math.floor(windowStart.getTime() / DAY_MS) * DAY_MS + DAY_MS);
   const type = filter.event_type_id;
   const [row] = await db.query<{ seq: number | null; whole_days: number; first_day: number }>(
-    `SELECT pg_sequence_last_value(pg_get_serial_sequence('reports', 'received_seq')::regclass) AS seq,
+    `SELECT ${RECEIVED_UP_TO} AS seq,
             (SELECT COALESCE(sum(c.n), 0)::bigint FROM event_day_counts c
               WHERE c.event_type_id ${type === null ? 'IS NULL' : '= $5::uuid'} AND c.day >= $3::date AND c.sources >= $4) AS whole_days,
             (SELECT count(*) FROM events e
