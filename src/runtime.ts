@@ -31,6 +31,7 @@ import { serviceMetrics, type ServiceMetrics } from './platform/metrics.js';
 import { cursorSigner } from './platform/cursors.js';
 import { idempotencyClaims, type IdempotencyClaims } from './platform/idempotency-claims.js';
 import { foldDayCounts } from './modules/filters/day-counts.js';
+import { memoryIndexSync, purgeSearchLog, type MemoryIndexSync } from './modules/filters/memory-index-sync.js';
 import { searchService, type SearchPausePoint, type SearchService } from './modules/search/search.service.js';
 import { grantsService, type GrantsService } from './modules/reporting/grants.service.js';
 import { PROCESS_REPORT_JOB, reportsService, type ReportsService } from './modules/reporting/reports.service.js';
@@ -60,6 +61,8 @@ export interface Runtime {
   events: EventsService;
   claims: IdempotencyClaims;
   search: SearchService;
+  /** This process's search index in memory (built and caught up by startBackground). */
+  searchIndex: MemoryIndexSync;
   sensors: SensorsService;
   /** Webhook signing secrets at rest: sealing, and re-encryption after a key rotation. */
   sensorSecrets: SensorSecrets;
@@ -141,7 +144,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const outbox = deliveryOutbox({ db, clock, wake: () => webhooks.wake() });
   const sensors = sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks: config.webhookAllowPrivate, secrets });
 
-  const search = searchService({ db, clock, newId, cursors, onLedger, ...testPause(config, logger) });
+  const searchIndex = memoryIndexSync(db, logger);
+  const search = searchService({ db, clock, newId, cursors, onLedger, index: searchIndex, ...testPause(config, logger) });
   const beats = beatsService({ db, clock, newId, jobs });
   const beatEntries = beatEntriesService({ db, clock, cursors });
   const recording = beatRecording({ db, clock, newId, onLedger });
@@ -174,6 +178,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     { name: 'console sessions', tables: ['console_sessions'], run: sessions.sweepSessions },
     { name: 'console sign-in failures', tables: ['console_sign_in_failures'], run: sessions.sweepSignInFailures },
     { name: 'event day count deltas', tables: ['event_day_counts'], run: () => foldDayCounts(db) }, // folded, not expired
+    { name: 'search index log', tables: ['event_search_log'], run: () => purgeSearchLog(db, clock.now()) },
   ]);
 
   let sweepTimer: NodeJS.Timeout | null = null;
@@ -197,6 +202,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     events,
     claims,
     search,
+    searchIndex,
     sensors,
     sensorSecrets: secrets,
     webhooks,
@@ -213,6 +219,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       if (runHere) await retention.sweep();
     },
     startBackground() {
+      searchIndex.start(); // every role answers searches
       if (config.role === 'api') {
         // An api process only stores jobs and deliveries; workers find them by polling (its
         // wake-ups reach pollers that never start) and run the retention sweeps. It keeps the
@@ -233,6 +240,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     async close() {
       if (sweepTimer) clearInterval(sweepTimer);
       await retention.idle();
+      await searchIndex.close();
       await jobs.stop();
       await webhooks.stop();
       await limiter.close();

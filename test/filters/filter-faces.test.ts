@@ -1,6 +1,8 @@
 // The filter vocabulary has two faces: SQL over the corpus (search, backfill) and matching
 // one changed event against saved filters (sensors, beats). On random filters over a corpus
-// with merges, deletions, mentions and late reports, both must find the same events.
+// with merges, deletions, mentions and late reports, both must find the same events. The
+// search index in memory (memory-index.ts) is held to the SQL face too, at its own cut-off:
+// the server's, caught up through every change that made the corpus, and one built afresh.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -8,6 +10,9 @@ import { loadEventFacts } from '../../src/modules/filters/event-facts.js';
 import { databaseEntityResolver } from '../../src/modules/filters/entity-resolver.js';
 import { SqlParams } from '../../src/platform/db/sql-params.js';
 import { filterConditions } from '../../src/modules/filters/filter-sql.js';
+import { filterStore } from '../../src/modules/filters/filter.store.js';
+import { MemoryIndex } from '../../src/modules/filters/memory-index.js';
+import { memoryIndexSync } from '../../src/modules/filters/memory-index-sync.js';
 import { compileFilter, normalizeFilter, type EventFilter, type RoleFilter } from '../../src/modules/filters/filter.js';
 import { matchesFilter } from '../../src/modules/filters/matching.js';
 import { testCorpus } from '../helpers/corpus.js';
@@ -164,7 +169,41 @@ describe('filter faces', () => {
         if (facts && inWindow && matchesFilter(compiled, facts)) byMatching.push(id);
       }
       assert.deepEqual(bySql, byMatching.sort());
+      if (cutOff === seqs.at(-1) && MemoryIndex.answers(compiled)) await indexFace(eventFilter, compiled, windowStart);
       return bySql;
+    }
+
+    /**
+     * Each index (the server's, and one built afresh) against the SQL face at the index's
+     * cut-off: the same count, and the same five newest (first report date, then id, descending).
+     */
+    const built = memoryIndexSync(db, server.runtime.logger);
+    built.start();
+    await built.built();
+    let indexed = 0;
+    async function indexFace(eventFilter: EventFilter, compiled: Awaited<ReturnType<typeof compileFilter>>, windowStart: Date | undefined) {
+      const roleIds = await filterStore.roleIds(db, [...new Set(compiled.roleFilters.map((rf) => rf.role))]);
+      for (const sync of [server.runtime.searchIndex, built]) {
+        const fromIndex = await sync.read(({ index, countedUpTo }) => ({
+          countedUpTo,
+          ...index.search(compiled, roleIds, (windowStart?.getTime() ?? 0) * 1000, 5),
+        }));
+        assert.ok(fromIndex, 'the index is built');
+        const params = new SqlParams();
+        const where = filterConditions(compiled, params, { countedUpTo: fromIndex.countedUpTo, windowStart });
+        const rows = await db.query<{ id: string }>(
+          `SELECT e.id FROM events e WHERE ${where.join(' AND ')} ORDER BY e.first_report_date DESC, e.id DESC`,
+          params.values,
+        );
+        const filterText = JSON.stringify(eventFilter);
+        assert.equal(fromIndex.count, rows.length, `count of ${filterText}`);
+        assert.deepEqual(
+          fromIndex.newest.map((m) => m.id),
+          rows.slice(0, 5).map((r) => r.id),
+          `newest of ${filterText}`,
+        );
+      }
+      indexed++;
     }
 
     let nonEmpty = 0;
@@ -175,6 +214,8 @@ describe('filter faces', () => {
       { numRuns: 300 },
     );
     assert.ok(nonEmpty >= 15, `only ${nonEmpty} of 300 filters found anything: the corpus does not exercise the faces`);
+    assert.ok(indexed >= 40, `only ${indexed} filters were held to the index`);
+    await built.close();
 
     // Represented entities, drawn less often by chance: each grant's pinned entities (and a
     // list holding one), alone and with a second filing account required.

@@ -14,7 +14,8 @@ import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-vie
 import { referenceStore } from '../corpus/reference.store.js';
 import { countableByDay, countByDay } from '../filters/day-counts.js';
 import { entityListReferences, entityListsInaccessible, unusableEntityLists } from '../filters/entity-list-access.js';
-import { filteredEvents, type EventPosition, type FilteredEvent, type FilteredEvents } from '../filters/filtered-events.js';
+import { filteredEvents, type EventPosition, type FilteredEvents } from '../filters/filtered-events.js';
+import type { MemoryIndexSync } from '../filters/memory-index-sync.js';
 import { normalizeFilter, roleFilterValueErrors, type EventFilter } from '../filters/filter.js';
 import { FILTER_MEMBERS, type SearchBody, type SearchResult } from './search.schemas.js';
 import { searchStore as store, type ExecutionRow } from './search.store.js';
@@ -37,6 +38,8 @@ export interface SearchDeps {
   cursors: CursorSigner;
   /** Hears of search charges once committed (the metrics). */
   onLedger: LedgerObserver;
+  /** The search index in memory, which counts searches with entity, outlet and role conditions. */
+  index: MemoryIndexSync;
   /** Test-only: called at each pause point; production passes nothing. */
   pause?: (point: SearchPausePoint) => Promise<void>;
 }
@@ -65,7 +68,7 @@ interface CursorState {
 
 const invalid = (errors: FieldError[], detail = 'The search request is not valid.') => new ProblemError('validation-failed', detail, { errors });
 
-export function searchService({ db, clock, newId, cursors, onLedger, pause }: SearchDeps) {
+export function searchService({ db, clock, newId, cursors, onLedger, index, pause }: SearchDeps) {
   async function checkFilter(searcher: Searcher, body: SearchBody, listRefusal: UnusableListRefusal): Promise<void> {
     const errors: FieldError[] = [];
     if (body.event_type_id) {
@@ -105,17 +108,18 @@ export function searchService({ db, clock, newId, cursors, onLedger, pause }: Se
     });
     const executedAt = clock.now();
     const windowStart = new Date(executedAt.getTime() - body.lookback_days * DAY_MS);
-    // The widest searches are counted from the day counts, with their cut-off; the others by
-    // visiting their events once for the count and the first page, cut off at the reports
-    // received up to now.
-    const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart) : null;
-    const reportSeq = byDay?.countedUpTo ?? (await receivedUpTo(db));
-    const events = await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart });
     const limit = body.limit ?? DEFAULT_LIMIT;
     const size = Math.min(limit, plan.search_max_results);
-    const counted = byDay ? { count: byDay.count, page: null } : await events.countAndNewest(size + 1);
+    // The widest searches are counted from the day counts, the others from the index in
+    // memory, each with its cut-off; what neither answers (the index not built yet) visits the
+    // events once for the count and the first page, cut off at the reports received up to now.
+    const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart) : null;
+    const indexed = byDay ? null : await index.search(filter, windowStart, size + 1);
+    const reportSeq = byDay?.countedUpTo ?? indexed?.countedUpTo ?? (await receivedUpTo(db));
+    const events = () => filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart });
+    const counted = byDay ? { count: byDay.count, page: null } : (indexed ?? (await (await events()).countAndNewest(size + 1)));
     const totalCount = counted.count;
-    const page = counted.page && size > 0 ? await pageOf(counted.page, size, reportSeq) : await readPage(events, reportSeq, null, size);
+    const page = counted.page && size > 0 ? await pageOf(counted.page, size, reportSeq) : await readPage(await events(), reportSeq, null, size);
     const execution: ExecutionRow = {
       id: newId(),
       account_id: searcher.accountId,
@@ -142,7 +146,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, pause }: Se
   }
 
   /** The page of `rows` (read one beyond `size`, to tell whether more follow), with its events as counted at `countedUpTo`. */
-  async function pageOf(rows: readonly FilteredEvent[], size: number, countedUpTo: number) {
+  async function pageOf(rows: readonly EventPosition[], size: number, countedUpTo: number) {
     const shown = rows.slice(0, size);
     const views = await loadEventViews(
       db,

@@ -1,0 +1,208 @@
+// Keeps one process's in-memory search index (memory-index.ts) at a snapshot of the corpus.
+//
+// The rule that keeps counts exact with several processes on one PostgreSQL: a search counts
+// from the index only once the index has caught up to a snapshot taken after the search
+// began, read with its cut-off in one REPEATABLE READ transaction, so every report committed
+// before the search is counted, as the SQL face would count it. Until the index is built (or
+// while it is rebuilt after the change log was purged past it) searches count in SQL.
+//
+// Catching up is shared: searches arriving while one catch-up runs wait for the next, which
+// they all share. A timer catches up every second between searches, so each stays short.
+import type { Logger } from 'pino';
+import type { Database, Queryable } from '../../platform/db/database.js';
+import { compileAll } from './entity-resolver.js';
+import type { EventFilter } from './filter.js';
+import { filterStore, type EventPosition } from './filter.store.js';
+import { MemoryIndex } from './memory-index.js';
+import { memoryIndexStore as store, type LogPosition } from './memory-index.store.js';
+
+/** Events read per statement, building or catching up. */
+const CHUNK = 20_000;
+const CATCH_UP_EVERY_MS = 1_000;
+/** Dead numbers held before a rebuild, beyond the live ones. */
+const GARBAGE_ALLOWED = 100_000;
+
+/** The index at a snapshot, and the cut-off read in it. */
+export interface IndexAtSnapshot {
+  index: MemoryIndex;
+  countedUpTo: number;
+}
+
+interface Held {
+  index: MemoryIndex;
+  position: LogPosition;
+  countedUpTo: number;
+}
+
+async function inSnapshot<T>(db: Database, work: (tx: Queryable) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    return work(tx);
+  });
+}
+
+/**
+ * Brings `index` from `from` to a snapshot taken now: the changed events' facts replace what
+ * it held of them. Answers null when the log was purged past `from` (rebuild instead).
+ */
+async function advance(db: Database, index: MemoryIndex, from: LogPosition): Promise<Omit<Held, 'index'> | null> {
+  const read = await inSnapshot(db, async (tx) => {
+    const log = await store.readLog(tx, from);
+    if (log.purgedPast) return null;
+    const facts = [];
+    for (let i = 0; i < log.changed.length; i += CHUNK) facts.push(...(await store.eventsByIds(tx, log.changed.slice(i, i + CHUNK))));
+    return { log, facts };
+  });
+  if (read === null) return null;
+  const byId = new Map(read.facts.map((event) => [event.id, event]));
+  for (const id of read.log.changed) index.put(id, byId.get(id) ?? null);
+  return { position: read.log.position, countedUpTo: read.log.countedUpTo };
+}
+
+export function memoryIndexSync(db: Database, logger: Logger) {
+  let held: Held | null = null;
+  let building: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+  /** Catch-ups and the swap after a build, one at a time. */
+  let lock: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = lock.then(work);
+    lock = result.catch(() => undefined);
+    return result;
+  };
+
+  /** Builds a new index from the tables, chunk by chunk, then catches it up and puts it in place. */
+  async function build(): Promise<void> {
+    const started = performance.now();
+    const fresh = new MemoryIndex();
+    // Where the log stands before the first chunk: whatever changes after it is caught up.
+    const start = await inSnapshot(db, (tx) => store.readLog(tx, null));
+    for (let after: string | null = null; !closed; ) {
+      const chunk = await store.eventsAfter(db, after, CHUNK);
+      for (const event of chunk) fresh.put(event.id, event);
+      if (chunk.length < CHUNK) break;
+      after = chunk[chunk.length - 1]!.id;
+    }
+    if (closed) return;
+    // Most of the catching up outside the lock; the rest, and the swap, inside it.
+    let caught = await advance(db, fresh, start.position);
+    if (caught === null) throw new Error('the search log was purged while the index was built');
+    await exclusive(async () => {
+      caught = await advance(db, fresh, caught!.position);
+      if (caught === null) throw new Error('the search log was purged while the index was built');
+      held = { index: fresh, ...caught };
+    });
+    logger.info({ events: fresh.size, ms: Math.round(performance.now() - started) }, 'search index built');
+  }
+
+  function ensureBuilding(): void {
+    if (building || closed) return;
+    building = build()
+      .catch((error) => logger.warn({ err: error }, 'building the search index failed; searches count in SQL until a build succeeds'))
+      .finally(() => {
+        building = null;
+      });
+  }
+
+  function catchUpOnce(): Promise<void> {
+    return exclusive(async () => {
+      if (!held) return;
+      const caught = await advance(db, held.index, held.position);
+      if (caught === null) {
+        logger.warn('the search log was purged past this process: rebuilding the search index');
+        held = null;
+        ensureBuilding();
+        return;
+      }
+      held = { ...held, ...caught };
+      if (held.index.garbage() > held.index.size + GARBAGE_ALLOWED) ensureBuilding();
+    });
+  }
+
+  // A catch-up whose snapshot may predate a caller cannot serve it: callers arriving while one
+  // runs share the next.
+  let running: Promise<void> | null = null;
+  let queued: Promise<void> | null = null;
+  function catchUp(): Promise<void> {
+    if (!running) {
+      running = catchUpOnce().finally(() => {
+        running = null;
+      });
+      return running;
+    }
+    queued ??= running
+      .catch(() => undefined)
+      .then(() => {
+        queued = null;
+        return catchUp();
+      });
+    return queued;
+  }
+
+  return {
+    /**
+     * Runs `read` (synchronous) on the index at a snapshot taken after this call, with the
+     * cut-off read in it; nothing changes the index while it runs. Null when there is no index
+     * yet (a build is started): the caller counts in SQL.
+     */
+    async read<T>(read: (at: IndexAtSnapshot) => T): Promise<T | null> {
+      if (!held) {
+        ensureBuilding();
+        return null;
+      }
+      await catchUp();
+      // Any catch-up since took a later snapshot still: the index at it serves this caller too.
+      return exclusive(async () => (held ? read({ index: held.index, countedUpTo: held.countedUpTo }) : null));
+    },
+
+    /**
+     * A search's count and its first `limit` events newest first, from the index at a snapshot
+     * taken after this call, with the cut-off read in it. Null when the index cannot answer:
+     * not built yet, or a filter it does not hold the facts for (REPRESENTED_ONLY).
+     */
+    async search(filter: EventFilter, windowStart: Date, limit: number): Promise<{ countedUpTo: number; count: number; page: EventPosition[] } | null> {
+      if (!held) {
+        ensureBuilding();
+        return null;
+      }
+      const [compiled] = await compileAll(db, [filter]);
+      if (!MemoryIndex.answers(compiled!)) return null;
+      const roleIds = await filterStore.roleIds(db, [...new Set(compiled!.roleFilters.map((rf) => rf.role))]);
+      return this.read(({ index, countedUpTo }) => {
+        const { count, newest } = index.search(compiled!, roleIds, windowStart.getTime() * 1000, limit);
+        // As the database driver reads a timestamp: microseconds cut to milliseconds.
+        return { countedUpTo, count, page: newest.map((match) => ({ id: match.id, firstReportDate: new Date(Math.floor(match.firstReportUs / 1000)) })) };
+      });
+    },
+
+    /** Builds the index in the background and keeps it caught up. */
+    start(): void {
+      ensureBuilding();
+      timer = setInterval(() => void catchUp().catch((error) => logger.warn({ err: error }, 'catching up the search index failed')), CATCH_UP_EVERY_MS);
+      timer.unref();
+    },
+
+    /** Waits for a build in progress (tests, benches). */
+    async built(): Promise<void> {
+      await building;
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      if (timer) clearInterval(timer);
+      await building;
+      await lock;
+    },
+  };
+}
+
+export type MemoryIndexSync = ReturnType<typeof memoryIndexSync>;
+
+/** How long the log keeps a row after the sweep notes the xmin above it: processes catch up every second. */
+const LOG_KEPT_MS = 10 * 60_000;
+
+/** The change log's sweep (once a minute): answers the rows deleted. */
+export function purgeSearchLog(db: Queryable, now: Date): Promise<number> {
+  return store.purge(db, now, new Date(now.getTime() - LOG_KEPT_MS));
+}

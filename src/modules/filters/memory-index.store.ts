@@ -1,0 +1,153 @@
+// SQL of the in-memory search index (memory-index.ts, memory-index-sync.ts): the events'
+// facts as the filter's SQL face reads them, the change log (migration 019) and its purge.
+import type { Queryable } from '../../platform/db/database.js';
+import { RECEIVED_UP_TO } from '../corpus/event-view.js';
+import type { IndexedEvent } from './memory-index.js';
+
+/** Where a snapshot stands in the change log. */
+export interface LogPosition {
+  /** The snapshot's xmin: every transaction below it had ended. */
+  xmin: bigint;
+  /** The transactions at or above xmin whose rows the snapshot saw. */
+  seen: bigint[];
+}
+
+/** A snapshot's view of the log since `after`: the changed events, and where it leaves the log. */
+export interface LogRead {
+  position: LogPosition;
+  /** The last receive-sequence value handed out, read in the snapshot. */
+  countedUpTo: number;
+  changed: string[];
+  /** The log was purged past `after`: rows may be missing, so the index must be rebuilt. */
+  purgedPast: boolean;
+}
+
+const toXids = (values: readonly bigint[]) => values.map(String);
+
+export const memoryIndexStore = {
+  /**
+   * Reads, in the caller's (REPEATABLE READ) snapshot, what changed since `after` (null: only
+   * where the log stands, before a build). The snapshot is taken here, by the transaction's
+   * first statement.
+   */
+  async readLog(tx: Queryable, after: LogPosition | null): Promise<LogRead> {
+    const [head] = await tx.query<{ xmin: string; seq: number | null; purged_below: string }>(
+      `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, ${RECEIVED_UP_TO} AS seq,
+              (SELECT purged_below::text FROM event_search_log_horizon) AS purged_below`,
+    );
+    const xmin = BigInt(head!.xmin);
+    const from = after ?? { xmin, seen: [] };
+    const rows = await tx.query<{ xid: string; event_id: string }>(
+      `SELECT DISTINCT xid::text AS xid, event_id FROM event_search_log
+        WHERE xid >= $1::text::xid8 AND NOT (xid = ANY($2::text[]::xid8[]))`,
+      [String(from.xmin), toXids(from.seen)],
+    );
+    const seen = new Set(from.seen.filter((xid) => xid >= xmin));
+    for (const row of rows) {
+      const xid = BigInt(row.xid);
+      if (xid >= xmin) seen.add(xid);
+    }
+    return {
+      position: { xmin, seen: [...seen] },
+      countedUpTo: head!.seq ?? 0,
+      changed: after === null ? [] : [...new Set(rows.map((row) => row.event_id))],
+      purgedPast: BigInt(head!.purged_below) > from.xmin,
+    };
+  },
+
+  /** The facts of these events; events gone (merged, deleted) are absent. */
+  async eventsByIds(tx: Queryable, ids: readonly string[]): Promise<IndexedEvent[]> {
+    if (ids.length === 0) return [];
+    return readFacts(tx, 'e.id = ANY($1::uuid[])', [ids]);
+  },
+
+  /** Up to `limit` live events after `afterId` by id, with their facts (a build, one chunk at a time). */
+  async eventsAfter(tx: Queryable, afterId: string | null, limit: number): Promise<IndexedEvent[]> {
+    return afterId === null ? readFacts(tx, 'TRUE ORDER BY e.id LIMIT $1', [limit]) : readFacts(tx, 'e.id > $2::uuid ORDER BY e.id LIMIT $1', [limit, afterId]);
+  },
+
+  /**
+   * Purges in two steps ten minutes apart (`notedBefore`): rows below the xmin noted last time
+   * go, and today's xmin is noted. Answers the rows deleted.
+   */
+  async purge(db: Queryable, now: Date, notedBefore: Date): Promise<number> {
+    const [row] = await db.query<{ deleted: number }>(
+      `WITH due AS (SELECT noted_xmin FROM event_search_log_horizon WHERE noted_at <= $2 FOR UPDATE SKIP LOCKED),
+            gone AS (DELETE FROM event_search_log l USING due WHERE l.xid < due.noted_xmin RETURNING 1),
+            moved AS (UPDATE event_search_log_horizon h SET purged_below = due.noted_xmin, noted_xmin = pg_snapshot_xmin(pg_current_snapshot()), noted_at = $1
+                        FROM due RETURNING 1)
+       SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM moved) AS moved`,
+      [now, notedBefore],
+    );
+    return row?.deleted ?? 0;
+  },
+};
+
+/** The live events `where` selects (over `e`, with its own ORDER BY and LIMIT), with their facts. */
+async function readFacts(tx: Queryable, where: string, params: readonly unknown[]): Promise<IndexedEvent[]> {
+  const events = await tx.query<{ id: string; event_type_id: string; us: number; sources: number }>(
+    `SELECT e.id, e.event_type_id, (extract(epoch FROM e.first_report_date) * 1000000)::float8 AS us, cardinality(e.source_seqs) AS sources
+       FROM events e WHERE e.merged_into_event_id IS NULL AND e.deleted_at IS NULL AND ${where}`,
+    params,
+  );
+  if (events.length === 0) return [];
+  const ids = events.map((e) => e.id);
+  const [entities, sources, values] = [
+    await tx.query<{ event_id: string; entity_id: string; participant: boolean }>(
+      'SELECT event_id, entity_id, participant FROM event_entities WHERE event_id = ANY($1::uuid[])',
+      [ids],
+    ),
+    await tx.query<{ event_id: string; source_id: string; source_kind: string }>(
+      'SELECT event_id, source_id, source_kind FROM event_sources WHERE event_id = ANY($1::uuid[])',
+      [ids],
+    ),
+    await tx.query<{
+      event_id: string;
+      role_id: string;
+      source_kind: string;
+      entity_id: string | null;
+      date_ms: number | null;
+      amount_value: number | null;
+      amount_unit: string | null;
+    }>(
+      `SELECT event_id, role_id, source_kind, entity_id, (extract(epoch FROM date_value) * 1000)::float8 AS date_ms, amount_value, amount_unit
+         FROM event_role_values WHERE event_id = ANY($1::uuid[])`,
+      [ids],
+    ),
+  ];
+  const byId = new Map<string, IndexedEvent>(
+    events.map((e) => [
+      e.id,
+      {
+        id: e.id,
+        typeId: e.event_type_id,
+        firstReportUs: e.us,
+        sources: e.sources,
+        articleSources: 0,
+        structuredSources: 0,
+        entities: [],
+        outlets: [],
+        values: [],
+      },
+    ]),
+  );
+  for (const row of entities) byId.get(row.event_id)!.entities.push({ entityId: row.entity_id, participant: row.participant });
+  for (const row of sources) {
+    const event = byId.get(row.event_id)!;
+    if (row.source_kind === 'ARTICLE') {
+      event.articleSources++;
+      event.outlets.push(row.source_id);
+    } else if (row.source_kind === 'STRUCTURED') event.structuredSources++;
+  }
+  for (const row of values) {
+    byId.get(row.event_id)!.values.push({
+      roleId: row.role_id,
+      structured: row.source_kind === 'STRUCTURED',
+      entityId: row.entity_id,
+      dateMs: row.date_ms,
+      amount: row.amount_value,
+      unit: row.amount_unit,
+    });
+  }
+  return [...byId.values()];
+}

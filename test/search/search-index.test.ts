@@ -1,0 +1,158 @@
+// The search index in memory (filters/memory-index*.ts): a search counted from it counts every
+// report committed before the search began, whichever process answers; an index the change
+// log was purged past rebuilds and answers the same; a restarted process builds it again from
+// the tables and answers the same counts. (Its counts against the SQL face, on random filters:
+// test/filters/filter-faces.test.ts.)
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { memoryIndexSync, purgeSearchLog } from '../../src/modules/filters/memory-index-sync.js';
+import { normalizeFilter } from '../../src/modules/filters/filter.js';
+import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
+import { bearer } from '../helpers/http.js';
+import { isolatedDatabase, PG_URL, spawnServer, startServer, timeLimit, type TestServer } from '../helpers/server.js';
+
+const NOW = '2026-11-20T12:00:00.000Z';
+const MINUTE = 60_000;
+
+describe('search index', () => {
+  let server: TestServer;
+  let corpus: TestCorpus;
+
+  before(async () => {
+    server = await startServer();
+    corpus = testCorpus(server);
+    await server.ops.post('/clock', { now: NOW });
+  });
+  after(() => server.close());
+
+  it('when the change log is purged past an index, then it is rebuilt from the tables and counts what the SQL face counts', async () => {
+    const db = server.runtime.db;
+    const type = await corpus.eventType();
+    const [outlet, entity] = [await corpus.outlet(), await corpus.entity()];
+    // Each its own event (events cluster by a shared participant), all naming `entity`.
+    const article = async () =>
+      corpus.article({
+        outlet_id: outlet,
+        event_type_id: type.id,
+        roles: [{ role: 'party', entity_id: await corpus.entity() }],
+        mentioned_entity_ids: [entity],
+      });
+    const filter = normalizeFilter({ involved_entity_ids: [entity] });
+    const windowStart = new Date(Date.parse(NOW) - 30 * 24 * 60 * MINUTE);
+
+    const sync = memoryIndexSync(db, server.runtime.logger);
+    try {
+      for (let i = 0; i < 3; i++) await article();
+      assert.equal(await sync.search(filter, windowStart, 10), null, 'no index before the first build: SQL counts');
+      await sync.built();
+      assert.equal((await sync.search(filter, windowStart, 10))?.count, 3);
+
+      for (let i = 0; i < 2; i++) await article();
+      // Two sweeps ten minutes apart purge what was written before the first.
+      const at = Date.now() + 365 * 24 * 60 * MINUTE; // past whatever the horizon noted
+      await purgeSearchLog(db, new Date(at));
+      assert.ok((await purgeSearchLog(db, new Date(at + 11 * MINUTE))) > 0, 'the second sweep purged rows this index had not read');
+      assert.equal(await sync.search(filter, windowStart, 10), null, 'purged past: the index is dropped and rebuilt, SQL counts meanwhile');
+      await sync.built();
+      const rebuilt = await sync.search(filter, windowStart, 10);
+      assert.equal(rebuilt?.count, 5);
+      assert.equal(rebuilt.page.length, 5);
+      // The horizon moved past the index before the rebuild; the rebuild is past it again.
+      await article();
+      assert.equal((await sync.search(filter, windowStart, 10))?.count, 6);
+    } finally {
+      await sync.close();
+    }
+  });
+
+  it('when a search has entity, outlet or role conditions, then total_count is what its pages list', async () => {
+    const { key } = await corpus.account(100);
+    const type = await corpus.eventType();
+    const outlets = [await corpus.outlet(), await corpus.outlet()];
+    const entities = [await corpus.entity(), await corpus.entity()];
+    for (let i = 0; i < 9; i++) {
+      const at = new Date(Date.parse(NOW) - (i + 1) * 7 * 60 * MINUTE).toISOString();
+      await corpus.article({
+        outlet_id: outlets[i % 2],
+        event_type_id: type.id,
+        published_at: at,
+        received_at: at,
+        roles: [
+          { role: 'party', entity_id: await corpus.entity() },
+          { role: 'price', amount: { value: 10 * i, unit: 'USD' } },
+        ],
+        mentioned_entity_ids: [entities[i % 2]],
+      });
+    }
+    await server.runtime.searchIndex.built();
+    for (const [conditions, expected] of [
+      [{ involved_entity_ids: [entities[0]] }, 5],
+      [{ required_source_news_outlet_ids: [outlets[1]] }, 4],
+      [{ event_type_id: type.id, role_filters: [{ kind: 'amount_gte', role_code_name: 'price', min_value: 30 }] }, 6],
+      [{ involved_entity_ids: entities, required_source_news_outlet_ids: [outlets[0]] }, 5],
+    ] as const) {
+      const body = { ...conditions, lookback_days: 30, limit: 2 };
+      let page = await server.http.post('/v1/events/search', body, bearer(key));
+      assert.equal(page.status, 200, page.text);
+      assert.equal(page.json.total_count, expected, JSON.stringify(conditions));
+      const listed = [...page.json.data];
+      while (page.json.next_cursor) {
+        page = await server.http.post('/v1/events/search', { cursor: page.json.next_cursor }, bearer(key));
+        listed.push(...page.json.data);
+      }
+      assert.equal(listed.length, expected, JSON.stringify(conditions));
+      const dates = listed.map((event) => Date.parse(event.first_report_date));
+      assert.deepEqual(
+        dates,
+        [...dates].sort((a, b) => b - a),
+        'newest first',
+      );
+    }
+  });
+});
+
+describe('search index on several processes', () => {
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+  before(async () => {
+    database = await isolatedDatabase();
+  });
+  after(() => database.drop());
+
+  it('when one process writes and another searches at once, then every search counts every report committed before it, and a restarted process counts the same', {
+    skip: PG_URL === null ? 'PostgreSQL only (EVMON_TEST_DATABASE_URL)' : false,
+    timeout: timeLimit({ starts: 3, otherMs: 60_000 }),
+  }, async (t) => {
+    const writer = await spawnServer(t, database.env);
+    let reader = await spawnServer(t, database.env);
+    const built = /"msg":"search index built"/;
+    await writer.waitForOutput(built, 30_000);
+    await reader.waitForOutput(built, 30_000);
+    const corpus = testCorpus(writer);
+    const { key } = await corpus.account(1_000);
+    const type = await corpus.eventType();
+    const outlet = await corpus.outlet();
+    const entity = await corpus.entity();
+    const search = async (on: typeof reader) => {
+      const answer = await on.http.post('/v1/events/search', { involved_entity_ids: [entity], lookback_days: 30, limit: 1 }, bearer(key));
+      assert.equal(answer.status, 200, answer.text);
+      return answer.json.total_count as number;
+    };
+    for (let written = 1; written <= 12; written++) {
+      await corpus.article({
+        outlet_id: outlet,
+        event_type_id: type.id,
+        roles: [{ role: 'party', entity_id: await corpus.entity() }],
+        mentioned_entity_ids: [entity],
+      });
+      // At once, on the process that did not write it, then on the one that did.
+      assert.equal(await search(reader), written, 'the other process counts the report just committed');
+      assert.equal(await search(writer), written);
+    }
+    await reader.stop();
+    reader = await spawnServer(t, database.env);
+    await reader.waitForOutput(built, 30_000);
+    assert.equal(await search(reader), 12, 'a restarted process, its index built from the tables');
+    await reader.stop();
+    await writer.stop();
+  });
+});
