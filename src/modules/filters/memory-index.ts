@@ -139,8 +139,8 @@ export class MemoryIndex {
     }
     for (const outlet of event.outlets) this.posting(this.outlets, outlet).push(n);
     for (const value of event.values) {
-      let column = this.roles.get(value.roleId);
-      if (!column) this.roles.set(value.roleId, (column = new RoleColumn()));
+      const column = this.roles.get(value.roleId) ?? new RoleColumn();
+      this.roles.set(value.roleId, column);
       column.events.push(n);
       column.flags.push(value.structured ? 1 : 0);
       column.entities.push(value.entityId === null ? 0 : this.intern(value.entityId) + 1);
@@ -298,15 +298,17 @@ export class MemoryIndex {
   }
 
   private intern(key: string): number {
-    let code = this.interned.get(key);
-    if (code === undefined) this.interned.set(key, (code = this.interned.size));
+    const known = this.interned.get(key);
+    if (known !== undefined) return known;
+    const code = this.interned.size;
+    this.interned.set(key, code);
     return code;
   }
 
   private posting(lists: Map<number, Numbers>, key: string): Numbers {
     const code = this.intern(key);
-    let list = lists.get(code);
-    if (!list) lists.set(code, (list = new Numbers()));
+    const list = lists.get(code) ?? new Numbers();
+    lists.set(code, list);
     return list;
   }
 }
