@@ -46,14 +46,18 @@ async function inSnapshot<T>(db: Database, work: (tx: Queryable) => Promise<T>):
  * it held of them. Answers null when the log was purged past `from` (rebuild instead).
  */
 async function advance(db: Database, index: MemoryIndex, from: LogPosition): Promise<Omit<Held, 'index'> | null> {
+  // Mostly nothing has changed: one statement, whose snapshot holds the position and the cut-off.
+  const glance = await store.readLog(db, from);
+  if (glance.purgedPast) return null;
+  if (glance.changed.length === 0) return { position: glance.position, countedUpTo: glance.countedUpTo };
+  // Changes, and their events' facts, in one snapshot.
   const read = await inSnapshot(db, async (tx) => {
     const log = await store.readLog(tx, from);
-    if (log.purgedPast) return null;
     const facts = [];
     for (let i = 0; i < log.changed.length; i += CHUNK) facts.push(...(await store.eventsByIds(tx, log.changed.slice(i, i + CHUNK))));
     return { log, facts };
   });
-  if (read === null) return null;
+  if (read.log.purgedPast) return null;
   const byId = new Map(read.facts.map((event) => [event.id, event]));
   for (const id of read.log.changed) index.put(id, byId.get(id) ?? null);
   return { position: read.log.position, countedUpTo: read.log.countedUpTo };
@@ -77,7 +81,7 @@ export function memoryIndexSync(db: Database, logger: Logger) {
     const started = performance.now();
     const fresh = new MemoryIndex();
     // Where the log stands before the first chunk: whatever changes after it is caught up.
-    const start = await inSnapshot(db, (tx) => store.readLog(tx, null));
+    const start = await store.readLog(db, null);
     for (let after: string | null = null; !closed; ) {
       const chunk = await store.eventsAfter(db, after, CHUNK);
       for (const event of chunk) fresh.put(event.id, event);

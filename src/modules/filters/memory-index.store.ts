@@ -26,32 +26,33 @@ const toXids = (values: readonly bigint[]) => values.map(String);
 
 export const memoryIndexStore = {
   /**
-   * Reads, in the caller's (REPEATABLE READ) snapshot, what changed since `after` (null: only
-   * where the log stands, before a build). The snapshot is taken here, by the transaction's
-   * first statement.
+   * Reads what changed since `after` (null: only where the log stands, before a build), in one
+   * statement: its snapshot, or the caller's REPEATABLE READ transaction's when it is the first.
    */
-  async readLog(tx: Queryable, after: LogPosition | null): Promise<LogRead> {
-    const [head] = await tx.query<{ xmin: string; seq: number | null; purged_below: string }>(
-      `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, ${RECEIVED_UP_TO} AS seq,
-              (SELECT purged_below::text FROM event_search_log_horizon) AS purged_below`,
+  async readLog(db: Queryable, after: LogPosition | null): Promise<LogRead> {
+    const rows = await db.query<{ xmin: string; seq: number | null; purged_below: string; xid: string | null; event_id: string | null }>(
+      `WITH head AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin, ${RECEIVED_UP_TO} AS seq,
+                            (SELECT purged_below FROM event_search_log_horizon) AS purged_below)
+       SELECT h.xmin::text AS xmin, h.seq, h.purged_below::text AS purged_below, l.xid::text AS xid, l.event_id
+         FROM head h
+         LEFT JOIN LATERAL (SELECT DISTINCT xid, event_id FROM event_search_log
+                             WHERE xid >= COALESCE($1::text::xid8, h.xmin) AND NOT (xid = ANY($2::text[]::xid8[]))) l ON true`,
+      [after === null ? null : String(after.xmin), toXids(after?.seen ?? [])],
     );
-    const xmin = BigInt(head!.xmin);
+    const head = rows[0]!;
+    const xmin = BigInt(head.xmin);
     const from = after ?? { xmin, seen: [] };
-    const rows = await tx.query<{ xid: string; event_id: string }>(
-      `SELECT DISTINCT xid::text AS xid, event_id FROM event_search_log
-        WHERE xid >= $1::text::xid8 AND NOT (xid = ANY($2::text[]::xid8[]))`,
-      [String(from.xmin), toXids(from.seen)],
-    );
+    const changes = rows.filter((row) => row.xid !== null) as { xid: string; event_id: string }[];
     const seen = new Set(from.seen.filter((xid) => xid >= xmin));
-    for (const row of rows) {
+    for (const row of changes) {
       const xid = BigInt(row.xid);
       if (xid >= xmin) seen.add(xid);
     }
     return {
       position: { xmin, seen: [...seen] },
-      countedUpTo: head!.seq ?? 0,
-      changed: after === null ? [] : [...new Set(rows.map((row) => row.event_id))],
-      purgedPast: BigInt(head!.purged_below) > from.xmin,
+      countedUpTo: head.seq ?? 0,
+      changed: after === null ? [] : [...new Set(changes.map((row) => row.event_id))],
+      purgedPast: BigInt(head.purged_below) > from.xmin,
     };
   },
 
