@@ -21,7 +21,13 @@ export interface SearchEvent {
   involved_entities: InvolvedEntity[];
 }
 
-/** The last receive-sequence value handed out, as SQL, for a statement that reads it beside what it counts (filters/day-counts.ts). */
+/**
+ * The last receive-sequence value handed out, as SQL, for a statement that reads it beside what
+ * it counts (filters/day-counts.ts, filters/memory-index.store.ts). That every report committed
+ * in the statement's snapshot is at or below it relies on the sequence handing values out one
+ * at a time (CACHE 1, the default of the serial column): with a cache, a session could hold
+ * values above what another session last read.
+ */
 export const RECEIVED_UP_TO = `pg_sequence_last_value(pg_get_serial_sequence('reports', 'received_seq')::regclass)`;
 
 /**

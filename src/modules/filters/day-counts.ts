@@ -10,7 +10,7 @@
 // count is then the SQL face's count at that cut-off (filter-sql.ts: source_seqs[N] <= cut-off
 // for a committed event is N <= its distinct sources), less only reports still uncommitted,
 // which that face leaves out too.
-import type { Queryable } from '../../platform/db/database.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
 import { RECEIVED_UP_TO } from '../corpus/event-view.js';
 import type { EventFilter } from './filter.js';
 
@@ -51,20 +51,28 @@ export async function countByDay(db: Queryable, filter: EventFilter, windowStart
   return { countedUpTo: row?.seq ?? 0, count: Number(row!.whole_days) + Number(row!.first_day) };
 }
 
+/** The advisory lock one fold at a time holds (any 64-bit number no other lock uses). */
+const FOLD_LOCK = 0x6576_6d6f_6e18;
+
 /**
  * Folds each key's deltas into one row (a sweep, once a minute): answers the rows removed.
- * Rows written meanwhile are not seen by the DELETE and stay for the next fold; two folds at
- * once each fold only the rows they deleted.
+ * Rows written meanwhile are not seen by the DELETE and stay for the next fold. One fold runs
+ * at a time: two at once (worker processes sharing PostgreSQL) would lock the same rows in
+ * different orders and one would die of a deadlock; a process that finds the lock taken skips.
  */
-export async function foldDayCounts(db: Queryable): Promise<number> {
-  const [row] = await db.query<{ removed: number }>(
-    `WITH keys AS (SELECT event_type_id, day, sources FROM event_day_counts GROUP BY 1, 2, 3 HAVING count(*) > 1 LIMIT 10000),
-          gone AS (DELETE FROM event_day_counts c USING keys k
-                    WHERE COALESCE(c.event_type_id, ${ALL_TYPES}) = COALESCE(k.event_type_id, ${ALL_TYPES}) AND c.day = k.day AND c.sources = k.sources
-                   RETURNING c.event_type_id, c.day, c.sources, c.n),
-          folded AS (INSERT INTO event_day_counts (event_type_id, day, sources, n)
-                     SELECT event_type_id, day, sources, sum(n) FROM gone GROUP BY 1, 2, 3 HAVING sum(n) <> 0 RETURNING 1)
-     SELECT ((SELECT count(*) FROM gone) - (SELECT count(*) FROM folded))::int AS removed`,
-  );
-  return row?.removed ?? 0;
+export async function foldDayCounts(db: Database): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [lock] = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS got', [FOLD_LOCK]);
+    if (!lock?.got) return 0;
+    const [row] = await tx.query<{ removed: number }>(
+      `WITH keys AS (SELECT event_type_id, day, sources FROM event_day_counts GROUP BY 1, 2, 3 HAVING count(*) > 1 LIMIT 10000),
+            gone AS (DELETE FROM event_day_counts c USING keys k
+                      WHERE COALESCE(c.event_type_id, ${ALL_TYPES}) = COALESCE(k.event_type_id, ${ALL_TYPES}) AND c.day = k.day AND c.sources = k.sources
+                     RETURNING c.event_type_id, c.day, c.sources, c.n),
+            folded AS (INSERT INTO event_day_counts (event_type_id, day, sources, n)
+                       SELECT event_type_id, day, sources, sum(n) FROM gone GROUP BY 1, 2, 3 HAVING sum(n) <> 0 RETURNING 1)
+       SELECT ((SELECT count(*) FROM gone) - (SELECT count(*) FROM folded))::int AS removed`,
+    );
+    return row?.removed ?? 0;
+  });
 }

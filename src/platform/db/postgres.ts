@@ -45,6 +45,9 @@ async function copyOn(client: pg.PoolClient, table: string, columns: readonly st
  * nothing (`unavailable`), but a connection lost once the statement was sent may have
  * committed it (`commit-in-doubt`).
  */
+/** pg's message for a client whose connection failed earlier: the statement was never sent. */
+const NOT_QUERYABLE = /is not queryable/;
+
 async function committingQuery(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult> {
   const client = await pool.connect().catch((error: unknown) => {
     throw classified(error);
@@ -54,6 +57,8 @@ async function committingQuery(pool: pg.Pool, config: pg.QueryConfig): Promise<p
     return await client.query(config);
   } catch (error) {
     if (!(error instanceof Error && 'severity' in error)) broken = error instanceof Error ? error : new Error(String(error));
+    // pg refuses a client whose connection already failed before sending anything: nothing ran.
+    if (broken && NOT_QUERYABLE.test(broken.message)) throw classified(error);
     throw classified(error, 'commit');
   } finally {
     client.release(broken);
