@@ -4,7 +4,8 @@
 // dated before their event's first, merges, deletions, and the deltas folded now and then),
 // those counts must equal the SQL face's count at the same cut-off, for every type, window
 // and min_reports, whole days and partial ones; and a search's total_count must equal the
-// events its pages then list.
+// events its pages then list. The search index in memory, caught up round by round, is held
+// to the SQL face on entity and outlet conditions the same way.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { countByDay, countableByDay, foldDayCounts, SOURCES_CAP } from '../../src/modules/filters/day-counts.js';
@@ -102,10 +103,24 @@ describe('search counts from the day counts', () => {
     });
   }
 
+  /** The server's search index against the SQL face at the index's cut-off (nothing else writes this database). */
+  async function compareIndex(conditions: Record<string, unknown>, windowStart: Date) {
+    const filter = normalizeFilter(conditions);
+    const fromIndex = await server.runtime.searchIndex.search(filter, windowStart, 3);
+    assert.ok(fromIndex, 'the index is built');
+    const events = await filteredEvents(server.runtime.db, [filter], { countedUpTo: fromIndex.countedUpTo, windowStart });
+    const what = `seed ${SEED}: ${JSON.stringify(conditions)}, window from ${windowStart.toISOString()}`;
+    assert.equal(fromIndex.count, await events.count(), what);
+    const page = (await events.page('newest-first', null, 3)).map(({ id, firstReportDate }) => ({ id, firstReportDate }));
+    assert.deepEqual(fromIndex.page, page, what);
+    return fromIndex.count;
+  }
+
   it('when the corpus changes at random, then the day counts equal the SQL count for every type, window and min_reports', async (t) => {
     const db = server.runtime.db;
     const unfolded = async () => (await db.query('SELECT 1 FROM event_day_counts GROUP BY event_type_id, day, sources HAVING count(*) > 1')).length;
     let found = 0;
+    let indexFound = 0;
     let sawUnfolded = false;
     for (let round = 0; round < 8; round++) {
       await changeAtRandom();
@@ -118,8 +133,19 @@ describe('search counts from the day counts', () => {
         // Half the windows start anywhere, half in the corpus's first ten days (they hold most of it).
         const windowStart = i % 2 === 0 ? someInstant() : NOW - (31 + next(10)) * DAY - next(24) * HOUR;
         if ((await compare(type, minReports, new Date(windowStart))) > 0) found++;
+        // The search index, caught up through the same changes, on entity and outlet conditions.
+        const conditions = {
+          event_type_id: type,
+          min_reports: minReports,
+          ...(next(2) === 0 ? { involved_entity_ids: [entities[next(entities.length)], entities[next(entities.length)]] } : {}),
+          ...(next(2) === 0 ? { required_source_news_outlet_ids: [outlets[next(outlets.length)], outlets[next(outlets.length)]] } : {}),
+          ...(next(3) === 0 ? { scope: 'PARTICIPANT' } : {}),
+        };
+        if ((await compareIndex(conditions, new Date(windowStart))) > 0) indexFound++;
       }
     }
+    t.diagnostic(`${indexFound} of 128 index comparisons counted something`);
+    assert.ok(indexFound >= 30, `seed ${SEED}: only ${indexFound} of 128 index comparisons counted anything`);
     t.diagnostic(`seed ${SEED} (EVMON_TEST_SEED repeats it): ${found} of 128 comparisons counted something`);
     assert.ok(found >= 60, `seed ${SEED}: only ${found} of 128 comparisons counted anything`);
     assert.ok(sawUnfolded, 'counts were read from deltas not yet folded');
