@@ -46,7 +46,8 @@ interface ViewRow {
   happened_at: string | null;
   first_report_date: Date;
   last_report_date: Date;
-  involved_entity_ids: string[];
+  /** The stored involved entities, in their order, each as its live canonical entity (deleted ones left out). */
+  entities: { canonical_id: string; name: string; type: string | null }[];
   reports: number;
   outlets: number;
   merged_into_event_id: string | null;
@@ -65,7 +66,7 @@ export async function loadEventViews(
 ): Promise<(SearchEvent & { merged_into_event_id: string | null; deleted: boolean })[]> {
   if (ids.length === 0) return [];
   const rows = await db.query<ViewRow>(
-    `SELECT e.id, t.code_name, e.sentence, e.happened_at, e.first_report_date, e.last_report_date, e.involved_entity_ids,
+    `SELECT e.id, t.code_name, e.sentence, e.happened_at, e.first_report_date, e.last_report_date, ent.entities,
             e.merged_into_event_id, e.deleted_at IS NOT NULL AS deleted, c.reports, c.outlets
        FROM events e
        JOIN event_types t ON t.id = e.event_type_id
@@ -74,31 +75,25 @@ export async function loadEventViews(
            FROM reports r
           WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq) AND r.received_at <= COALESCE($3::timestamptz, r.received_at)
        ) c
+       -- Stored entity ids were canonical when the event was last refreshed: mapped through
+       -- once more, for entities merged or deleted since.
+       CROSS JOIN LATERAL (
+         SELECT COALESCE(json_agg(json_build_object('canonical_id', live.id, 'name', live.name, 'type', live.type) ORDER BY x.n), '[]') AS entities
+           FROM unnest(e.involved_entity_ids) WITH ORDINALITY AS x(id, n)
+           JOIN entities stored ON stored.id = x.id
+           JOIN entities live ON live.id = stored.canonical_id AND live.deleted_at IS NULL
+       ) ent
       WHERE e.id = ANY($1::uuid[])`,
     [ids, 'seq' in countedUpTo ? countedUpTo.seq : null, 'at' in countedUpTo ? countedUpTo.at : null],
   );
-  // Stored entity ids were canonical when the event was last refreshed: map them through
-  // once more, for entities merged or deleted since.
-  const entityIds = [...new Set(rows.flatMap((row) => row.involved_entity_ids))];
-  const entities =
-    entityIds.length === 0
-      ? []
-      : await db.query<{ id: string; canonical_id: string; name: string; type: string | null }>(
-          `SELECT e.id, c.id AS canonical_id, c.name, c.type
-             FROM entities e JOIN entities c ON c.id = e.canonical_id
-            WHERE e.id = ANY($1::uuid[]) AND c.deleted_at IS NULL`,
-          [entityIds],
-        );
-  const entityById = new Map(entities.map((entity) => [entity.id, entity]));
   const rowById = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
     const row = rowById.get(id);
     if (!row) return [];
     const involved: InvolvedEntity[] = [];
     const seen = new Set<string>();
-    for (const entityId of row.involved_entity_ids) {
-      const entity = entityById.get(entityId);
-      if (!entity || seen.has(entity.canonical_id)) continue;
+    for (const entity of row.entities) {
+      if (seen.has(entity.canonical_id)) continue;
       seen.add(entity.canonical_id);
       involved.push({ id: entity.canonical_id, name: entity.name, type: entity.type });
     }
