@@ -245,6 +245,15 @@ export const referenceStore = {
     return found;
   },
 
+  /** The code names of an event type's roles, removed ones too (null: no such type), in one statement. */
+  async roleCodeNames(db: Queryable, eventTypeId: string): Promise<Set<string> | null> {
+    const [row] = await db.query<{ codes: string[] }>(
+      'SELECT array(SELECT r.code_name FROM event_type_roles r WHERE r.event_type_id = t.id) AS codes FROM event_types t WHERE t.id = $1::uuid',
+      [eventTypeId],
+    );
+    return row ? new Set(row.codes) : null;
+  },
+
   /** Current roles of event types, in their order. */
   rolesOf(db: Queryable, eventTypeIds: readonly string[]) {
     return db.query<RoleRow>(

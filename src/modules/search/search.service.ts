@@ -72,7 +72,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
   async function checkFilter(searcher: Searcher, body: SearchBody, listRefusal: UnusableListRefusal): Promise<void> {
     const errors: FieldError[] = [];
     if (body.event_type_id) {
-      const roles = (await referenceStore.eventTypesWithRoles(db, [body.event_type_id])).get(body.event_type_id)?.codeNames;
+      const roles = await referenceStore.roleCodeNames(db, body.event_type_id);
       if (!roles) errors.push({ pointer: '/event_type_id', detail: 'names no event type' });
       body.role_filters?.forEach((rf, i) => {
         if (roles && !roles.has(rf.role_code_name)) errors.push({ pointer: `/role_filters/${i}/role_code_name`, detail: 'is not a role of the event type' });
