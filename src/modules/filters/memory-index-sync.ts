@@ -16,8 +16,13 @@ import { filterStore, type EventPosition } from './filter.store.js';
 import { MemoryIndex } from './memory-index.js';
 import { memoryIndexStore as store, type LogPosition } from './memory-index.store.js';
 
-/** Events read per statement, building or catching up. */
+/** Events read per statement catching up. */
 const CHUNK = 20_000;
+/**
+ * Events read per chunk building: each chunk's rows are parsed and put on the event loop, so a
+ * small chunk keeps the requests of a process that has just started from waiting long behind it.
+ */
+const BUILD_CHUNK = 5_000;
 const CATCH_UP_EVERY_MS = 1_000;
 /** Dead numbers held before a rebuild, beyond the live ones. */
 const GARBAGE_ALLOWED = 100_000;
@@ -83,10 +88,11 @@ export function memoryIndexSync(db: Database, logger: Logger) {
     // Where the log stands before the first chunk: whatever changes after it is caught up.
     const start = await store.readLog(db, null);
     for (let after: string | null = null; !closed; ) {
-      const chunk = await store.eventsAfter(db, after, CHUNK);
+      const chunk = await store.eventsAfter(db, after, BUILD_CHUNK);
       for (const event of chunk) fresh.put(event.id, event);
-      if (chunk.length < CHUNK) break;
+      if (chunk.length < BUILD_CHUNK) break;
       after = chunk[chunk.length - 1]!.id;
+      await new Promise((resolve) => setImmediate(resolve)); // requests waiting go first
     }
     if (closed) return;
     // Most of the catching up outside the lock; the rest, and the swap, inside it.

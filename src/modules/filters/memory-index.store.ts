@@ -59,12 +59,24 @@ export const memoryIndexStore = {
   /** The facts of these events; events gone (merged, deleted) are absent. */
   async eventsByIds(tx: Queryable, ids: readonly string[]): Promise<IndexedEvent[]> {
     if (ids.length === 0) return [];
-    return readFacts(tx, 'e.id = ANY($1::uuid[])', [ids]);
+    return readFacts(
+      tx,
+      'e.id = ANY($1::uuid[])',
+      [ids],
+      (alias) => `${alias}.event_id = ANY($1::uuid[])`,
+      () => [ids],
+    );
   },
 
   /** Up to `limit` live events after `afterId` by id, with their facts (a build, one chunk at a time). */
   async eventsAfter(tx: Queryable, afterId: string | null, limit: number): Promise<IndexedEvent[]> {
-    return afterId === null ? readFacts(tx, 'TRUE ORDER BY e.id LIMIT $1', [limit]) : readFacts(tx, 'e.id > $2::uuid ORDER BY e.id LIMIT $1', [limit, afterId]);
+    // The index rows of the chunk's id range, read by range (the rows of events merged or
+    // deleted within it are left out after): much faster than a look-up per id.
+    const rows = (alias: string) => `${alias}.event_id BETWEEN $1::uuid AND $2::uuid`;
+    const range = (ids: readonly string[]) => [ids[0], ids[ids.length - 1]];
+    return afterId === null
+      ? readFacts(tx, 'TRUE ORDER BY e.id LIMIT $1', [limit], rows, range)
+      : readFacts(tx, 'e.id > $2::uuid ORDER BY e.id LIMIT $1', [limit, afterId], rows, range);
   },
 
   /**
@@ -84,25 +96,36 @@ export const memoryIndexStore = {
   },
 };
 
-/** The live events `where` selects (over `e`, with its own ORDER BY and LIMIT), with their facts. */
-async function readFacts(tx: Queryable, where: string, params: readonly unknown[]): Promise<IndexedEvent[]> {
+/**
+ * The live events `where` selects (over `e`, with its own ORDER BY and LIMIT), with their facts
+ * from the index rows `rows(alias)` selects with `rowParams(ids)`: at least theirs (others are
+ * left out).
+ */
+async function readFacts(
+  tx: Queryable,
+  where: string,
+  params: readonly unknown[],
+  rows: (alias: string) => string,
+  rowParams: (ids: readonly string[]) => readonly unknown[],
+): Promise<IndexedEvent[]> {
   const events = await tx.query<{ id: string; event_type_id: string; us: number; sources: number }>(
     `SELECT e.id, e.event_type_id, (extract(epoch FROM e.first_report_date) * 1000000)::float8 AS us, cardinality(e.source_seqs) AS sources
        FROM events e WHERE e.merged_into_event_id IS NULL AND e.deleted_at IS NULL AND ${where}`,
     params,
   );
   if (events.length === 0) return [];
-  const ids = events.map((e) => e.id);
-  const [entities, sources, values] = [
-    await tx.query<{ event_id: string; entity_id: string; participant: boolean }>(
-      'SELECT event_id, entity_id, participant FROM event_entities WHERE event_id = ANY($1::uuid[])',
-      [ids],
+  const ids = rowParams(events.map((e) => e.id));
+  // At once: on PostgreSQL, three connections.
+  const [entities, sources, values] = await Promise.all([
+    tx.query<{ event_id: string; entity_id: string; participant: boolean }>(
+      `SELECT event_id, entity_id, participant FROM event_entities ee WHERE ${rows('ee')}`,
+      ids,
     ),
-    await tx.query<{ event_id: string; source_id: string; source_kind: string }>(
-      'SELECT event_id, source_id, source_kind FROM event_sources WHERE event_id = ANY($1::uuid[])',
-      [ids],
+    tx.query<{ event_id: string; source_id: string; source_kind: string }>(
+      `SELECT event_id, source_id, source_kind FROM event_sources s WHERE ${rows('s')}`,
+      ids,
     ),
-    await tx.query<{
+    tx.query<{
       event_id: string;
       role_id: string;
       source_kind: string;
@@ -112,10 +135,10 @@ async function readFacts(tx: Queryable, where: string, params: readonly unknown[
       amount_unit: string | null;
     }>(
       `SELECT event_id, role_id, source_kind, entity_id, (extract(epoch FROM date_value) * 1000)::float8 AS date_ms, amount_value, amount_unit
-         FROM event_role_values WHERE event_id = ANY($1::uuid[])`,
-      [ids],
+         FROM event_role_values v WHERE ${rows('v')}`,
+      ids,
     ),
-  ];
+  ]);
   const byId = new Map<string, IndexedEvent>(
     events.map((e) => [
       e.id,
@@ -132,16 +155,17 @@ async function readFacts(tx: Queryable, where: string, params: readonly unknown[
       },
     ]),
   );
-  for (const row of entities) byId.get(row.event_id)!.entities.push({ entityId: row.entity_id, participant: row.participant });
+  for (const row of entities) byId.get(row.event_id)?.entities.push({ entityId: row.entity_id, participant: row.participant });
   for (const row of sources) {
-    const event = byId.get(row.event_id)!;
+    const event = byId.get(row.event_id);
+    if (!event) continue;
     if (row.source_kind === 'ARTICLE') {
       event.articleSources++;
       event.outlets.push(row.source_id);
     } else if (row.source_kind === 'STRUCTURED') event.structuredSources++;
   }
   for (const row of values) {
-    byId.get(row.event_id)!.values.push({
+    byId.get(row.event_id)?.values.push({
       roleId: row.role_id,
       structured: row.source_kind === 'STRUCTURED',
       entityId: row.entity_id,

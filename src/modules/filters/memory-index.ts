@@ -45,14 +45,28 @@ export interface IndexedMatch {
   firstReportUs: number;
 }
 
-/** A growable array of 32-bit numbers. */
+/** Lists this long and longer move from a plain array to a typed one (a typed array costs about 200 bytes of its own). */
+const TYPED_FROM = 64;
+
+/** A growable list of 32-bit numbers: a plain array while short (most postings are), typed once long. */
 class Numbers {
-  items = new Uint32Array(4);
+  items: number[] | Uint32Array = [];
   length = 0;
   push(n: number): void {
-    if (this.length === this.items.length) {
-      const grown = new Uint32Array(this.items.length * 2);
-      grown.set(this.items);
+    const { items } = this;
+    if (Array.isArray(items)) {
+      items.push(n);
+      this.length++;
+      if (this.length === TYPED_FROM) {
+        const typed = new Uint32Array(TYPED_FROM * 2);
+        typed.set(items);
+        this.items = typed;
+      }
+      return;
+    }
+    if (this.length === items.length) {
+      const grown = new Uint32Array(items.length * 2);
+      grown.set(items);
       this.items = grown;
     }
     this.items[this.length++] = n;
@@ -61,7 +75,7 @@ class Numbers {
 
 /** A growable column of 64-bit floats. */
 class Floats {
-  items = new Float64Array(4);
+  items = new Float64Array(16);
   length = 0;
   push(x: number): void {
     if (this.length === this.items.length) {
@@ -73,14 +87,26 @@ class Floats {
   }
 }
 
-/** One role's values, column by column; NaN stands for no date or no amount, -1 for no entity. */
+/**
+ * The values of one role, from one kind of report (articles or structured), that carry the
+ * same members (entity, date, amount): only those members' columns exist. A test on a member
+ * a column lacks fails every value in it, as the SQL face's `IS NOT NULL` does.
+ */
 class RoleColumn {
   readonly events = new Numbers();
-  readonly flags = new Numbers(); // bit 0: structured
-  readonly entities = new Numbers(); // interned + 1; 0: none
-  readonly dates = new Floats();
-  readonly amounts = new Floats();
-  readonly units = new Numbers(); // interned
+  readonly entities: Numbers | null; // interned
+  readonly dates: Floats | null;
+  readonly amounts: Floats | null;
+  readonly units: Numbers | null; // interned, NO_UNIT for none
+  constructor(
+    readonly structured: boolean,
+    has: { entity: boolean; date: boolean; amount: boolean },
+  ) {
+    this.entities = has.entity ? new Numbers() : null;
+    this.dates = has.date ? new Floats() : null;
+    this.amounts = has.amount ? new Floats() : null;
+    this.units = has.amount ? new Numbers() : null;
+  }
 }
 
 const NO_TYPE = 0xffffffff;
@@ -102,7 +128,8 @@ export class MemoryIndex {
   private readonly mentioned = new Map<number, Numbers>();
   private readonly participants = new Map<number, Numbers>();
   private readonly outlets = new Map<number, Numbers>();
-  private readonly roles = new Map<string, RoleColumn>();
+  /** Per role id, its columns by members and report kind (columnKey). */
+  private readonly roles = new Map<string, Map<number, RoleColumn>>();
 
   /** Per number: the query (generation) that last reached it, and how many of its conditions it passed. */
   private reachedBy = new Uint32Array(this.capacity);
@@ -139,15 +166,24 @@ export class MemoryIndex {
     }
     for (const outlet of event.outlets) this.posting(this.outlets, outlet).push(n);
     for (const value of event.values) {
-      const column = this.roles.get(value.roleId) ?? new RoleColumn();
-      this.roles.set(value.roleId, column);
+      const column = this.column(value);
       column.events.push(n);
-      column.flags.push(value.structured ? 1 : 0);
-      column.entities.push(value.entityId === null ? 0 : this.intern(value.entityId) + 1);
-      column.dates.push(value.dateMs ?? Number.NaN);
-      column.amounts.push(value.amount ?? Number.NaN);
-      column.units.push(value.unit === null ? NO_UNIT : this.intern(value.unit));
+      if (column.entities) column.entities.push(this.intern(value.entityId!));
+      if (column.dates) column.dates.push(value.dateMs!);
+      if (column.amounts) column.amounts.push(value.amount!);
+      if (column.units) column.units.push(value.unit === null ? NO_UNIT : this.intern(value.unit));
     }
+  }
+
+  /** The column a value goes in, made on first use. */
+  private column(value: IndexedRoleValue): RoleColumn {
+    const has = { entity: value.entityId !== null, date: value.dateMs !== null, amount: value.amount !== null };
+    const key = (value.structured ? 1 : 0) | (has.entity ? 2 : 0) | (has.date ? 4 : 0) | (has.amount ? 8 : 0);
+    const columns = this.roles.get(value.roleId) ?? new Map<number, RoleColumn>();
+    this.roles.set(value.roleId, columns);
+    const column = columns.get(key) ?? new RoleColumn(value.structured, has);
+    columns.set(key, column);
+    return column;
   }
 
   /** Whether the index answers `filter`: every filter but REPRESENTED_ONLY, whose reports it does not hold. */
@@ -169,7 +205,7 @@ export class MemoryIndex {
     const type = filter.eventTypeId === null ? null : this.interned.get(filter.eventTypeId);
     if (type === undefined) return { count: 0, newest: [] }; // a type no live event has
     const sourcesOf = filter.sourceKind === 'ANY' ? this.sources : filter.sourceKind === 'ARTICLES_ONLY' ? this.articleSources : this.structuredSources;
-    const kindFlag = filter.sourceKind === 'ANY' ? null : filter.sourceKind === 'ARTICLES_ONLY' ? 0 : 1;
+    const kind = filter.sourceKind === 'ANY' ? 'ANY' : filter.sourceKind === 'ARTICLES_ONLY' ? 'ARTICLE' : 'STRUCTURED';
     const conditions: ((visit: (n: number) => void) => void)[] = [];
     if (filter.entities !== null) {
       const lists = filter.scope === 'PARTICIPANT' ? this.participants : this.mentioned;
@@ -181,9 +217,9 @@ export class MemoryIndex {
       conditions.push((visit) => this.visitAll(this.outlets, filter.outlets!, visit));
     }
     for (const roleFilter of filter.roleFilters) {
-      const columns = (roleIds.get(roleFilter.role) ?? []).flatMap((id) => this.roles.get(id) ?? []);
+      const columns = (roleIds.get(roleFilter.role) ?? []).flatMap((id) => [...(this.roles.get(id)?.values() ?? [])]);
       conditions.push((visit) => {
-        for (const column of columns) this.visitValues(column, roleFilter.tests, kindFlag, visit);
+        for (const column of columns) this.visitValues(column, roleFilter.tests, kind, visit);
       });
     }
 
@@ -229,38 +265,40 @@ export class MemoryIndex {
   }
 
   /** Visits the events of the role values passing every test (one value row holds them all, as the SQL face's `v`). */
-  private visitValues(column: RoleColumn, tests: readonly RoleValueTest[], kindFlag: number | null, visit: (n: number) => void): void {
-    const events = column.events.items;
-    const flags = column.flags.items;
-    const entities = column.entities.items;
-    const dates = column.dates.items;
-    const amounts = column.amounts.items;
-    const units = column.units.items;
+  private visitValues(column: RoleColumn, tests: readonly RoleValueTest[], kind: 'ANY' | 'ARTICLE' | 'STRUCTURED', visit: (n: number) => void): void {
+    if (kind !== 'ANY' && column.structured !== (kind === 'STRUCTURED')) return;
     const compiled = tests.map((test) => this.valueTest(test));
+    for (const t of compiled) {
+      if ((t.kind === 'amount' && !column.amounts) || (t.kind === 'date' && !column.dates) || (t.kind === 'entity_in' && !column.entities)) return;
+    }
+    const events = column.events.items;
+    const entities = column.entities?.items;
+    const dates = column.dates?.items;
+    const amounts = column.amounts?.items;
+    const units = column.units?.items;
     const length = column.events.length;
     next: for (let i = 0; i < length; i++) {
-      if (kindFlag !== null && (flags[i]! & 1) !== kindFlag) continue;
       for (const t of compiled) {
         if (t.kind === 'amount') {
-          const a = amounts[i]!;
-          if (Number.isNaN(a) || a < t.min || a > t.max || (t.unit !== null && units[i] !== t.unit)) continue next;
+          const a = amounts![i]!;
+          if (a < t.min || a > t.max || (t.unit !== null && units![i] !== t.unit)) continue next;
         } else if (t.kind === 'date') {
-          const d = dates[i]!;
-          if (Number.isNaN(d) || !(d > t.afterMs) || !(d < t.beforeMs)) continue next;
-        } else if (!t.entities.has(entities[i]!)) continue next;
+          const d = dates![i]!;
+          if (!(d > t.afterMs) || !(d < t.beforeMs)) continue next;
+        } else if (!t.entities.has(entities![i]!)) continue next;
       }
       visit(events[i]!);
     }
   }
 
-  /** A test with its unit and entities as interned codes (entities + 1, as the column holds them). */
+  /** A test with its unit and entities as interned codes, as the columns hold them. */
   private valueTest(test: RoleValueTest) {
     if (test.kind === 'amount') return { ...test, unit: test.unit === null ? null : (this.interned.get(test.unit) ?? -1) };
     if (test.kind === 'date') return test;
     const codes = new Set<number>();
     for (const entity of test.entities) {
       const code = this.interned.get(entity);
-      if (code !== undefined) codes.add(code + 1);
+      if (code !== undefined) codes.add(code);
     }
     return { kind: 'entity_in' as const, entities: codes };
   }
