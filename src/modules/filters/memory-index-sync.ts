@@ -213,8 +213,22 @@ export type MemoryIndexSync = ReturnType<typeof memoryIndexSync>;
 
 /** How long the log keeps a row after the sweep notes the xmin above it: processes catch up every second. */
 const LOG_KEPT_MS = 10 * 60_000;
+/** Rows deleted per statement, and statements per sweep: a bulk load writes several rows per event. */
+const PURGE_BATCH = 10_000;
+const PURGE_BATCHES = 100;
 
-/** The change log's sweep (once a minute): answers the rows deleted. */
-export function purgeSearchLog(db: Queryable, now: Date): Promise<number> {
-  return store.purge(db, now, new Date(now.getTime() - LOG_KEPT_MS));
+/**
+ * The change log's sweep (once a minute), in two steps ten minutes apart: the horizon moves to
+ * the xmin noted last time, then the rows below it are deleted, in short statements. Answers
+ * the rows deleted.
+ */
+export async function purgeSearchLog(db: Queryable, now: Date): Promise<number> {
+  const below = await store.moveHorizon(db, now, new Date(now.getTime() - LOG_KEPT_MS));
+  let deleted = 0;
+  for (let batch = 0; batch < PURGE_BATCHES; batch++) {
+    const rows = (await store.deleteBelow(db, PURGE_BATCH, below)).length;
+    deleted += rows;
+    if (rows < PURGE_BATCH) break;
+  }
+  return deleted;
 }

@@ -80,19 +80,27 @@ export const memoryIndexStore = {
   },
 
   /**
-   * Purges in two steps ten minutes apart (`notedBefore`): rows below the xmin noted last time
-   * go, and today's xmin is noted. Answers the rows deleted.
+   * Moves the horizon when the xmin noted last time is older than `notedBefore`: it becomes
+   * `purged_below`, and today's xmin is noted. Answers `purged_below`, for the deletion.
    */
-  async purge(db: Queryable, now: Date, notedBefore: Date): Promise<number> {
-    const [row] = await db.query<{ deleted: number }>(
-      `WITH due AS (SELECT noted_xmin FROM event_search_log_horizon WHERE noted_at <= $2 FOR UPDATE SKIP LOCKED),
-            gone AS (DELETE FROM event_search_log l USING due WHERE l.xid < due.noted_xmin RETURNING 1),
-            moved AS (UPDATE event_search_log_horizon h SET purged_below = due.noted_xmin, noted_xmin = pg_snapshot_xmin(pg_current_snapshot()), noted_at = $1
-                        FROM due RETURNING 1)
-       SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM moved) AS moved`,
+  async moveHorizon(db: Queryable, now: Date, notedBefore: Date): Promise<string> {
+    const [row] = await db.query<{ purged_below: string }>(
+      `UPDATE event_search_log_horizon
+          SET purged_below = CASE WHEN noted_at <= $2 THEN noted_xmin ELSE purged_below END,
+              noted_xmin = CASE WHEN noted_at <= $2 THEN pg_snapshot_xmin(pg_current_snapshot()) ELSE noted_xmin END,
+              noted_at = CASE WHEN noted_at <= $2 THEN $1 ELSE noted_at END
+       RETURNING purged_below::text AS purged_below`,
       [now, notedBefore],
     );
-    return row?.deleted ?? 0;
+    return row!.purged_below;
+  },
+
+  /** Deletes up to `limit` log rows below `below`: answers one row per row deleted. */
+  deleteBelow(db: Queryable, limit: number, below: string) {
+    return db.query(`DELETE FROM event_search_log WHERE ctid = ANY(ARRAY(SELECT ctid FROM event_search_log WHERE xid < $2::text::xid8 LIMIT $1)) RETURNING 1`, [
+      limit,
+      below,
+    ]);
   },
 };
 
