@@ -41,30 +41,17 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER events_search_log_insert AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('id');
-CREATE TRIGGER events_search_log_update AFTER UPDATE ON events REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('id');
-CREATE TRIGGER events_search_log_delete AFTER DELETE ON events REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('id');
-
-CREATE TRIGGER event_entities_search_log_insert AFTER INSERT ON event_entities REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('event_id');
-CREATE TRIGGER event_entities_search_log_update AFTER UPDATE ON event_entities REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('event_id');
-CREATE TRIGGER event_entities_search_log_delete AFTER DELETE ON event_entities REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('event_id');
-
-CREATE TRIGGER event_sources_search_log_insert AFTER INSERT ON event_sources REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('event_id');
-CREATE TRIGGER event_sources_search_log_update AFTER UPDATE ON event_sources REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('event_id');
-CREATE TRIGGER event_sources_search_log_delete AFTER DELETE ON event_sources REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('event_id');
-
-CREATE TRIGGER event_role_values_search_log_insert AFTER INSERT ON event_role_values REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('event_id');
-CREATE TRIGGER event_role_values_search_log_update AFTER UPDATE ON event_role_values REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('event_id');
-CREATE TRIGGER event_role_values_search_log_delete AFTER DELETE ON event_role_values REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write('event_id');
+-- On each table, a trigger per operation (each names its own transition tables).
+DO $$
+DECLARE
+  t record;
+BEGIN
+  FOR t IN SELECT * FROM (VALUES ('events', 'id'), ('event_entities', 'event_id'), ('event_sources', 'event_id'), ('event_role_values', 'event_id')) AS v(tab, col) LOOP
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %I REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write(%L)',
+                   t.tab || '_search_log_insert', t.tab, t.col);
+    EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write(%L)',
+                   t.tab || '_search_log_update', t.tab, t.col);
+    EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %I REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION event_search_log_write(%L)',
+                   t.tab || '_search_log_delete', t.tab, t.col);
+  END LOOP;
+END $$;
