@@ -18,12 +18,20 @@ describe('search index', () => {
   let server: TestServer;
   let corpus: TestCorpus;
 
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+
   before(async () => {
-    server = await startServer();
+    // A database of its own: its sweeps move the log's horizon, which the servers of other test
+    // files sharing a schema would otherwise find purged past them.
+    database = await isolatedDatabase();
+    server = await startServer(database.env);
     corpus = testCorpus(server);
     await server.ops.post('/clock', { now: NOW });
   });
-  after(() => server.close());
+  after(async () => {
+    await server.close();
+    await database.drop();
+  });
 
   it('when the change log is purged past an index, then it is rebuilt from the tables and counts what the SQL face counts', async () => {
     const db = server.runtime.db;
@@ -48,10 +56,14 @@ describe('search index', () => {
       assert.equal((await sync.search(filter, windowStart, 10))?.count, 3);
 
       for (let i = 0; i < 2; i++) await article();
-      // Two sweeps ten minutes apart purge what was written before the first.
-      const at = Date.now() + 365 * 24 * 60 * MINUTE; // past whatever the horizon noted
-      await purgeSearchLog(db, new Date(at));
-      assert.ok((await purgeSearchLog(db, new Date(at + 11 * MINUTE))) > 0, 'the second sweep purged rows this index had not read');
+      // Two sweeps ten minutes apart purge what was written before the first. Their margin is on
+      // the database's clock: here they are told the time, past whatever the horizon noted.
+      const [noted] = await db.query<{ ms: number }>(
+        'SELECT (extract(epoch FROM greatest(noted_at, now())) * 1000)::float8 AS ms FROM event_search_log_horizon',
+      );
+      const sweep = (ms: number) => purgeSearchLog(db, { now: new Date(ms), notedBefore: new Date(ms - 10 * MINUTE) });
+      await sweep(noted!.ms + 11 * MINUTE);
+      assert.ok((await sweep(noted!.ms + 22 * MINUTE)) > 0, 'the second sweep purged rows this index had not read');
       assert.equal(await sync.search(filter, windowStart, 10), null, 'purged past: the index is dropped and rebuilt, SQL counts meanwhile');
       await sync.built();
       const rebuilt = await sync.search(filter, windowStart, 10);

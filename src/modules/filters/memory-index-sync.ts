@@ -24,6 +24,8 @@ const CHUNK = 20_000;
  */
 const BUILD_CHUNK = 5_000;
 const CATCH_UP_EVERY_MS = 1_000;
+/** A build catches up this often as it goes. */
+const BUILD_CATCH_UP_MS = 60_000;
 /** Dead numbers held before a rebuild, beyond the live ones. */
 const GARBAGE_ALLOWED = 100_000;
 
@@ -81,12 +83,19 @@ export function memoryIndexSync(db: Database, logger: Logger) {
     return result;
   };
 
+  async function advanceOrFail(index: MemoryIndex, from: LogPosition) {
+    const caught = await advance(db, index, from);
+    if (caught === null) throw new Error('the search log was purged while the index was built');
+    return caught;
+  }
+
   /** Builds a new index from the tables, chunk by chunk, then catches it up and puts it in place. */
   async function build(): Promise<void> {
     const started = performance.now();
     const fresh = new MemoryIndex();
     // Where the log stands before the first chunk: whatever changes after it is caught up.
-    const start = await store.readLog(db, null);
+    let position = (await store.readLog(db, null)).position;
+    let caughtUpAt = performance.now();
     for (let after: string | null = null; !closed; ) {
       const chunkStarted = performance.now();
       const chunk = await store.eventsAfter(db, after, BUILD_CHUNK);
@@ -95,15 +104,17 @@ export function memoryIndexSync(db: Database, logger: Logger) {
       after = chunk[chunk.length - 1]!.id;
       // Half the time at most: the requests of a process that has just started come first.
       await new Promise((resolve) => setTimeout(resolve, performance.now() - chunkStarted));
+      // A long build catches up as it goes, so the log's sweep (ten minutes) never passes it.
+      if (performance.now() - caughtUpAt > BUILD_CATCH_UP_MS) {
+        position = (await advanceOrFail(fresh, position)).position;
+        caughtUpAt = performance.now();
+      }
     }
     if (closed) return;
     // Most of the catching up outside the lock; the rest, and the swap, inside it.
-    let caught = await advance(db, fresh, start.position);
-    if (caught === null) throw new Error('the search log was purged while the index was built');
+    position = (await advanceOrFail(fresh, position)).position;
     await exclusive(async () => {
-      caught = await advance(db, fresh, caught!.position);
-      if (caught === null) throw new Error('the search log was purged while the index was built');
-      held = { index: fresh, ...caught };
+      held = { index: fresh, ...(await advanceOrFail(fresh, position)) };
     });
     logger.info({ events: fresh.size, ms: Math.round(performance.now() - started) }, 'search index built');
   }
@@ -163,7 +174,13 @@ export function memoryIndexSync(db: Database, logger: Logger) {
         ensureBuilding();
         return null;
       }
-      await catchUp();
+      try {
+        await catchUp();
+      } catch (error) {
+        // The caller counts in SQL, which answers for itself if the database is the trouble.
+        logger.warn({ err: error }, 'catching up the search index failed; this search counts in SQL');
+        return null;
+      }
       // Any catch-up since took a later snapshot still: the index at it serves this caller too.
       return exclusive(async () => (held ? read({ index: held.index, countedUpTo: held.countedUpTo }) : null));
     },
@@ -211,19 +228,17 @@ export function memoryIndexSync(db: Database, logger: Logger) {
 
 export type MemoryIndexSync = ReturnType<typeof memoryIndexSync>;
 
-/** How long the log keeps a row after the sweep notes the xmin above it: processes catch up every second. */
-const LOG_KEPT_MS = 10 * 60_000;
 /** Rows deleted per statement, and statements per sweep: a bulk load writes several rows per event. */
 const PURGE_BATCH = 10_000;
 const PURGE_BATCHES = 100;
 
 /**
- * The change log's sweep (once a minute), in two steps ten minutes apart: the horizon moves to
- * the xmin noted last time, then the rows below it are deleted, in short statements. Answers
- * the rows deleted.
+ * The change log's sweep (once a minute), in two steps ten minutes apart by the database's
+ * clock (or at `at`, for tests): the horizon moves to the xmin noted last time, then the rows
+ * below it are deleted, in short statements. Answers the rows deleted.
  */
-export async function purgeSearchLog(db: Queryable, now: Date): Promise<number> {
-  const below = await store.moveHorizon(db, now, new Date(now.getTime() - LOG_KEPT_MS));
+export async function purgeSearchLog(db: Queryable, at: { now: Date; notedBefore: Date } | null = null): Promise<number> {
+  const below = await store.moveHorizon(db, at);
   let deleted = 0;
   for (let batch = 0; batch < PURGE_BATCHES; batch++) {
     const rows = (await store.deleteBelow(db, PURGE_BATCH, below)).length;

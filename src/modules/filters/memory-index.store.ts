@@ -80,17 +80,21 @@ export const memoryIndexStore = {
   },
 
   /**
-   * Moves the horizon when the xmin noted last time is older than `notedBefore`: it becomes
-   * `purged_below`, and today's xmin is noted. Answers `purged_below`, for the deletion.
+   * Moves the horizon when the xmin noted last time was noted before `at.notedBefore`: it
+   * becomes `purged_below`, and today's xmin is noted at `at.now`. Without `at`, the database's
+   * own time, ten minutes: the margin is for processes catching up in real time, so a test
+   * clock moved ahead must not shorten it. Answers `purged_below`, for the deletion.
    */
-  async moveHorizon(db: Queryable, now: Date, notedBefore: Date): Promise<string> {
+  async moveHorizon(db: Queryable, at: { now: Date; notedBefore: Date } | null): Promise<string> {
     const [row] = await db.query<{ purged_below: string }>(
-      `UPDATE event_search_log_horizon
-          SET purged_below = CASE WHEN noted_at <= $2 THEN noted_xmin ELSE purged_below END,
-              noted_xmin = CASE WHEN noted_at <= $2 THEN pg_snapshot_xmin(pg_current_snapshot()) ELSE noted_xmin END,
-              noted_at = CASE WHEN noted_at <= $2 THEN $1 ELSE noted_at END
+      `WITH due AS (SELECT noted_at <= COALESCE($2::timestamptz, now() - interval '10 minutes') AS moves FROM event_search_log_horizon)
+       UPDATE event_search_log_horizon
+          SET purged_below = CASE WHEN due.moves THEN noted_xmin ELSE purged_below END,
+              noted_xmin = CASE WHEN due.moves THEN pg_snapshot_xmin(pg_current_snapshot()) ELSE noted_xmin END,
+              noted_at = CASE WHEN due.moves THEN COALESCE($1::timestamptz, now()) ELSE noted_at END
+         FROM due
        RETURNING purged_below::text AS purged_below`,
-      [now, notedBefore],
+      [at?.now ?? null, at?.notedBefore ?? null],
     );
     return row!.purged_below;
   },
