@@ -2,8 +2,9 @@
 //
 // The rule that keeps counts exact with several processes on one PostgreSQL: a search counts
 // from the index only once the index has caught up to a snapshot taken after the search
-// began, read with its cut-off in one REPEATABLE READ transaction, so every report committed
-// before the search is counted, as the SQL face would count it. Until the index is built (or
+// began, with its cut-off read in that snapshot (one statement when nothing changed, else one
+// REPEATABLE READ transaction), so every report committed before the search is counted, as
+// the SQL face would count it. Until the index is built (or
 // while it is rebuilt after the change log was purged past it) searches count in SQL.
 //
 // Catching up is shared: searches arriving while one catch-up runs wait for the next, which
