@@ -31,14 +31,23 @@ export interface FilteredEvents {
   batches(order: EventOrder, size: number): AsyncGenerator<FilteredEvent[]>;
 }
 
-/** The events that satisfy any of `filters` (as saved or sent: defaults fill what is omitted) within `scope`. */
-export async function filteredEvents(db: Queryable, filters: readonly FilterInput[], scope: CorpusScope): Promise<FilteredEvents> {
+/**
+ * The filters (as saved or sent) compiled against live entities, with the role ids of each
+ * role code name they name: as literal values, role ids let the planner estimate a role
+ * filter's selectivity, and the index in memory finds its role columns by them.
+ */
+export async function compileWithRoleIds(db: Queryable, filters: readonly FilterInput[]) {
   const compiled = await compileAll(
     db,
     filters.map((filter) => normalizeFilter(filter)),
   );
-  // As literal values, role ids let the planner estimate a role filter's selectivity.
   const roleIds = await store.roleIds(db, [...new Set(compiled.flatMap((filter) => filter.roleFilters.map((rf) => rf.role)))]);
+  return { compiled, roleIds };
+}
+
+/** The events that satisfy any of `filters` (as saved or sent: defaults fill what is omitted) within `scope`. */
+export async function filteredEvents(db: Queryable, filters: readonly FilterInput[], scope: CorpusScope): Promise<FilteredEvents> {
+  const { compiled, roleIds } = await compileWithRoleIds(db, filters);
   /** Each filter's conditions, written into the parameters of the query that carries them. */
   const anyOf = (params: SqlParams) => compiled.map((filter) => filterConditions(filter, params, { ...scope, roleIds }));
 

@@ -11,9 +11,9 @@
 // they all share. A timer catches up every second between searches, so each stays short.
 import type { Logger } from 'pino';
 import type { Database, Queryable } from '../../platform/db/database.js';
-import { compileAll } from './entity-resolver.js';
 import type { EventFilter } from './filter.js';
-import { filterStore, type EventPosition } from './filter.store.js';
+import type { EventPosition } from './filter.store.js';
+import { compileWithRoleIds } from './filtered-events.js';
 import { MemoryIndex } from './memory-index.js';
 import { memoryIndexStore as store, type LogPosition } from './memory-index.store.js';
 
@@ -196,9 +196,11 @@ export function memoryIndexSync(db: Database, logger: Logger) {
         ensureBuilding();
         return null;
       }
-      const [compiled] = await compileAll(db, [filter]);
+      const {
+        compiled: [compiled],
+        roleIds,
+      } = await compileWithRoleIds(db, [filter]);
       if (!MemoryIndex.answers(compiled!)) return null;
-      const roleIds = await filterStore.roleIds(db, [...new Set(compiled!.roleFilters.map((rf) => rf.role))]);
       return this.read(({ index, countedUpTo }) => {
         const { count, newest } = index.search(compiled!, roleIds, windowStart.getTime() * 1000, limit);
         // As the database driver reads a timestamp: microseconds cut to milliseconds.
