@@ -38,6 +38,8 @@ export class OneLineRequestLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
+    // Most servers run above info; the fields are then not built at all.
+    if (!error && (pino.levels.values[reply.log.level] ?? 0) > pino.levels.values.info!) return;
     const fields = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ip: request.ip };
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else reply.log.info(fields, 'request');
