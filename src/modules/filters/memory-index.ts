@@ -10,6 +10,8 @@
 // report visible in that snapshot is at or below the cut-off read in it, so the SQL face's
 // conditions on receive-sequence values (`<= cut-off`) hold for every row held here.
 import type { CompiledFilter, RoleValueTest } from './filter.js';
+import { IdTable } from './id-table.js';
+import { PostingLists } from './posting-lists.js';
 
 /** One live event's facts, as memory-index.store.ts reads them. */
 export interface IndexedEvent {
@@ -45,28 +47,14 @@ export interface IndexedMatch {
   firstReportUs: number;
 }
 
-/** Lists this long and longer move from a plain array to a typed one (a typed array costs about 200 bytes of its own). */
-const TYPED_FROM = 64;
-
-/** A growable list of 32-bit numbers: a plain array while short (most postings are), typed once long. */
+/** A growable column of 32-bit numbers. */
 class Numbers {
-  items: number[] | Uint32Array = [];
+  items = new Uint32Array(16);
   length = 0;
   push(n: number): void {
-    const { items } = this;
-    if (Array.isArray(items)) {
-      items.push(n);
-      this.length++;
-      if (this.length === TYPED_FROM) {
-        const typed = new Uint32Array(TYPED_FROM * 2);
-        typed.set(items);
-        this.items = typed;
-      }
-      return;
-    }
-    if (this.length === items.length) {
-      const grown = new Uint32Array(items.length * 2);
-      grown.set(items);
+    if (this.length === this.items.length) {
+      const grown = new Uint32Array(this.items.length * 2);
+      grown.set(this.items);
       this.items = grown;
     }
     this.items[this.length++] = n;
@@ -94,7 +82,7 @@ class Floats {
  */
 class RoleColumn {
   readonly events = new Numbers();
-  readonly entities: Numbers | null; // interned
+  readonly entities: Numbers | null; // entity codes
   readonly dates: Floats | null;
   readonly amounts: Floats | null;
   readonly units: Numbers | null; // interned, NO_UNIT for none
@@ -120,14 +108,18 @@ export class MemoryIndex {
   private sources = new Uint32Array(this.capacity);
   private articleSources = new Uint32Array(this.capacity);
   private structuredSources = new Uint32Array(this.capacity);
-  private ids: string[] = [];
-  private next = 0;
-  private readonly numberOf = new Map<string, number>();
+  /** Event ids by number; an id's latest number is its live one, unless marked dead. */
+  private readonly ids = new IdTable();
+  private live = 0;
 
+  /** Entities and outlets by code (their ids' numbers), the keys of the posting lists. */
+  private readonly entityCodes = new IdTable();
+  private readonly outletCodes = new IdTable();
+  /** Event types and units, few: codes by value. */
   private readonly interned = new Map<string, number>();
-  private readonly mentioned = new Map<number, Numbers>();
-  private readonly participants = new Map<number, Numbers>();
-  private readonly outlets = new Map<number, Numbers>();
+  private readonly mentioned = new PostingLists();
+  private readonly participants = new PostingLists();
+  private readonly outlets = new PostingLists();
   /** Per role id, its columns by members and report kind (columnKey). */
   private readonly roles = new Map<string, Map<number, RoleColumn>>();
 
@@ -138,37 +130,40 @@ export class MemoryIndex {
 
   /** Live events held. */
   get size(): number {
-    return this.numberOf.size;
+    return this.live;
   }
 
   /** Dead numbers still held in posting lists, against live ones. */
   garbage(): number {
-    return this.next - this.numberOf.size;
+    return this.ids.count - this.live;
   }
 
   /** Sets an event to its facts now (null: it is gone, merged or deleted). */
   put(id: string, event: IndexedEvent | null): void {
-    const old = this.numberOf.get(id);
-    if (old !== undefined) {
+    const old = this.ids.find(id);
+    if (old !== -1 && this.types[old] !== NO_TYPE) {
       this.types[old] = NO_TYPE;
-      this.numberOf.delete(id);
+      this.live--;
     }
     if (event === null) return;
-    const n = this.number(id);
+    if (this.ids.count === this.capacity) this.grow();
+    const n = this.ids.add(id);
+    this.live++;
     this.types[n] = this.intern(event.typeId);
     this.firstReportUs[n] = event.firstReportUs;
     this.sources[n] = event.sources;
     this.articleSources[n] = event.articleSources;
     this.structuredSources[n] = event.structuredSources;
     for (const { entityId, participant } of event.entities) {
-      this.posting(this.mentioned, entityId).push(n);
-      if (participant) this.posting(this.participants, entityId).push(n);
+      const entity = code(this.entityCodes, entityId);
+      this.mentioned.push(entity, n);
+      if (participant) this.participants.push(entity, n);
     }
-    for (const outlet of event.outlets) this.posting(this.outlets, outlet).push(n);
+    for (const outlet of event.outlets) this.outlets.push(code(this.outletCodes, outlet), n);
     for (const value of event.values) {
       const column = this.column(value);
       column.events.push(n);
-      if (column.entities) column.entities.push(this.intern(value.entityId!));
+      if (column.entities) column.entities.push(code(this.entityCodes, value.entityId!));
       if (column.dates) column.dates.push(value.dateMs!);
       if (column.amounts) column.amounts.push(value.amount!);
       if (column.units) column.units.push(value.unit === null ? NO_UNIT : this.intern(value.unit));
@@ -209,12 +204,12 @@ export class MemoryIndex {
     const conditions: ((visit: (n: number) => void) => void)[] = [];
     if (filter.entities !== null) {
       const lists = filter.scope === 'PARTICIPANT' ? this.participants : this.mentioned;
-      conditions.push((visit) => this.visitAll(lists, filter.entities!, visit));
+      conditions.push((visit) => visitAll(lists, this.entityCodes, filter.entities!, visit));
     }
     if (filter.outlets !== null) {
       // Outlets are article sources: under USER_REPORTS_ONLY none counts.
       if (filter.sourceKind === 'USER_REPORTS_ONLY') return { count: 0, newest: [] };
-      conditions.push((visit) => this.visitAll(this.outlets, filter.outlets!, visit));
+      conditions.push((visit) => visitAll(this.outlets, this.outletCodes, filter.outlets!, visit));
     }
     for (const roleFilter of filter.roleFilters) {
       const columns = (roleIds.get(roleFilter.role) ?? []).flatMap((id) => [...(this.roles.get(id)?.values() ?? [])]);
@@ -234,7 +229,7 @@ export class MemoryIndex {
       top.offer(n);
     };
     if (conditions.length === 0) {
-      for (let n = 0; n < this.next; n++) accept(n);
+      for (let n = 0; n < this.ids.count; n++) accept(n);
       return { count, newest: top.matches() };
     }
     // Each condition passes on the events that passed all before it; the last one accepts.
@@ -252,16 +247,6 @@ export class MemoryIndex {
       });
     });
     return { count, newest: top.matches() };
-  }
-
-  private visitAll(lists: Map<number, Numbers>, keys: ReadonlySet<string>, visit: (n: number) => void): void {
-    for (const key of keys) {
-      const code = this.interned.get(key);
-      const list = code === undefined ? undefined : lists.get(code);
-      if (!list) continue;
-      const { items, length } = list;
-      for (let i = 0; i < length; i++) visit(items[i]!);
-    }
   }
 
   /** Visits the events of the role values passing every test (one value row holds them all, as the SQL face's `v`). */
@@ -297,8 +282,8 @@ export class MemoryIndex {
     if (test.kind === 'date') return test;
     const codes = new Set<number>();
     for (const entity of test.entities) {
-      const code = this.interned.get(entity);
-      if (code !== undefined) codes.add(code);
+      const code = this.entityCodes.find(entity);
+      if (code !== -1) codes.add(code);
     }
     return { kind: 'entity_in' as const, entities: codes };
   }
@@ -309,14 +294,6 @@ export class MemoryIndex {
       this.generation = 0;
     }
     return ++this.generation;
-  }
-
-  private number(id: string): number {
-    if (this.next === this.capacity) this.grow();
-    const n = this.next++;
-    this.ids[n] = id;
-    this.numberOf.set(id, n);
-    return n;
   }
 
   private grow(): void {
@@ -343,11 +320,18 @@ export class MemoryIndex {
     return code;
   }
 
-  private posting(lists: Map<number, Numbers>, key: string): Numbers {
-    const code = this.intern(key);
-    const list = lists.get(code) ?? new Numbers();
-    lists.set(code, list);
-    return list;
+}
+
+/** The code of an entity or outlet id, given on first sight. */
+function code(codes: IdTable, id: string): number {
+  const known = codes.find(id);
+  return known === -1 ? codes.add(id) : known;
+}
+
+function visitAll(lists: PostingLists, codes: IdTable, keys: ReadonlySet<string>, visit: (n: number) => void): void {
+  for (const key of keys) {
+    const known = codes.find(key);
+    if (known !== -1) lists.forEach(known, visit);
   }
 }
 
@@ -356,7 +340,7 @@ class Newest {
   private readonly kept: number[] = [];
   constructor(
     private readonly limit: number,
-    private readonly ids: readonly string[],
+    private readonly ids: IdTable,
     private readonly firstReportUs: Float64Array,
   ) {}
 
@@ -364,7 +348,7 @@ class Newest {
   private before(a: number, b: number): boolean {
     const da = this.firstReportUs[a]!;
     const db = this.firstReportUs[b]!;
-    return da > db || (da === db && this.ids[a]! > this.ids[b]!);
+    return da > db || (da === db && this.ids.after(a, b));
   }
 
   offer(n: number): void {
@@ -380,6 +364,6 @@ class Newest {
   }
 
   matches(): IndexedMatch[] {
-    return this.kept.map((n) => ({ id: this.ids[n]!, firstReportUs: this.firstReportUs[n]! }));
+    return this.kept.map((n) => ({ id: this.ids.id(n), firstReportUs: this.firstReportUs[n]! }));
   }
 }

@@ -1,0 +1,98 @@
+// Posting lists (event numbers by key) for the search index in memory (memory-index.ts), in
+// blocks carved from shared typed arrays. Most keys (entities, outlets) have a few events: a
+// JavaScript array of one number costs about 200 bytes and a Map entry more, where here a
+// short list costs its numbers, a two-word block header and four words of bookkeeping.
+//
+// A list's blocks double in size as it grows, up to BLOCK_MAX numbers, so a list wastes at
+// most half its space or one block. Blocks live in chunks of CHUNK numbers that are never
+// copied: an address is chunk * CHUNK + offset, and 0 is "no block".
+
+const CHUNK_BITS = 20;
+const CHUNK = 1 << CHUNK_BITS; // 4 MB of numbers per chunk
+const OFFSET_MASK = CHUNK - 1;
+const BLOCK_MIN = 2;
+const BLOCK_MAX = 4096;
+const HEADER = 2; // [address of the next block, capacity]
+
+export class PostingLists {
+  // The first chunk starts small and doubles (a copy) up to CHUNK: most indexes a test makes are tiny.
+  private readonly chunks: Uint32Array[] = [new Uint32Array(4096)];
+  private top = HEADER; // the first free address; address 0 is never a block
+  /** Per key code: its first block, its last block, how full the last one is, and its length. */
+  private heads = new Uint32Array(1024);
+  private tails = new Uint32Array(1024);
+  private tailFill = new Uint32Array(1024);
+  private lengths = new Uint32Array(1024);
+
+  length(key: number): number {
+    return key < this.lengths.length ? this.lengths[key]! : 0;
+  }
+
+  push(key: number, n: number): void {
+    if (key >= this.heads.length) this.growKeys(key);
+    let tail = this.tails[key]!;
+    if (tail === 0 || this.tailFill[key] === this.chunks[tail >>> CHUNK_BITS]![(tail & OFFSET_MASK) + 1]) {
+      const block = this.allocate(Math.min(BLOCK_MAX, Math.max(BLOCK_MIN, this.lengths[key]!)));
+      if (tail === 0) this.heads[key] = block;
+      else this.chunks[tail >>> CHUNK_BITS]![tail & OFFSET_MASK] = block;
+      this.tails[key] = tail = block;
+      this.tailFill[key] = 0;
+    }
+    const fill = this.tailFill[key]!;
+    this.chunks[tail >>> CHUNK_BITS]![(tail & OFFSET_MASK) + HEADER + fill] = n;
+    this.tailFill[key] = fill + 1;
+    this.lengths[key]!++;
+  }
+
+  /** Calls `visit` with each number of the key's list, in the order pushed. */
+  forEach(key: number, visit: (n: number) => void): void {
+    if (key >= this.heads.length) return;
+    const tail = this.tails[key]!;
+    for (let block = this.heads[key]!; block !== 0; ) {
+      const chunk = this.chunks[block >>> CHUNK_BITS]!;
+      const at = (block & OFFSET_MASK) + HEADER;
+      const end = at + (block === tail ? this.tailFill[key]! : chunk[at - 1]!);
+      for (let i = at; i < end; i++) visit(chunk[i]!);
+      block = chunk[at - HEADER]!;
+    }
+  }
+
+  private allocate(capacity: number): number {
+    const size = HEADER + capacity;
+    const last = this.chunks.length - 1;
+    const offset = this.top - last * CHUNK;
+    if (offset + size > this.chunks[last]!.length) {
+      if (last === 0 && this.chunks[0]!.length < CHUNK) {
+        let length = this.chunks[0]!.length * 2;
+        while (length < CHUNK && offset + size > length) length *= 2;
+        const grown = new Uint32Array(length);
+        grown.set(this.chunks[0]!);
+        this.chunks[0] = grown;
+        if (offset + size > length) return this.allocate(capacity); // CHUNK reached: a new chunk
+      } else {
+        this.chunks.push(new Uint32Array(CHUNK));
+        this.top = (last + 1) * CHUNK;
+      }
+    }
+    const block = this.top;
+    const chunk = this.chunks[block >>> CHUNK_BITS]!;
+    chunk[block & OFFSET_MASK] = 0;
+    chunk[(block & OFFSET_MASK) + 1] = capacity;
+    this.top += size;
+    return block;
+  }
+
+  private growKeys(key: number): void {
+    let size = this.heads.length;
+    while (size <= key) size *= 2;
+    const grown = (old: Uint32Array) => {
+      const bigger = new Uint32Array(size);
+      bigger.set(old);
+      return bigger;
+    };
+    this.heads = grown(this.heads);
+    this.tails = grown(this.tails);
+    this.tailFill = grown(this.tailFill);
+    this.lengths = grown(this.lengths);
+  }
+}

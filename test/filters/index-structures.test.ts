@@ -1,0 +1,99 @@
+// The search index's two compact structures, against the plain JavaScript they replace: the
+// id table (UUIDs numbered densely) against a Map and sorted strings, the posting lists
+// (blocks in shared chunks) against arrays, across block sizes and chunk boundaries. Their
+// use in the index is held to the SQL face in filter-faces.test.ts.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { v7 as uuidv7 } from 'uuid';
+import { IdTable } from '../../src/modules/filters/id-table.js';
+import { PostingLists } from '../../src/modules/filters/posting-lists.js';
+
+/** A small deterministic generator, so a failure repeats. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+describe('id table', () => {
+  it('when 50,000 ids (v4 and v7) are added, then each finds its number, reads back in lower case and sorts as the strings do', () => {
+    const table = new IdTable();
+    const ids: string[] = [];
+    for (let i = 0; i < 50_000; i++) {
+      const id = i % 2 === 0 ? randomUUID() : uuidv7();
+      ids.push(id);
+      assert.equal(table.add(i % 3 === 0 ? id.toUpperCase() : id), i);
+    }
+    assert.equal(table.count, 50_000);
+    for (const [n, id] of ids.entries()) {
+      assert.equal(table.find(id), n);
+      assert.equal(table.find(id.toUpperCase()), n);
+      assert.equal(table.id(n), id);
+    }
+    const random = seeded(7);
+    for (let i = 0; i < 20_000; i++) {
+      const a = Math.floor(random() * ids.length);
+      const b = Math.floor(random() * ids.length);
+      assert.equal(table.after(a, b), ids[a]! > ids[b]!, `${ids[a]} after ${ids[b]}`);
+    }
+    assert.equal(table.after(5, 5), false);
+  });
+
+  it('when an id is added again, then it finds its newest number and the old number keeps its id', () => {
+    const table = new IdTable();
+    const id = randomUUID();
+    table.add(randomUUID());
+    assert.equal(table.add(id), 1);
+    assert.equal(table.add(id), 2);
+    assert.equal(table.find(id), 2);
+    assert.equal(table.id(1), id);
+  });
+
+  it('when an id is unknown or not a UUID, then find answers -1 and add refuses it', () => {
+    const table = new IdTable();
+    table.add(randomUUID());
+    assert.equal(table.find(randomUUID()), -1);
+    assert.equal(table.find('not-a-uuid'), -1);
+    assert.equal(table.find(''), -1);
+    assert.throws(() => table.add('12345678-1234-1234-1234-12345678901g'), /not a UUID/);
+  });
+});
+
+describe('posting lists', () => {
+  it('when 20,000 keys get numbers in random order, a few of them hundreds of thousands, then each lists its own in the order pushed', () => {
+    const lists = new PostingLists();
+    const expected = new Map<number, number[]>();
+    const random = seeded(11);
+    // Three keys grow past several chunks of 2^20 numbers; the rest stay short, most of one.
+    for (let i = 0; i < 1_600_000; i++) {
+      const r = random();
+      const key = r < 0.7 ? Math.floor(r * 3) : 3 + Math.floor(random() * 20_000);
+      const n = Math.floor(random() * 2 ** 32);
+      lists.push(key, n);
+      const list = expected.get(key) ?? [];
+      list.push(n);
+      expected.set(key, list);
+    }
+    assert.ok(expected.get(0)!.length > 300_000);
+    for (const [key, numbers] of expected) {
+      const seen: number[] = [];
+      lists.forEach(key, (n) => seen.push(n));
+      assert.equal(lists.length(key), numbers.length);
+      assert.deepEqual(seen, numbers, `key ${key}`);
+    }
+  });
+
+  it('when a key has no list, then it visits nothing and has length 0', () => {
+    const lists = new PostingLists();
+    lists.push(3, 7);
+    for (const key of [0, 2, 4, 1_000_000]) {
+      let visited = 0;
+      lists.forEach(key, () => visited++);
+      assert.equal(visited, 0);
+      assert.equal(lists.length(key), 0);
+    }
+  });
+});
