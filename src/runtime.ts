@@ -1,5 +1,6 @@
 // The composition root: every outside capability (database, clock, background work, rate
 // counters) is made here once and passed by hand to the services, the HTTP app and the CLI.
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { accountsService, type AccountsService } from './modules/accounts/accounts.service.js';
@@ -144,7 +145,9 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const outbox = deliveryOutbox({ db, clock, wake: () => webhooks.wake() });
   const sensors = sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks: config.webhookAllowPrivate, secrets });
 
-  const searchIndex = memoryIndexSync(db, logger);
+  // Saved in the data folder at each stop, to load at the next start (not for a database in memory).
+  const searchIndexFile = config.database.kind === 'pglite-memory' ? null : path.join(config.dataDir, 'search-index', 'index.v8');
+  const searchIndex = memoryIndexSync(db, logger, { file: searchIndexFile });
   const search = searchService({ db, clock, newId, cursors, onLedger, index: searchIndex, ...testPause(config, logger) });
   const beats = beatsService({ db, clock, newId, jobs });
   const beatEntries = beatEntriesService({ db, clock, cursors });

@@ -4,12 +4,15 @@
 // the tables and answers the same counts. (Its counts against the SQL face, on random filters:
 // test/filters/filter-faces.test.ts.)
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
 import { memoryIndexSync, purgeSearchLog } from '../../src/modules/filters/memory-index-sync.js';
 import { normalizeFilter } from '../../src/modules/filters/filter.js';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import { isolatedDatabase, PG_URL, spawnServer, startServer, timeLimit, type TestServer } from '../helpers/server.js';
+import { isolatedDatabase, PG_URL, spawnServer, startServer, tempDir, timeLimit, type TestServer } from '../helpers/server.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
 const MINUTE = 60_000;
@@ -77,6 +80,68 @@ describe('search index', () => {
     }
   });
 
+  it('when a process stops and starts again, then it loads the index it saved and catches up with what changed meanwhile, unless the database is another or the log was purged past it', async () => {
+    const db = server.runtime.db;
+    const type = await corpus.eventType();
+    const [outlet, entity] = [await corpus.outlet(), await corpus.entity()];
+    const article = async () =>
+      corpus.article({
+        outlet_id: outlet,
+        event_type_id: type.id,
+        roles: [{ role: 'party', entity_id: await corpus.entity() }],
+        mentioned_entity_ids: [entity],
+      });
+    const filter = normalizeFilter({ involved_entity_ids: [entity] });
+    const windowStart = new Date(Date.parse(NOW) - 30 * 24 * 60 * MINUTE);
+    const file = path.join(tempDir(), 'search-index', 'index.v8');
+    const messages: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void messages.push(JSON.parse(line).msg) });
+    /** A process's index from start to stop: what it counted, and how it began. */
+    const run = async (work: (sync: ReturnType<typeof memoryIndexSync>) => Promise<void> = async () => undefined) => {
+      messages.length = 0;
+      const sync = memoryIndexSync(db, logger, { file });
+      sync.start();
+      try {
+        await sync.built();
+        const began = messages.find((message) => /^search index (built|loaded)$/.test(message));
+        const counted = await sync.search(filter, windowStart, 10);
+        await work(sync);
+        return { began, count: counted?.count, page: counted?.page.length };
+      } finally {
+        await sync.close();
+      }
+    };
+
+    for (let i = 0; i < 3; i++) await article();
+    assert.deepEqual(await run(), { began: 'search index built', count: 3, page: 3 }, 'no file yet: built from the tables');
+    assert.ok(messages.includes('search index saved') && fs.existsSync(file));
+    for (let i = 0; i < 2; i++) await article();
+    assert.deepEqual(await run(), { began: 'search index loaded', count: 5, page: 5 }, 'loaded, and caught up with the two reports filed while it was stopped');
+    // Caught up as it runs, as a built one does; then saved again at its stop.
+    const later = await run(async (sync) => {
+      await article();
+      assert.equal((await sync.search(filter, windowStart, 10))?.count, 6);
+    }).then(() => run());
+    assert.deepEqual(later, { began: 'search index loaded', count: 6, page: 6 });
+
+    // The log purged past the saved position (two sweeps ten minutes apart): built instead.
+    await article();
+    const [noted] = await db.query<{ ms: number }>('SELECT (extract(epoch FROM greatest(noted_at, now())) * 1000)::float8 AS ms FROM event_search_log_horizon');
+    const sweep = (ms: number) => purgeSearchLog(db, { now: new Date(ms), notedBefore: new Date(ms - 10 * MINUTE) });
+    await sweep(noted!.ms + 11 * MINUTE);
+    assert.ok((await sweep(noted!.ms + 22 * MINUTE)) > 0);
+    assert.deepEqual(await run(), { began: 'search index built', count: 7, page: 7 }, 'purged past: built from the tables');
+
+    // Another database (here: its epoch made afresh, as a new schema's would be): built instead.
+    await db.query('UPDATE event_search_log_horizon SET index_epoch = gen_random_uuid()');
+    assert.deepEqual(await run(), { began: 'search index built', count: 7, page: 7 }, 'another database: built from the tables');
+    assert.equal(await run().then((r) => r.began), 'search index loaded');
+
+    // A file this version cannot read is left aside, and the index built.
+    fs.writeFileSync(file, 'not an index');
+    assert.deepEqual(await run(), { began: 'search index built', count: 7, page: 7 }, 'an unreadable file: built from the tables');
+  });
+
   it('when a search has entity, outlet or role conditions, then total_count is what its pages list', async () => {
     const { key } = await corpus.account(100);
     const type = await corpus.eventType();
@@ -130,12 +195,13 @@ describe('search index on several processes', () => {
   });
   after(() => database.drop());
 
-  it('when one process writes and another searches at once, then every search counts every report committed before it, and a restarted process counts the same', {
+  it('when one process writes and another searches at once, then every search counts every report committed before it, and a restarted process, stopped or killed, loads its saved index and counts the same', {
     skip: PG_URL === null ? 'PostgreSQL only (EVMON_TEST_DATABASE_URL)' : false,
-    timeout: timeLimit({ starts: 3, otherMs: 60_000 }),
+    timeout: timeLimit({ starts: 4, otherMs: 60_000 }),
   }, async (t) => {
     const writer = await spawnServer(t, database.env);
-    let reader = await spawnServer(t, database.env);
+    const readerEnv = { ...database.env, EVMON_DATA_DIR: tempDir() };
+    let reader = await spawnServer(t, readerEnv);
     const built = /"msg":"search index built"/;
     await writer.waitForOutput(built, 30_000);
     await reader.waitForOutput(built, 30_000);
@@ -160,10 +226,31 @@ describe('search index on several processes', () => {
       assert.equal(await search(reader), written, 'the other process counts the report just committed');
       assert.equal(await search(writer), written);
     }
+    // Stopped, it saves its index; three reports are filed meanwhile; started, it loads the index
+    // and catches up with them.
     await reader.stop();
-    reader = await spawnServer(t, database.env);
-    await reader.waitForOutput(built, 30_000);
-    assert.equal(await search(reader), 12, 'a restarted process, its index built from the tables');
+    for (let i = 0; i < 3; i++) {
+      await corpus.article({
+        outlet_id: outlet,
+        event_type_id: type.id,
+        roles: [{ role: 'party', entity_id: await corpus.entity() }],
+        mentioned_entity_ids: [entity],
+      });
+    }
+    reader = await spawnServer(t, readerEnv);
+    await reader.waitForOutput(/"msg":"search index loaded"/, 30_000);
+    assert.equal(await search(reader), 15, 'a restarted process, its saved index caught up');
+    // Killed, it saves nothing: the next start loads the file of the last stop and catches up from there.
+    await corpus.article({
+      outlet_id: outlet,
+      event_type_id: type.id,
+      roles: [{ role: 'party', entity_id: await corpus.entity() }],
+      mentioned_entity_ids: [entity],
+    });
+    await reader.stop('SIGKILL');
+    reader = await spawnServer(t, readerEnv);
+    await reader.waitForOutput(/"msg":"search index loaded"/, 30_000);
+    assert.equal(await search(reader), 16);
     await reader.stop();
     await writer.stop();
   });

@@ -30,12 +30,30 @@ function hashOf(w: readonly number[]): number {
   return Math.imul(h, 0xc2b2ae3d) ^ (h >>> 13);
 }
 
+/** An id table's parts, as memory-index-file.ts saves them. */
+export interface IdTableParts {
+  words: Uint32Array;
+  slots: Int32Array;
+  numbers: number;
+  distinct: number;
+}
+
 export class IdTable {
   private words = new Uint32Array(4 * 1024);
   /** The latest number of the id hashed there, or EMPTY. At most half full. */
   private slots = new Int32Array(2048).fill(EMPTY);
   private numbers = 0;
   private distinct = 0;
+
+  static fromParts(parts: IdTableParts): IdTable {
+    const table = new IdTable();
+    Object.assign(table, parts);
+    return table;
+  }
+
+  parts(): IdTableParts {
+    return { words: this.words, slots: this.slots, numbers: this.numbers, distinct: this.distinct };
+  }
 
   /** Numbers given so far (the next one is this). */
   get count(): number {

@@ -9,12 +9,16 @@
 //
 // Catching up is shared: searches arriving while one catch-up runs wait for the next, which
 // they all share. A timer catches up every second between searches, so each stays short.
+//
+// Given a file, a process saves its index there when it stops and loads it when it starts
+// (memory-index-file.ts), then catches up from the saved position as if it had never stopped.
 import type { Logger } from 'pino';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { EventFilter } from './filter.js';
 import type { EventPosition } from './filter.store.js';
 import { compileWithRoleIds } from './filtered-events.js';
 import { MemoryIndex } from './memory-index.js';
+import { loadIndex, saveIndex } from './memory-index-file.js';
 import { memoryIndexStore as store, type LogPosition } from './memory-index.store.js';
 
 /** Events read per statement catching up. */
@@ -71,8 +75,11 @@ async function advance(db: Database, index: MemoryIndex, from: LogPosition): Pro
   return { position: read.log.position, countedUpTo: read.log.countedUpTo };
 }
 
-export function memoryIndexSync(db: Database, logger: Logger) {
+export function memoryIndexSync(db: Database, logger: Logger, { file = null }: { file?: string | null } = {}) {
   let held: Held | null = null;
+  /** The database's index epoch, read before the held index was. */
+  let epoch: string | null = null;
+  let loadFirst = file !== null;
   let building: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
@@ -94,6 +101,7 @@ export function memoryIndexSync(db: Database, logger: Logger) {
   async function build(): Promise<void> {
     const started = performance.now();
     const fresh = new MemoryIndex();
+    const readEpoch = (await store.identity(db)).epoch;
     // Where the log stands before the first chunk: whatever changes after it is caught up.
     let position = (await store.readLog(db, null)).position;
     let caughtUpAt = performance.now();
@@ -116,13 +124,52 @@ export function memoryIndexSync(db: Database, logger: Logger) {
     position = (await advanceOrFail(fresh, position)).position;
     await exclusive(async () => {
       held = { index: fresh, ...(await advanceOrFail(fresh, position)) };
+      epoch = readEpoch;
     });
     logger.info({ events: fresh.size, ms: Math.round(performance.now() - started) }, 'search index built');
   }
 
+  /** The index saved at the last stop, caught up, when it is this database's and the log still reaches it; else a build. */
+  async function loadOrBuild(path: string): Promise<void> {
+    const started = performance.now();
+    try {
+      const saved = await loadIndex(path);
+      if (saved !== null) {
+        const now = await store.identity(db);
+        const index = saved.epoch === now.epoch && saved.position.xmin <= now.xmin ? MemoryIndex.fromParts(saved.index) : null;
+        const caught = index === null ? null : await advance(db, index, saved.position);
+        if (index !== null && caught !== null) {
+          await exclusive(async () => {
+            held = { index, ...(await advanceOrFail(index, caught.position)) };
+            epoch = saved.epoch;
+          });
+          logger.info({ events: index.size, ms: Math.round(performance.now() - started) }, 'search index loaded');
+          return;
+        }
+        logger.info('the saved search index is of another database, or the change log was purged past it: building it from the tables');
+      }
+    } catch (error) {
+      logger.warn({ err: error }, 'loading the saved search index failed; building it from the tables');
+    }
+    await build();
+  }
+
+  async function save(path: string): Promise<void> {
+    if (!held || epoch === null) return;
+    const started = performance.now();
+    try {
+      const bytes = await saveIndex(path, { epoch, position: held.position, countedUpTo: held.countedUpTo, index: held.index.parts() });
+      logger.info({ events: held.index.size, bytes, ms: Math.round(performance.now() - started) }, 'search index saved');
+    } catch (error) {
+      logger.warn({ err: error }, 'saving the search index failed; the next start builds it from the tables');
+    }
+  }
+
   function ensureBuilding(): void {
     if (building || closed) return;
-    building = build()
+    const work = loadFirst && file !== null ? loadOrBuild(file) : build();
+    loadFirst = false;
+    building = work
       .catch((error) => logger.warn({ err: error }, 'building the search index failed; searches count in SQL until a build succeeds'))
       .finally(() => {
         building = null;
@@ -220,11 +267,13 @@ export function memoryIndexSync(db: Database, logger: Logger) {
       await building;
     },
 
+    /** Stops catching up and, given a file, saves the index there. */
     async close(): Promise<void> {
       closed = true;
       if (timer) clearInterval(timer);
       await building;
       await lock;
+      if (file !== null) await save(file);
     },
   };
 }

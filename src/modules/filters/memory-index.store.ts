@@ -56,6 +56,17 @@ export const memoryIndexStore = {
     };
   },
 
+  /**
+   * What a saved index is checked against: the database's index epoch (migration 020) and the
+   * xmin of a snapshot now (a saved position past it was read from another database's clock).
+   */
+  async identity(db: Queryable): Promise<{ epoch: string; xmin: bigint }> {
+    const [row] = await db.query<{ epoch: string; xmin: string }>(
+      'SELECT index_epoch::text AS epoch, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin FROM event_search_log_horizon',
+    );
+    return { epoch: row!.epoch, xmin: BigInt(row!.xmin) };
+  },
+
   /** The facts of these events; events gone (merged, deleted) are absent. */
   async eventsByIds(tx: Queryable, ids: readonly string[]): Promise<IndexedEvent[]> {
     if (ids.length === 0) return [];

@@ -10,8 +10,8 @@
 // report visible in that snapshot is at or below the cut-off read in it, so the SQL face's
 // conditions on receive-sequence values (`<= cut-off`) hold for every row held here.
 import type { CompiledFilter, RoleValueTest } from './filter.js';
-import { IdTable } from './id-table.js';
-import { PostingLists } from './posting-lists.js';
+import { IdTable, type IdTableParts } from './id-table.js';
+import { PostingLists, type PostingListsParts } from './posting-lists.js';
 
 /** One live event's facts, as memory-index.store.ts reads them. */
 export interface IndexedEvent {
@@ -47,13 +47,19 @@ export interface IndexedMatch {
   firstReportUs: number;
 }
 
+/** A column's numbers and how many of them are in use, as memory-index-file.ts saves them. */
+interface ColumnParts<T> {
+  items: T;
+  length: number;
+}
+
 /** A growable column of 32-bit numbers. */
 class Numbers {
   items = new Uint32Array(16);
   length = 0;
   push(n: number): void {
     if (this.length === this.items.length) {
-      const grown = new Uint32Array(this.items.length * 2);
+      const grown = new Uint32Array(Math.max(16, this.items.length * 2));
       grown.set(this.items);
       this.items = grown;
     }
@@ -67,7 +73,7 @@ class Floats {
   length = 0;
   push(x: number): void {
     if (this.length === this.items.length) {
-      const grown = new Float64Array(this.items.length * 2);
+      const grown = new Float64Array(Math.max(16, this.items.length * 2));
       grown.set(this.items);
       this.items = grown;
     }
@@ -95,6 +101,57 @@ class RoleColumn {
     this.amounts = has.amount ? new Floats() : null;
     this.units = has.amount ? new Numbers() : null;
   }
+
+  static fromParts(parts: RoleColumnParts): RoleColumn {
+    const column = new RoleColumn(parts.structured, { entity: parts.entities !== null, date: parts.dates !== null, amount: parts.amounts !== null });
+    Object.assign(column.events, parts.events);
+    if (column.entities) Object.assign(column.entities, parts.entities);
+    if (column.dates) Object.assign(column.dates, parts.dates);
+    if (column.amounts) Object.assign(column.amounts, parts.amounts);
+    if (column.units) Object.assign(column.units, parts.units);
+    return column;
+  }
+
+  parts(): RoleColumnParts {
+    const used = <T extends Uint32Array | Float64Array>(column: { items: T; length: number } | null): ColumnParts<T> | null =>
+      column === null ? null : { items: column.items.slice(0, column.length) as T, length: column.length };
+    return {
+      structured: this.structured,
+      events: used(this.events)!,
+      entities: used(this.entities),
+      dates: used(this.dates),
+      amounts: used(this.amounts),
+      units: used(this.units),
+    };
+  }
+}
+
+interface RoleColumnParts {
+  structured: boolean;
+  events: ColumnParts<Uint32Array>;
+  entities: ColumnParts<Uint32Array> | null;
+  dates: ColumnParts<Float64Array> | null;
+  amounts: ColumnParts<Float64Array> | null;
+  units: ColumnParts<Uint32Array> | null;
+}
+
+/** An index's parts, as memory-index-file.ts saves and loads them. */
+export interface MemoryIndexParts {
+  capacity: number;
+  types: Uint32Array;
+  firstReportUs: Float64Array;
+  sources: Uint32Array;
+  articleSources: Uint32Array;
+  structuredSources: Uint32Array;
+  ids: IdTableParts;
+  live: number;
+  entityCodes: IdTableParts;
+  outletCodes: IdTableParts;
+  interned: [string, number][];
+  mentioned: PostingListsParts;
+  participants: PostingListsParts;
+  outlets: PostingListsParts;
+  roles: { roleId: string; columns: { key: number; column: RoleColumnParts }[] }[];
 }
 
 const NO_TYPE = 0xffffffff;
@@ -109,24 +166,64 @@ export class MemoryIndex {
   private articleSources = new Uint32Array(this.capacity);
   private structuredSources = new Uint32Array(this.capacity);
   /** Event ids by number; an id's latest number is its live one, unless marked dead. */
-  private readonly ids = new IdTable();
+  private ids = new IdTable();
   private live = 0;
 
   /** Entities and outlets by code (their ids' numbers), the keys of the posting lists. */
-  private readonly entityCodes = new IdTable();
-  private readonly outletCodes = new IdTable();
+  private entityCodes = new IdTable();
+  private outletCodes = new IdTable();
   /** Event types and units, few: codes by value. */
-  private readonly interned = new Map<string, number>();
-  private readonly mentioned = new PostingLists();
-  private readonly participants = new PostingLists();
-  private readonly outlets = new PostingLists();
+  private interned = new Map<string, number>();
+  private mentioned = new PostingLists();
+  private participants = new PostingLists();
+  private outlets = new PostingLists();
   /** Per role id, its columns by members and report kind (columnKey). */
-  private readonly roles = new Map<string, Map<number, RoleColumn>>();
+  private roles = new Map<string, Map<number, RoleColumn>>();
 
   /** Per number: the query (generation) that last reached it, and how many of its conditions it passed. */
   private reachedBy = new Uint32Array(this.capacity);
   private passed = new Uint8Array(this.capacity);
   private generation = 0;
+
+  /** An index from its parts (memory-index-file.ts). */
+  static fromParts(parts: MemoryIndexParts): MemoryIndex {
+    const index = new MemoryIndex();
+    const { capacity, types, firstReportUs, sources, articleSources, structuredSources, live } = parts;
+    Object.assign(index, { capacity, types, firstReportUs, sources, articleSources, structuredSources, live });
+    index.ids = IdTable.fromParts(parts.ids);
+    index.entityCodes = IdTable.fromParts(parts.entityCodes);
+    index.outletCodes = IdTable.fromParts(parts.outletCodes);
+    index.interned = new Map(parts.interned);
+    index.mentioned = PostingLists.fromParts(parts.mentioned);
+    index.participants = PostingLists.fromParts(parts.participants);
+    index.outlets = PostingLists.fromParts(parts.outlets);
+    index.roles = new Map(parts.roles.map(({ roleId, columns }) => [roleId, new Map(columns.map(({ key, column }) => [key, RoleColumn.fromParts(column)]))]));
+    index.reachedBy = new Uint32Array(capacity);
+    index.passed = new Uint8Array(capacity);
+    return index;
+  }
+
+  /** Its parts, to save (they share this index's arrays: save them before it changes again). */
+  parts(): MemoryIndexParts {
+    const { capacity, types, firstReportUs, sources, articleSources, structuredSources, live } = this;
+    return {
+      capacity,
+      types,
+      firstReportUs,
+      sources,
+      articleSources,
+      structuredSources,
+      ids: this.ids.parts(),
+      live,
+      entityCodes: this.entityCodes.parts(),
+      outletCodes: this.outletCodes.parts(),
+      interned: [...this.interned],
+      mentioned: this.mentioned.parts(),
+      participants: this.participants.parts(),
+      outlets: this.outlets.parts(),
+      roles: [...this.roles].map(([roleId, columns]) => ({ roleId, columns: [...columns].map(([key, column]) => ({ key, column: column.parts() })) })),
+    };
+  }
 
   /** Live events held. */
   get size(): number {
@@ -319,7 +416,6 @@ export class MemoryIndex {
     this.interned.set(key, code);
     return code;
   }
-
 }
 
 /** The code of an entity or outlet id, given on first sight. */

@@ -14,15 +14,36 @@ const BLOCK_MIN = 2;
 const BLOCK_MAX = 4096;
 const HEADER = 2; // [address of the next block, capacity]
 
+/** The lists' parts, as memory-index-file.ts saves them. */
+export interface PostingListsParts {
+  chunks: Uint32Array[];
+  top: number;
+  heads: Uint32Array;
+  tails: Uint32Array;
+  tailFill: Uint32Array;
+  lengths: Uint32Array;
+}
+
 export class PostingLists {
   // The first chunk starts small and doubles (a copy) up to CHUNK: most indexes a test makes are tiny.
-  private readonly chunks: Uint32Array[] = [new Uint32Array(4096)];
+  private chunks: Uint32Array[] = [new Uint32Array(4096)];
   private top = HEADER; // the first free address; address 0 is never a block
   /** Per key code: its first block, its last block, how full the last one is, and its length. */
   private heads = new Uint32Array(1024);
   private tails = new Uint32Array(1024);
   private tailFill = new Uint32Array(1024);
   private lengths = new Uint32Array(1024);
+
+  static fromParts(parts: PostingListsParts): PostingLists {
+    const lists = new PostingLists();
+    Object.assign(lists, parts);
+    return lists;
+  }
+
+  parts(): PostingListsParts {
+    const { chunks, top, heads, tails, tailFill, lengths } = this;
+    return { chunks, top, heads, tails, tailFill, lengths };
+  }
 
   length(key: number): number {
     return key < this.lengths.length ? this.lengths[key]! : 0;
