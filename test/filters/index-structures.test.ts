@@ -52,12 +52,22 @@ describe('id table', () => {
     assert.equal(table.id(1), id);
   });
 
+  it('when an id is coded twice, in either case, then it keeps its first number', () => {
+    const table = new IdTable();
+    const ids = Array.from({ length: 5_000 }, () => uuidv7());
+    for (const [n, id] of ids.entries()) assert.equal(table.code(id), n);
+    for (const [n, id] of ids.entries()) assert.equal(table.code(id.toUpperCase()), n);
+    assert.equal(table.count, ids.length);
+  });
+
   it('when an id is unknown or not a UUID, then find answers -1 and add refuses it', () => {
     const table = new IdTable();
     table.add(randomUUID());
     assert.equal(table.find(randomUUID()), -1);
     assert.equal(table.find('not-a-uuid'), -1);
     assert.equal(table.find(''), -1);
+    assert.equal(table.find('12345678-1234-1234-1234-1234567890123'), -1);
+    assert.equal(table.find('12345678x1234-1234-1234-123456789012'), -1);
     assert.throws(() => table.add('12345678-1234-1234-1234-12345678901g'), /not a UUID/);
   });
 });

@@ -8,29 +8,40 @@
 // ever removed from the table, and a rebuild (a new table) is how it shrinks.
 
 const EMPTY = -1;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Where each of a UUID's 32 hex digits is in its text (the dashes skipped). */
+const DIGIT_AT = [...'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx'].flatMap((c, i) => (c === 'x' ? [i] : []));
 
-/** The four 32-bit words of a UUID's 16 bytes, in order, or null if `id` is not a UUID. */
-function wordsOf(id: string): [number, number, number, number] | null {
-  if (!UUID.test(id)) return null;
-  return [
-    Number.parseInt(id.slice(0, 8), 16),
-    Number.parseInt(id.slice(9, 13) + id.slice(14, 18), 16),
-    Number.parseInt(id.slice(19, 23) + id.slice(24, 28), 16),
-    Number.parseInt(id.slice(28, 36), 16),
-  ];
+/** A hex digit's value, or -1 (without a regular expression or a substring: the build calls this for every id it reads). */
+function hexValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48; // 0-9
+  const lower = code | 32;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1; // a-f, A-F
+}
+
+/** Reads a UUID's 16 bytes into `into` as four 32-bit words, in order; false if `id` is not a UUID. */
+function readWords(id: string, into: Uint32Array): boolean {
+  if (id.length !== 36 || id[8] !== '-' || id[13] !== '-' || id[18] !== '-' || id[23] !== '-') return false;
+  for (let word = 0; word < 4; word++) {
+    let value = 0;
+    for (let digit = 0; digit < 8; digit++) {
+      const v = hexValue(id.charCodeAt(DIGIT_AT[word * 8 + digit]!));
+      if (v < 0) return false;
+      value = value * 16 + v;
+    }
+    into[word] = value;
+  }
+  return true;
 }
 
 const hex8 = (word: number) => word.toString(16).padStart(8, '0');
 
 /** All four words mixed: UUIDv7 ids begin with their time, so no one word spreads them. */
-function hashOf(w: readonly number[]): number {
+function hashOf(w: Uint32Array): number {
   let h = Math.imul(w[0]! ^ w[3]!, 0x9e3779b1) ^ Math.imul(w[1]! ^ w[2]!, 0x85ebca77);
   h ^= h >>> 15;
   return Math.imul(h, 0xc2b2ae3d) ^ (h >>> 13);
 }
 
-/** An id table's parts, as memory-index-file.ts saves them. */
 export interface IdTableParts {
   words: Uint32Array;
   slots: Int32Array;
@@ -44,6 +55,8 @@ export class IdTable {
   private slots = new Int32Array(2048).fill(EMPTY);
   private numbers = 0;
   private distinct = 0;
+  /** The words of the id being looked up. */
+  private readonly scratch = new Uint32Array(4);
 
   static fromParts(parts: IdTableParts): IdTable {
     const table = new IdTable();
@@ -62,24 +75,34 @@ export class IdTable {
 
   /** The id's latest number, or -1 when it has none (or is not a UUID). */
   find(id: string): number {
-    const w = wordsOf(id);
-    if (w === null) return -1;
-    const n = this.slots[this.slotOf(w)]!;
+    if (!readWords(id, this.scratch)) return -1;
+    const n = this.slots[this.slotOf(this.scratch)]!;
     return n === EMPTY ? -1 : n;
   }
 
   /** A new number for `id` (a UUID), which its look-ups now find. */
   add(id: string): number {
-    const w = wordsOf(id);
-    if (w === null) throw new Error(`not a UUID: ${id}`);
+    if (!readWords(id, this.scratch)) throw new Error(`not a UUID: ${id}`);
+    return this.put(this.slotOf(this.scratch));
+  }
+
+  /** The id's number, given on first sight (a code: the same id keeps it). */
+  code(id: string): number {
+    if (!readWords(id, this.scratch)) throw new Error(`not a UUID: ${id}`);
+    const slot = this.slotOf(this.scratch);
+    const n = this.slots[slot]!;
+    return n === EMPTY ? this.put(slot) : n;
+  }
+
+  /** Gives the id in `scratch` the next number, at its slot. */
+  private put(slot: number): number {
     if (this.numbers * 4 === this.words.length) {
       const grown = new Uint32Array(this.words.length * 2);
       grown.set(this.words);
       this.words = grown;
     }
     const n = this.numbers++;
-    this.words.set(w, 4 * n);
-    const slot = this.slotOf(w);
+    this.words.set(this.scratch, 4 * n);
     if (this.slots[slot] === EMPTY) this.distinct++;
     this.slots[slot] = n;
     if (this.distinct * 2 > this.slots.length) this.rehash();
@@ -106,8 +129,8 @@ export class IdTable {
     return false;
   }
 
-  /** The slot holding the id, or the empty slot where it would go. */
-  private slotOf(w: readonly number[]): number {
+  /** The slot holding the id whose words are `w`, or the empty slot where it would go. */
+  private slotOf(w: Uint32Array): number {
     const { slots, words } = this;
     const mask = slots.length - 1;
     for (let slot = hashOf(w) & mask; ; slot = (slot + 1) & mask) {
@@ -121,11 +144,8 @@ export class IdTable {
   private rehash(): void {
     const old = this.slots;
     this.slots = new Int32Array(old.length * 2).fill(EMPTY);
-    const { words } = this;
     for (const n of old) {
-      if (n === EMPTY) continue;
-      const w = [words[4 * n]!, words[4 * n + 1]!, words[4 * n + 2]!, words[4 * n + 3]!];
-      this.slots[this.slotOf(w)] = n;
+      if (n !== EMPTY) this.slots[this.slotOf(this.words.subarray(4 * n, 4 * n + 4))] = n;
     }
   }
 }

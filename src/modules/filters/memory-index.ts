@@ -252,15 +252,15 @@ export class MemoryIndex {
     this.articleSources[n] = event.articleSources;
     this.structuredSources[n] = event.structuredSources;
     for (const { entityId, participant } of event.entities) {
-      const entity = code(this.entityCodes, entityId);
+      const entity = this.entityCodes.code(entityId);
       this.mentioned.push(entity, n);
       if (participant) this.participants.push(entity, n);
     }
-    for (const outlet of event.outlets) this.outlets.push(code(this.outletCodes, outlet), n);
+    for (const outlet of event.outlets) this.outlets.push(this.outletCodes.code(outlet), n);
     for (const value of event.values) {
       const column = this.column(value);
       column.events.push(n);
-      if (column.entities) column.entities.push(code(this.entityCodes, value.entityId!));
+      if (column.entities) column.entities.push(this.entityCodes.code(value.entityId!));
       if (column.dates) column.dates.push(value.dateMs!);
       if (column.amounts) column.amounts.push(value.amount!);
       if (column.units) column.units.push(value.unit === null ? NO_UNIT : this.intern(value.unit));
@@ -416,12 +416,6 @@ export class MemoryIndex {
     this.interned.set(key, code);
     return code;
   }
-}
-
-/** The code of an entity or outlet id, given on first sight. */
-function code(codes: IdTable, id: string): number {
-  const known = codes.find(id);
-  return known === -1 ? codes.add(id) : known;
 }
 
 function visitAll(lists: PostingLists, codes: IdTable, keys: ReadonlySet<string>, visit: (n: number) => void): void {
