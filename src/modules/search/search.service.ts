@@ -91,13 +91,6 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
 
   async function execute(searcher: Searcher, body: SearchBody, listRefusal: UnusableListRefusal): Promise<SearchResult> {
     if (body.lookback_days === undefined) throw invalid([{ pointer: '/lookback_days', detail: 'is required without a cursor' }]);
-    await checkFilter(searcher, body, listRefusal);
-    const { account, plan } = await accountAndPlan(db, searcher.accountId);
-    const cost = plan.search_credit_cost;
-    const insufficient = () =>
-      new ProblemError('insufficient-credits', `A search costs ${cost} credit${cost === 1 ? '' : 's'}; the balance cannot cover it. Nothing was charged.`);
-    if (account.credit_balance < cost) throw insufficient();
-
     const filter: EventFilter = normalizeFilter({
       event_type_id: body.event_type_id ?? null,
       involved_entity_ids: body.involved_entity_ids,
@@ -109,17 +102,30 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     const executedAt = clock.now();
     const windowStart = new Date(executedAt.getTime() - body.lookback_days * DAY_MS);
     const limit = body.limit ?? DEFAULT_LIMIT;
+    // The checks, the account and the count are independent reads: on PostgreSQL they run at
+    // once, each on a connection of its own, so a search waits for one round trip instead of
+    // three (PGlite takes them in turn). Their refusals are told in the order they were when
+    // they ran one after another; a count that a refusal makes pointless is only discarded
+    // (nothing is charged before the end).
+    const [checked, accountRead, countRead] = await Promise.allSettled([
+      checkFilter(searcher, body, listRefusal),
+      accountAndPlan(db, searcher.accountId),
+      count(filter, windowStart, limit + 1),
+    ]);
+    if (checked.status === 'rejected') throw checked.reason;
+    if (accountRead.status === 'rejected') throw accountRead.reason;
+    const { account, plan } = accountRead.value;
+    const cost = plan.search_credit_cost;
+    const insufficient = () =>
+      new ProblemError('insufficient-credits', `A search costs ${cost} credit${cost === 1 ? '' : 's'}; the balance cannot cover it. Nothing was charged.`);
+    if (account.credit_balance < cost) throw insufficient();
+    if (countRead.status === 'rejected') throw countRead.reason;
+    const { reportSeq, totalCount, newest } = countRead.value;
     const size = Math.min(limit, plan.search_max_results);
-    // The widest searches are counted from the day counts, the others from the index in
-    // memory, each with its cut-off; what neither answers (the index not built yet) visits the
-    // events once for the count and the first page, cut off at the reports received up to now.
-    const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart) : null;
-    const indexed = byDay ? null : await index.search(filter, windowStart, size + 1);
-    const reportSeq = byDay?.countedUpTo ?? indexed?.countedUpTo ?? (await receivedUpTo(db));
-    const events = () => filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart });
-    const counted = byDay ? { count: byDay.count, page: null } : (indexed ?? (await (await events()).countAndNewest(size + 1)));
-    const totalCount = counted.count;
-    const page = counted.page && size > 0 ? await pageOf(counted.page, size, reportSeq) : await readPage(await events(), reportSeq, null, size);
+    const page =
+      newest && size > 0
+        ? await pageOf(newest, size, reportSeq)
+        : await readPage(await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart }), reportSeq, null, size);
     const execution: ExecutionRow = {
       id: newId(),
       account_id: searcher.accountId,
@@ -138,6 +144,22 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     await charge(execution, insufficient);
     await pause?.('after-charge');
     return result(execution, { returned: 0, limit }, page);
+  }
+
+  /**
+   * The count of a new execution, with its cut-off, and its `limit` newest events when they
+   * came with it. The widest searches are counted from the day counts, the others from the
+   * index in memory, each with its cut-off; what neither answers (the index not built yet)
+   * visits the events once for the count and the newest, cut off at the reports received up to now.
+   */
+  async function count(filter: EventFilter, windowStart: Date, limit: number) {
+    const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart) : null;
+    if (byDay) return { reportSeq: byDay.countedUpTo, totalCount: byDay.count, newest: null };
+    const indexed = await index.search(filter, windowStart, limit);
+    if (indexed) return { reportSeq: indexed.countedUpTo, totalCount: indexed.count, newest: indexed.page };
+    const reportSeq = await receivedUpTo(db);
+    const counted = await (await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart })).countAndNewest(limit);
+    return { reportSeq, totalCount: counted.count, newest: counted.page };
   }
 
   /** Reads the page after `after` (null: the first), newest first, with its events as counted at `countedUpTo`. */
