@@ -44,6 +44,7 @@ for (let after: string | null = null; ; ) {
   if (chunk.length < CHUNK) break;
   after = chunk[chunk.length - 1]!.id;
 }
+index.compact(); // as a server does once its build is done
 const buildMs = performance.now() - started;
 const built = held();
 const heap = built.heap - before.heap;

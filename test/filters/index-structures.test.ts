@@ -52,6 +52,22 @@ describe('id table', () => {
     assert.equal(table.id(1), id);
   });
 
+  it('when a table is trimmed, then it finds what it held and takes new ids as before', () => {
+    const table = new IdTable();
+    const ids = Array.from({ length: 3_000 }, () => uuidv7());
+    for (const id of ids) table.add(id);
+    table.trim();
+    const more = Array.from({ length: 3_000 }, () => uuidv7());
+    for (const id of more) table.add(id);
+    for (const [n, id] of [...ids, ...more].entries()) {
+      assert.equal(table.find(id), n);
+      assert.equal(table.id(n), id);
+    }
+    const empty = new IdTable();
+    empty.trim();
+    assert.equal(empty.code(ids[0]!), 0);
+  });
+
   it('when an id is coded twice, in either case, then it keeps its first number', () => {
     const table = new IdTable();
     const ids = Array.from({ length: 5_000 }, () => uuidv7());
@@ -88,12 +104,26 @@ describe('posting lists', () => {
       expected.set(key, list);
     }
     assert.ok(expected.get(0)!.length > 300_000);
-    for (const [key, numbers] of expected) {
-      const seen: number[] = [];
-      lists.forEach(key, (n) => seen.push(n));
-      assert.equal(lists.length(key), numbers.length);
-      assert.deepEqual(seen, numbers, `key ${key}`);
+    const holdsExpected = (held: PostingLists) => {
+      for (const [key, numbers] of expected) {
+        const seen: number[] = [];
+        held.forEach(key, (n) => seen.push(n));
+        assert.equal(held.length(key), numbers.length);
+        assert.deepEqual(seen, numbers, `key ${key}`);
+      }
+    };
+    holdsExpected(lists);
+    // Packed, they hold the same; pushed to again, they grow as before.
+    const packed = lists.packed();
+    holdsExpected(packed);
+    for (let i = 0; i < 50_000; i++) {
+      const key = i % 7 === 0 ? 0 : 3 + (i % 25_000);
+      packed.push(key, i);
+      const list = expected.get(key) ?? [];
+      list.push(i);
+      expected.set(key, list);
     }
+    holdsExpected(packed);
   });
 
   it('when a key has no list, then it visits nothing and has length 0', () => {

@@ -94,10 +94,15 @@ export class IdTable {
     return n === EMPTY ? this.put(slot) : n;
   }
 
+  /** Gives back the room kept for more ids (the slots stay: they must stay at most half full). */
+  trim(): void {
+    if (this.words.length > this.numbers * 4) this.words = this.words.slice(0, this.numbers * 4);
+  }
+
   /** Gives the id in `scratch` the next number, at its slot. */
   private put(slot: number): number {
     if (this.numbers * 4 === this.words.length) {
-      const grown = new Uint32Array(this.words.length * 2);
+      const grown = new Uint32Array(Math.max(64, this.words.length * 2));
       grown.set(this.words);
       this.words = grown;
     }

@@ -16,7 +16,7 @@ import type { MemoryIndexParts } from './memory-index.js';
 import type { LogPosition } from './memory-index.store.js';
 
 /** Bumped whenever what the index holds, or how, changes: an older file is then not loaded. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 export interface SavedIndex {
   epoch: string;

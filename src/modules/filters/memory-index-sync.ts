@@ -120,6 +120,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
       }
     }
     if (closed) return;
+    fresh.compact();
     // Most of the catching up outside the lock; the rest, and the swap, inside it.
     position = (await advanceOrFail(fresh, position)).position;
     await exclusive(async () => {
@@ -158,6 +159,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
     if (!held || epoch === null) return;
     const started = performance.now();
     try {
+      held.index.compact(); // the process is stopping: nothing will grow it again
       const bytes = await saveIndex(path, { epoch, position: held.position, countedUpTo: held.countedUpTo, index: held.index.parts() });
       logger.info({ events: held.index.size, bytes, ms: Math.round(performance.now() - started) }, 'search index saved');
     } catch (error) {

@@ -47,81 +47,85 @@ export interface IndexedMatch {
   firstReportUs: number;
 }
 
-/** A column's numbers and how many of them are in use, as memory-index-file.ts saves them. */
+type Typed = Uint32Array | Int32Array | Float64Array | Uint8Array;
+
+/** A typed array's own kind, `length` long, holding the start of `old`. */
+function resized<T extends Typed>(old: T, length: number): T {
+  const made = new (old.constructor as new (n: number) => T)(length);
+  made.set(old.length > length ? (old.subarray(0, length) as T) : old);
+  return made;
+}
+
+/** A column's values and how many of them are in use, as memory-index-file.ts saves them. */
 interface ColumnParts<T> {
   items: T;
   length: number;
 }
 
-/** A growable column of 32-bit numbers. */
-class Numbers {
-  items = new Uint32Array(16);
+/** A growable column of numbers in a typed array of its kind. */
+class Column<T extends Typed> {
   length = 0;
-  push(n: number): void {
-    if (this.length === this.items.length) {
-      const grown = new Uint32Array(Math.max(16, this.items.length * 2));
-      grown.set(this.items);
-      this.items = grown;
-    }
-    this.items[this.length++] = n;
+  constructor(public items: T) {}
+  push(x: number): void {
+    if (this.length === this.items.length) this.items = resized(this.items, Math.max(16, this.items.length * 2));
+    this.items[this.length++] = x;
+  }
+  /** Gives back the room kept for growth (a built index may take no more values for long). */
+  trim(): void {
+    if (this.items.length !== this.length) this.items = resized(this.items, this.length);
+  }
+  parts(): ColumnParts<T> {
+    this.trim();
+    return { items: this.items, length: this.length };
   }
 }
 
-/** A growable column of 64-bit floats. */
-class Floats {
-  items = new Float64Array(16);
-  length = 0;
-  push(x: number): void {
-    if (this.length === this.items.length) {
-      const grown = new Float64Array(Math.max(16, this.items.length * 2));
-      grown.set(this.items);
-      this.items = grown;
-    }
-    this.items[this.length++] = x;
-  }
-}
+const DAY_MS = 86_400_000;
 
 /**
  * The values of one role, from one kind of report (articles or structured), that carry the
  * same members (entity, date, amount): only those members' columns exist. A test on a member
- * a column lacks fails every value in it, as the SQL face's `IS NOT NULL` does.
+ * a column lacks fails every value in it, as the SQL face's `IS NOT NULL` does. A date is a
+ * day (DATE values are whole days), in 32 bits.
  */
 class RoleColumn {
-  readonly events = new Numbers();
-  readonly entities: Numbers | null; // entity codes
-  readonly dates: Floats | null;
-  readonly amounts: Floats | null;
-  readonly units: Numbers | null; // interned, NO_UNIT for none
+  readonly events = new Column(new Uint32Array(16));
+  readonly entities: Column<Uint32Array> | null; // entity codes
+  readonly days: Column<Int32Array> | null; // days since 1970-01-01
+  readonly amounts: Column<Float64Array> | null;
+  readonly units: Column<Uint32Array> | null; // interned, NO_UNIT for none
   constructor(
     readonly structured: boolean,
     has: { entity: boolean; date: boolean; amount: boolean },
   ) {
-    this.entities = has.entity ? new Numbers() : null;
-    this.dates = has.date ? new Floats() : null;
-    this.amounts = has.amount ? new Floats() : null;
-    this.units = has.amount ? new Numbers() : null;
+    this.entities = has.entity ? new Column(new Uint32Array(16)) : null;
+    this.days = has.date ? new Column(new Int32Array(16)) : null;
+    this.amounts = has.amount ? new Column(new Float64Array(16)) : null;
+    this.units = has.amount ? new Column(new Uint32Array(16)) : null;
   }
 
   static fromParts(parts: RoleColumnParts): RoleColumn {
-    const column = new RoleColumn(parts.structured, { entity: parts.entities !== null, date: parts.dates !== null, amount: parts.amounts !== null });
+    const column = new RoleColumn(parts.structured, { entity: parts.entities !== null, date: parts.days !== null, amount: parts.amounts !== null });
     Object.assign(column.events, parts.events);
     if (column.entities) Object.assign(column.entities, parts.entities);
-    if (column.dates) Object.assign(column.dates, parts.dates);
+    if (column.days) Object.assign(column.days, parts.days);
     if (column.amounts) Object.assign(column.amounts, parts.amounts);
     if (column.units) Object.assign(column.units, parts.units);
     return column;
   }
 
+  trim(): void {
+    for (const column of [this.events, this.entities, this.days, this.amounts, this.units]) column?.trim();
+  }
+
   parts(): RoleColumnParts {
-    const used = <T extends Uint32Array | Float64Array>(column: { items: T; length: number } | null): ColumnParts<T> | null =>
-      column === null ? null : { items: column.items.slice(0, column.length) as T, length: column.length };
     return {
       structured: this.structured,
-      events: used(this.events)!,
-      entities: used(this.entities),
-      dates: used(this.dates),
-      amounts: used(this.amounts),
-      units: used(this.units),
+      events: this.events.parts(),
+      entities: this.entities?.parts() ?? null,
+      days: this.days?.parts() ?? null,
+      amounts: this.amounts?.parts() ?? null,
+      units: this.units?.parts() ?? null,
     };
   }
 }
@@ -130,7 +134,7 @@ interface RoleColumnParts {
   structured: boolean;
   events: ColumnParts<Uint32Array>;
   entities: ColumnParts<Uint32Array> | null;
-  dates: ColumnParts<Float64Array> | null;
+  days: ColumnParts<Int32Array> | null;
   amounts: ColumnParts<Float64Array> | null;
   units: ColumnParts<Uint32Array> | null;
 }
@@ -261,7 +265,7 @@ export class MemoryIndex {
       const column = this.column(value);
       column.events.push(n);
       if (column.entities) column.entities.push(this.entityCodes.code(value.entityId!));
-      if (column.dates) column.dates.push(value.dateMs!);
+      if (column.days) column.days.push(value.dateMs! / DAY_MS);
       if (column.amounts) column.amounts.push(value.amount!);
       if (column.units) column.units.push(value.unit === null ? NO_UNIT : this.intern(value.unit));
     }
@@ -351,11 +355,11 @@ export class MemoryIndex {
     if (kind !== 'ANY' && column.structured !== (kind === 'STRUCTURED')) return;
     const compiled = tests.map((test) => this.valueTest(test));
     for (const t of compiled) {
-      if ((t.kind === 'amount' && !column.amounts) || (t.kind === 'date' && !column.dates) || (t.kind === 'entity_in' && !column.entities)) return;
+      if ((t.kind === 'amount' && !column.amounts) || (t.kind === 'date' && !column.days) || (t.kind === 'entity_in' && !column.entities)) return;
     }
     const events = column.events.items;
     const entities = column.entities?.items;
-    const dates = column.dates?.items;
+    const days = column.days?.items;
     const amounts = column.amounts?.items;
     const units = column.units?.items;
     const length = column.events.length;
@@ -365,7 +369,7 @@ export class MemoryIndex {
           const a = amounts![i]!;
           if (a < t.min || a > t.max || (t.unit !== null && units![i] !== t.unit)) continue next;
         } else if (t.kind === 'date') {
-          const d = dates![i]!;
+          const d = days![i]! * DAY_MS;
           if (!(d > t.afterMs) || !(d < t.beforeMs)) continue next;
         } else if (!t.entities.has(entities![i]!)) continue next;
       }
@@ -394,19 +398,34 @@ export class MemoryIndex {
   }
 
   private grow(): void {
-    this.capacity *= 2;
-    const grown = <T extends Uint32Array | Float64Array | Uint8Array>(old: T): T => {
-      const bigger = new (old.constructor as new (n: number) => T)(this.capacity);
-      bigger.set(old);
-      return bigger;
-    };
-    this.types = grown(this.types);
-    this.firstReportUs = grown(this.firstReportUs);
-    this.sources = grown(this.sources);
-    this.articleSources = grown(this.articleSources);
-    this.structuredSources = grown(this.structuredSources);
-    this.reachedBy = grown(this.reachedBy);
-    this.passed = grown(this.passed);
+    this.resize(this.capacity * 2);
+  }
+
+  /** The per-number arrays, `capacity` long. */
+  private resize(capacity: number): void {
+    this.capacity = capacity;
+    this.types = resized(this.types, capacity);
+    this.firstReportUs = resized(this.firstReportUs, capacity);
+    this.sources = resized(this.sources, capacity);
+    this.articleSources = resized(this.articleSources, capacity);
+    this.structuredSources = resized(this.structuredSources, capacity);
+    this.reachedBy = resized(this.reachedBy, capacity);
+    this.passed = resized(this.passed, capacity);
+  }
+
+  /**
+   * Gives back the room kept for growth once a build or a load is done, or before a save: the
+   * per-number arrays keep an eighth more, role columns none, posting lists are packed.
+   */
+  compact(): void {
+    this.resize(Math.max(1024, Math.ceil(this.ids.count * 1.125)));
+    this.ids.trim();
+    this.entityCodes.trim();
+    this.outletCodes.trim();
+    this.mentioned = this.mentioned.packed();
+    this.participants = this.participants.packed();
+    this.outlets = this.outlets.packed();
+    for (const columns of this.roles.values()) for (const column of columns.values()) column.trim();
   }
 
   private intern(key: string): number {

@@ -45,6 +45,26 @@ export class PostingLists {
     return { chunks, top, heads, tails, tailFill, lengths };
   }
 
+  /**
+   * The same lists, each in blocks of BLOCK_MAX numbers and a last one of just the rest: no
+   * room kept for growth (a list pushed to again grows by new blocks, as before).
+   */
+  packed(): PostingLists {
+    const packed = new PostingLists();
+    packed.growKeys(this.heads.length - 1);
+    for (let key = 0; key < this.heads.length; key++) {
+      const length = this.lengths[key]!;
+      if (length === 0) continue;
+      const numbers = new Uint32Array(length);
+      let i = 0;
+      this.forEach(key, (n) => {
+        numbers[i++] = n;
+      });
+      for (let from = 0; from < length; from += BLOCK_MAX) packed.appendBlock(key, numbers.subarray(from, Math.min(length, from + BLOCK_MAX)));
+    }
+    return packed;
+  }
+
   length(key: number): number {
     return key < this.lengths.length ? this.lengths[key]! : 0;
   }
@@ -76,6 +96,18 @@ export class PostingLists {
       for (let i = at; i < end; i++) visit(chunk[i]!);
       block = chunk[at - HEADER]!;
     }
+  }
+
+  /** Appends `numbers` to the key's list as one full block of their size. */
+  private appendBlock(key: number, numbers: Uint32Array): void {
+    const block = this.allocate(numbers.length);
+    const tail = this.tails[key]!;
+    if (tail === 0) this.heads[key] = block;
+    else this.chunks[tail >>> CHUNK_BITS]![tail & OFFSET_MASK] = block;
+    this.chunks[block >>> CHUNK_BITS]!.set(numbers, (block & OFFSET_MASK) + HEADER);
+    this.tails[key] = block;
+    this.tailFill[key] = numbers.length;
+    this.lengths[key]! += numbers.length;
   }
 
   private allocate(capacity: number): number {
