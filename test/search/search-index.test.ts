@@ -137,6 +137,11 @@ describe('search index', () => {
     assert.deepEqual(await run(), { began: 'search index built', count: 7, page: 7 }, 'another database: built from the tables');
     assert.equal(await run().then((r) => r.began), 'search index loaded');
 
+    // Saves leave one file behind them, no temporary ones.
+    assert.deepEqual(fs.readdirSync(path.dirname(file)), ['index.v8']);
+    // A file cut short (a disk that filled, say) is left aside, and the index built.
+    fs.truncateSync(file, fs.statSync(file).size - 1);
+    assert.deepEqual(await run(), { began: 'search index built', count: 7, page: 7 }, 'a file cut short: built from the tables');
     // A file this version cannot read is left aside, and the index built.
     fs.writeFileSync(file, 'not an index');
     assert.deepEqual(await run(), { began: 'search index built', count: 7, page: 7 }, 'an unreadable file: built from the tables');

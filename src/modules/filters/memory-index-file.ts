@@ -1,77 +1,192 @@
 // The search index saved in the data folder when a process stops, so the next start loads it
 // and catches up from where it stood instead of reading every event again.
 //
-// The file holds the index with its log position and cut-off (memory-index.store.ts), and the
-// database it was read from (its index epoch, migration 020). Loading it is catching up from
-// that position as a running process would: the file is used only if the database is the same,
-// its clock (xmin) has not gone back, and the log was not purged past the position; else the
-// index is built from the tables.
+// The file holds the index with its log position (memory-index.store.ts) and the database it
+// was read from (its index epoch, migration 020). Loading it is catching up from that position
+// as a running process would: the file is used only if the database is the same, its clock
+// (xmin) has not gone back, and the log was not purged past the position; else the index is
+// built from the tables.
 //
-// Written to a temporary file and renamed, so a crash while saving leaves the last whole file
-// (or none). v8.serialize keeps typed arrays as their bytes.
+// Layout: the header's length (4 bytes), the header (v8.serialize: the position, and the
+// index's parts with each typed array replaced by its kind and length), then each typed
+// array's bytes in order. The arrays are written and read one at a time, so no buffer holds
+// the whole index (ten million events make several gigabytes, past what one buffer or one
+// read may be). Written to a temporary file of its own and renamed, so a crash or another
+// process stopping at the same moment leaves the last whole file (or none).
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { MemoryIndexParts } from './memory-index.js';
 import type { LogPosition } from './memory-index.store.js';
 
-/** Bumped whenever what the index holds, or how, changes: an older file is then not loaded. */
-const FORMAT = 2;
+/**
+ * Bumped whenever what the index holds, or how, changes, so an older file is not loaded: its
+ * parts, and what they bake in (id-table.ts's hash, posting-lists.ts's chunk size).
+ */
+const FORMAT = 3;
 
 export interface SavedIndex {
   epoch: string;
   position: LogPosition;
-  countedUpTo: number;
   index: MemoryIndexParts;
 }
 
-interface FileContents {
+type Typed = Uint8Array | Uint32Array | Int32Array | Float64Array;
+const KINDS = { Uint8Array, Uint32Array, Int32Array, Float64Array } as const;
+type Kind = keyof typeof KINDS;
+
+/** A typed array's place in the header: its number in the file's order, kind and length. */
+interface Placeholder {
+  $array: number;
+  kind: Kind;
+  length: number;
+}
+
+interface Header {
   format: number;
   epoch: string;
   xmin: string;
   seen: string[];
-  countedUpTo: number;
-  index: MemoryIndexParts;
+  /** The bytes of the arrays after the header, to tell a whole file from a cut one. */
+  arrayBytes: number;
+  index: unknown;
 }
 
+/** `value` with its typed arrays replaced by placeholders, the arrays pushed on `arrays` in order. */
+function detach(value: unknown, arrays: Typed[]): unknown {
+  if (ArrayBuffer.isView(value)) {
+    const kind = value.constructor.name as Kind;
+    if (!(kind in KINDS)) throw new Error(`no place in the saved index for a ${kind}`);
+    arrays.push(value as Typed);
+    return { $array: arrays.length - 1, kind, length: (value as Typed).length } satisfies Placeholder;
+  }
+  if (Array.isArray(value)) return value.map((item) => detach(item, arrays));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, detach(item, arrays)]));
+  return value;
+}
+
+/** `value` with its placeholders replaced by the arrays read. */
+function attach(value: unknown, arrays: readonly Typed[]): unknown {
+  if (Array.isArray(value)) return value.map((item) => attach(item, arrays));
+  if (value !== null && typeof value === 'object') {
+    if ('$array' in value) return arrays[(value as Placeholder).$array];
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, attach(item, arrays)]));
+  }
+  return value;
+}
+
+/** Every placeholder of `value`, in the arrays' order. */
+function placeholders(value: unknown, found: Placeholder[] = []): Placeholder[] {
+  if (Array.isArray(value)) for (const item of value) placeholders(item, found);
+  else if (value !== null && typeof value === 'object') {
+    if ('$array' in value) found.push(value as Placeholder);
+    else for (const item of Object.values(value)) placeholders(item, found);
+  }
+  return found;
+}
+
+const bytesOf = (array: Typed) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+
+/** Saves the index; answers the file's size. */
 export async function saveIndex(file: string, saved: SavedIndex): Promise<number> {
-  const contents: FileContents = {
+  const arrays: Typed[] = [];
+  const index = detach(saved.index, arrays);
+  const header: Header = {
     format: FORMAT,
     epoch: saved.epoch,
     xmin: String(saved.position.xmin),
     seen: saved.position.seen.map(String),
-    countedUpTo: saved.countedUpTo,
-    index: saved.index,
+    arrayBytes: arrays.reduce((sum, array) => sum + array.byteLength, 0),
+    index,
   };
-  const bytes = v8.serialize(contents);
+  const head = v8.serialize(header);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(head.length);
+
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  const handle = await fs.open(temporary, 'w');
+  // Its own name, made only by this call ('wx'): two processes sharing a folder never write into one file.
+  const temporary = `${file}.${randomUUID()}.tmp`;
+  const handle = await fs.open(temporary, 'wx');
+  let renamed = false;
   try {
-    await handle.writeFile(bytes);
+    await handle.write(length);
+    await handle.write(head);
+    for (const array of arrays) await writeAll(handle, bytesOf(array));
     await handle.sync();
-  } finally {
     await handle.close();
+    await fs.rename(temporary, file);
+    renamed = true;
+    await syncFolder(path.dirname(file));
+  } finally {
+    if (!renamed) {
+      await handle.close().catch(() => undefined);
+      await fs.rm(temporary, { force: true });
+    }
   }
-  await fs.rename(temporary, file);
-  return bytes.length;
+  return 4 + head.length + header.arrayBytes;
 }
 
-/** The saved index, or null when there is none or it is not one this version reads. */
+/** The saved index, or null when there is none, or it is cut short or of another format. */
 export async function loadIndex(file: string): Promise<SavedIndex | null> {
-  let bytes: Buffer;
+  let handle: fs.FileHandle;
   try {
-    bytes = await fs.readFile(file);
+    handle = await fs.open(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  const contents = v8.deserialize(bytes) as FileContents;
-  if (contents?.format !== FORMAT) return null;
-  return {
-    epoch: contents.epoch,
-    position: { xmin: BigInt(contents.xmin), seen: contents.seen.map(BigInt) },
-    countedUpTo: contents.countedUpTo,
-    index: contents.index,
-  };
+  try {
+    const { size } = await handle.stat();
+    if (size < 4) return null;
+    const length = Buffer.alloc(4);
+    await readAll(handle, length, 0);
+    const headLength = length.readUInt32LE();
+    if (4 + headLength > size) return null;
+    const head = Buffer.alloc(headLength);
+    await readAll(handle, head, 4);
+    const header = v8.deserialize(head) as Header;
+    if (header?.format !== FORMAT || size !== 4 + headLength + header.arrayBytes) return null;
+    const arrays: Typed[] = [];
+    let at = 4 + headLength;
+    for (const { kind, length: items } of placeholders(header.index)) {
+      const array = new KINDS[kind](items);
+      await readAll(handle, bytesOf(array), at);
+      at += array.byteLength;
+      arrays.push(array);
+    }
+    return {
+      epoch: header.epoch,
+      position: { xmin: BigInt(header.xmin), seen: header.seen.map(BigInt) },
+      index: attach(header.index, arrays) as MemoryIndexParts,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes of a gigabyte or more may be partial: loop until all is written. */
+async function writeAll(handle: fs.FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let done = 0; done < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, done, Math.min(bytes.length - done, 1 << 30));
+    done += bytesWritten;
+  }
+}
+
+async function readAll(handle: fs.FileHandle, into: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < into.length; ) {
+    const { bytesRead } = await handle.read(into, done, Math.min(into.length - done, 1 << 30), position + done);
+    if (bytesRead === 0) throw new Error('the saved search index ends early');
+    done += bytesRead;
+  }
+}
+
+/** The rename itself made durable (a folder's entries are synced through the folder). */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await fs.open(folder, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }

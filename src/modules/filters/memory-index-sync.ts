@@ -135,6 +135,8 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
     const started = performance.now();
     try {
       const saved = await loadIndex(path);
+      // Stopping already: the file stays as it is, and nothing is caught up or saved again.
+      if (closed) return;
       if (saved !== null) {
         const now = await store.identity(db);
         const index = saved.epoch === now.epoch && saved.position.xmin <= now.xmin ? MemoryIndex.fromParts(saved.index) : null;
@@ -160,7 +162,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
     const started = performance.now();
     try {
       held.index.compact(); // the process is stopping: nothing will grow it again
-      const bytes = await saveIndex(path, { epoch, position: held.position, countedUpTo: held.countedUpTo, index: held.index.parts() });
+      const bytes = await saveIndex(path, { epoch, position: held.position, index: held.index.parts() });
       logger.info({ events: held.index.size, bytes, ms: Math.round(performance.now() - started) }, 'search index saved');
     } catch (error) {
       logger.warn({ err: error }, 'saving the search index failed; the next start builds it from the tables');

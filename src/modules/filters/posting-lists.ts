@@ -123,6 +123,8 @@ export class PostingLists {
         this.chunks[0] = grown;
         if (offset + size > length) return this.allocate(capacity); // CHUNK reached: a new chunk
       } else {
+        // Addresses are 32 bits: 4,096 chunks (16 GB of numbers) is all one set of lists can address.
+        if (this.chunks.length === 2 ** (32 - CHUNK_BITS)) throw new Error('posting lists are full (2^32 numbers)');
         this.chunks.push(new Uint32Array(CHUNK));
         this.top = (last + 1) * CHUNK;
       }

@@ -102,16 +102,10 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     const executedAt = clock.now();
     const windowStart = new Date(executedAt.getTime() - body.lookback_days * DAY_MS);
     const limit = body.limit ?? DEFAULT_LIMIT;
-    // The checks, the account and the count are independent reads: on PostgreSQL they run at
-    // once, each on a connection of its own, so a search waits for one round trip instead of
-    // three (PGlite takes them in turn). Their refusals are told in the order they were when
-    // they ran one after another; a count that a refusal makes pointless is only discarded
-    // (nothing is charged before the end).
-    const [checked, accountRead, countRead] = await Promise.allSettled([
-      checkFilter(searcher, body, listRefusal),
-      accountAndPlan(db, searcher.accountId),
-      count(filter, windowStart, limit + 1),
-    ]);
+    // The filter checks and the account are independent reads: on PostgreSQL they run at once,
+    // each on a connection of its own (PGlite takes them in turn). A refused search stops there,
+    // before anything is counted, and its refusals are told in the order they always were.
+    const [checked, accountRead] = await Promise.allSettled([checkFilter(searcher, body, listRefusal), accountAndPlan(db, searcher.accountId)]);
     if (checked.status === 'rejected') throw checked.reason;
     if (accountRead.status === 'rejected') throw accountRead.reason;
     const { account, plan } = accountRead.value;
@@ -119,9 +113,8 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     const insufficient = () =>
       new ProblemError('insufficient-credits', `A search costs ${cost} credit${cost === 1 ? '' : 's'}; the balance cannot cover it. Nothing was charged.`);
     if (account.credit_balance < cost) throw insufficient();
-    if (countRead.status === 'rejected') throw countRead.reason;
-    const { reportSeq, totalCount, newest } = countRead.value;
     const size = Math.min(limit, plan.search_max_results);
+    const { reportSeq, totalCount, newest } = await count(filter, windowStart, size + 1);
     const page =
       newest && size > 0
         ? await pageOf(newest, size, reportSeq)
