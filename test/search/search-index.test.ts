@@ -36,11 +36,13 @@ describe('search index', () => {
     await database.drop();
   });
 
-  it('when the change log is purged past an index, then it is rebuilt from the tables and counts what the SQL face counts', async () => {
-    const db = server.runtime.db;
+  /**
+   * Articles each its own event (events cluster by a shared participant), all naming one new
+   * entity, and the filter of that entity over the last 30 days.
+   */
+  async function articlesNamingOneEntity() {
     const type = await corpus.eventType();
     const [outlet, entity] = [await corpus.outlet(), await corpus.entity()];
-    // Each its own event (events cluster by a shared participant), all naming `entity`.
     const article = async () =>
       corpus.article({
         outlet_id: outlet,
@@ -48,8 +50,12 @@ describe('search index', () => {
         roles: [{ role: 'party', entity_id: await corpus.entity() }],
         mentioned_entity_ids: [entity],
       });
-    const filter = normalizeFilter({ involved_entity_ids: [entity] });
-    const windowStart = new Date(Date.parse(NOW) - 30 * 24 * 60 * MINUTE);
+    return { article, filter: normalizeFilter({ involved_entity_ids: [entity] }), windowStart: new Date(Date.parse(NOW) - 30 * 24 * 60 * MINUTE) };
+  }
+
+  it('when the change log is purged past an index, then it is rebuilt from the tables and counts what the SQL face counts', async () => {
+    const db = server.runtime.db;
+    const { article, filter, windowStart } = await articlesNamingOneEntity();
 
     const sync = memoryIndexSync(db, server.runtime.logger);
     try {
@@ -82,17 +88,7 @@ describe('search index', () => {
 
   it('when a process stops and starts again, then it loads the index it saved and catches up with what changed meanwhile, unless the database is another or the log was purged past it', async () => {
     const db = server.runtime.db;
-    const type = await corpus.eventType();
-    const [outlet, entity] = [await corpus.outlet(), await corpus.entity()];
-    const article = async () =>
-      corpus.article({
-        outlet_id: outlet,
-        event_type_id: type.id,
-        roles: [{ role: 'party', entity_id: await corpus.entity() }],
-        mentioned_entity_ids: [entity],
-      });
-    const filter = normalizeFilter({ involved_entity_ids: [entity] });
-    const windowStart = new Date(Date.parse(NOW) - 30 * 24 * 60 * MINUTE);
+    const { article, filter, windowStart } = await articlesNamingOneEntity();
     const file = path.join(tempDir(), 'search-index', 'index.v8');
     const messages: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void messages.push(JSON.parse(line).msg) });

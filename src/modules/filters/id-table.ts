@@ -7,6 +7,8 @@
 // the id's slot then names the new one; the caller marks the old number dead. So nothing is
 // ever removed from the table, and a rebuild (a new table) is how it shrinks.
 
+import { resized } from './typed-arrays.js';
+
 const EMPTY = -1;
 /** Where each of a UUID's 32 hex digits is in its text (the dashes skipped). */
 const DIGIT_AT = [...'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx'].flatMap((c, i) => (c === 'x' ? [i] : []));
@@ -96,16 +98,12 @@ export class IdTable {
 
   /** Gives back the room kept for more ids (the slots stay: they must stay at most half full). */
   trim(): void {
-    if (this.words.length > this.numbers * 4) this.words = this.words.slice(0, this.numbers * 4);
+    if (this.words.length > this.numbers * 4) this.words = resized(this.words, this.numbers * 4);
   }
 
   /** Gives the id in `scratch` the next number, at its slot. */
   private put(slot: number): number {
-    if (this.numbers * 4 === this.words.length) {
-      const grown = new Uint32Array(Math.max(64, this.words.length * 2));
-      grown.set(this.words);
-      this.words = grown;
-    }
+    if (this.numbers * 4 === this.words.length) this.words = resized(this.words, Math.max(64, this.words.length * 2));
     const n = this.numbers++;
     this.words.set(this.scratch, 4 * n);
     if (this.slots[slot] === EMPTY) this.distinct++;

@@ -7,8 +7,8 @@
 // (xmin) has not gone back, and the log was not purged past the position; else the index is
 // built from the tables.
 //
-// Layout: the header's length (4 bytes), the header (v8.serialize: the position, and the
-// index's parts with each typed array replaced by its kind and length), then each typed
+// Layout: the header's length (4 bytes), the header (v8.serialize: the position, the index's
+// parts with each typed array replaced by its number, and each array's kind and length), then each typed
 // array's bytes in order. The arrays are written and read one at a time, so no buffer holds
 // the whole index (ten million events make several gigabytes, past what one buffer or one
 // read may be). Written to a temporary file of its own and renamed, so a crash or another
@@ -19,12 +19,13 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import type { MemoryIndexParts } from './memory-index.js';
 import type { LogPosition } from './memory-index.store.js';
+import type { Typed } from './typed-arrays.js';
 
 /**
  * Bumped whenever what the index holds, or how, changes, so an older file is not loaded: its
  * parts, and what they bake in (id-table.ts's hash, posting-lists.ts's chunk size).
  */
-const FORMAT = 3;
+const FORMAT = 4;
 
 export interface SavedIndex {
   epoch: string;
@@ -32,15 +33,12 @@ export interface SavedIndex {
   index: MemoryIndexParts;
 }
 
-type Typed = Uint8Array | Uint32Array | Int32Array | Float64Array;
 const KINDS = { Uint8Array, Uint32Array, Int32Array, Float64Array } as const;
 type Kind = keyof typeof KINDS;
 
-/** A typed array's place in the header: its number in the file's order, kind and length. */
+/** A typed array's place in the header's parts: its number in the file's order. */
 interface Placeholder {
   $array: number;
-  kind: Kind;
-  length: number;
 }
 
 interface Header {
@@ -48,7 +46,9 @@ interface Header {
   epoch: string;
   xmin: string;
   seen: string[];
-  /** The bytes of the arrays after the header, to tell a whole file from a cut one. */
+  /** The arrays after the header, in order. */
+  arrays: { kind: Kind; length: number }[];
+  /** Their bytes, to tell a whole file from a cut one. */
   arrayBytes: number;
   index: unknown;
 }
@@ -59,7 +59,7 @@ function detach(value: unknown, arrays: Typed[]): unknown {
     const kind = value.constructor.name as Kind;
     if (!(kind in KINDS)) throw new Error(`no place in the saved index for a ${kind}`);
     arrays.push(value as Typed);
-    return { $array: arrays.length - 1, kind, length: (value as Typed).length } satisfies Placeholder;
+    return { $array: arrays.length - 1 } satisfies Placeholder;
   }
   if (Array.isArray(value)) return value.map((item) => detach(item, arrays));
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, detach(item, arrays)]));
@@ -76,16 +76,6 @@ function attach(value: unknown, arrays: readonly Typed[]): unknown {
   return value;
 }
 
-/** Every placeholder of `value`, in the arrays' order. */
-function placeholders(value: unknown, found: Placeholder[] = []): Placeholder[] {
-  if (Array.isArray(value)) for (const item of value) placeholders(item, found);
-  else if (value !== null && typeof value === 'object') {
-    if ('$array' in value) found.push(value as Placeholder);
-    else for (const item of Object.values(value)) placeholders(item, found);
-  }
-  return found;
-}
-
 const bytesOf = (array: Typed) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 
 /** Saves the index; answers the file's size. */
@@ -97,6 +87,7 @@ export async function saveIndex(file: string, saved: SavedIndex): Promise<number
     epoch: saved.epoch,
     xmin: String(saved.position.xmin),
     seen: saved.position.seen.map(String),
+    arrays: arrays.map((array) => ({ kind: array.constructor.name as Kind, length: array.length })),
     arrayBytes: arrays.reduce((sum, array) => sum + array.byteLength, 0),
     index,
   };
@@ -149,7 +140,7 @@ export async function loadIndex(file: string): Promise<SavedIndex | null> {
     if (header?.format !== FORMAT || size !== 4 + headLength + header.arrayBytes) return null;
     const arrays: Typed[] = [];
     let at = 4 + headLength;
-    for (const { kind, length: items } of placeholders(header.index)) {
+    for (const { kind, length: items } of header.arrays) {
       const array = new KINDS[kind](items);
       await readAll(handle, bytesOf(array), at);
       at += array.byteLength;

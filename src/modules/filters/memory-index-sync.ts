@@ -97,6 +97,14 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
     return caught;
   }
 
+  /** Puts `index` in place, caught up from `position` (the last of it inside the lock), read from the database of `readEpoch`. */
+  async function install(index: MemoryIndex, position: LogPosition, readEpoch: string): Promise<void> {
+    await exclusive(async () => {
+      held = { index, ...(await advanceOrFail(index, position)) };
+      epoch = readEpoch;
+    });
+  }
+
   /** Builds a new index from the tables, chunk by chunk, then catches it up and puts it in place. */
   async function build(): Promise<void> {
     const started = performance.now();
@@ -123,10 +131,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
     fresh.compact();
     // Most of the catching up outside the lock; the rest, and the swap, inside it.
     position = (await advanceOrFail(fresh, position)).position;
-    await exclusive(async () => {
-      held = { index: fresh, ...(await advanceOrFail(fresh, position)) };
-      epoch = readEpoch;
-    });
+    await install(fresh, position, readEpoch);
     logger.info({ events: fresh.size, ms: Math.round(performance.now() - started) }, 'search index built');
   }
 
@@ -142,10 +147,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
         const index = saved.epoch === now.epoch && saved.position.xmin <= now.xmin ? MemoryIndex.fromParts(saved.index) : null;
         const caught = index === null ? null : await advance(db, index, saved.position);
         if (index !== null && caught !== null) {
-          await exclusive(async () => {
-            held = { index, ...(await advanceOrFail(index, caught.position)) };
-            epoch = saved.epoch;
-          });
+          await install(index, caught.position, saved.epoch);
           logger.info({ events: index.size, ms: Math.round(performance.now() - started) }, 'search index loaded');
           return;
         }

@@ -12,6 +12,7 @@
 import type { CompiledFilter, RoleValueTest } from './filter.js';
 import { IdTable, type IdTableParts } from './id-table.js';
 import { PostingLists, type PostingListsParts } from './posting-lists.js';
+import { resized, type Typed } from './typed-arrays.js';
 
 /** One live event's facts, as memory-index.store.ts reads them. */
 export interface IndexedEvent {
@@ -45,15 +46,6 @@ export interface IndexedRoleValue {
 export interface IndexedMatch {
   id: string;
   firstReportUs: number;
-}
-
-type Typed = Uint32Array | Int32Array | Float64Array | Uint8Array;
-
-/** A typed array's own kind, `length` long, holding the start of `old`. */
-function resized<T extends Typed>(old: T, length: number): T {
-  const made = new (old.constructor as new (n: number) => T)(length);
-  made.set(old.length > length ? (old.subarray(0, length) as T) : old);
-  return made;
 }
 
 /** A column's values and how many of them are in use, as memory-index-file.ts saves them. */
@@ -141,7 +133,6 @@ interface RoleColumnParts {
 
 /** An index's parts, as memory-index-file.ts saves and loads them. */
 export interface MemoryIndexParts {
-  capacity: number;
   types: Uint32Array;
   firstReportUs: Float64Array;
   sources: Uint32Array;
@@ -158,17 +149,21 @@ export interface MemoryIndexParts {
   roles: { roleId: string; columns: { key: number; column: RoleColumnParts }[] }[];
 }
 
+const INITIAL_CAPACITY = 1024;
 const NO_TYPE = 0xffffffff;
 const NO_UNIT = 0xffffffff;
 
 export class MemoryIndex {
-  private capacity = 1024;
+  /** The per-number arrays' length (the numbers they have room for). */
+  private get capacity(): number {
+    return this.types.length;
+  }
   /** Per number: the event's type (interned), NO_TYPE once the number is dead. */
-  private types = new Uint32Array(this.capacity);
-  private firstReportUs = new Float64Array(this.capacity);
-  private sources = new Uint32Array(this.capacity);
-  private articleSources = new Uint32Array(this.capacity);
-  private structuredSources = new Uint32Array(this.capacity);
+  private types = new Uint32Array(INITIAL_CAPACITY);
+  private firstReportUs = new Float64Array(INITIAL_CAPACITY);
+  private sources = new Uint32Array(INITIAL_CAPACITY);
+  private articleSources = new Uint32Array(INITIAL_CAPACITY);
+  private structuredSources = new Uint32Array(INITIAL_CAPACITY);
   /** Event ids by number; an id's latest number is its live one, unless marked dead. */
   private ids = new IdTable();
   private live = 0;
@@ -185,15 +180,15 @@ export class MemoryIndex {
   private roles = new Map<string, Map<number, RoleColumn>>();
 
   /** Per number: the query (generation) that last reached it, and how many of its conditions it passed. */
-  private reachedBy = new Uint32Array(this.capacity);
-  private passed = new Uint8Array(this.capacity);
+  private reachedBy = new Uint32Array(INITIAL_CAPACITY);
+  private passed = new Uint8Array(INITIAL_CAPACITY);
   private generation = 0;
 
   /** An index from its parts (memory-index-file.ts). */
   static fromParts(parts: MemoryIndexParts): MemoryIndex {
     const index = new MemoryIndex();
-    const { capacity, types, firstReportUs, sources, articleSources, structuredSources, live } = parts;
-    Object.assign(index, { capacity, types, firstReportUs, sources, articleSources, structuredSources, live });
+    const { types, firstReportUs, sources, articleSources, structuredSources, live } = parts;
+    Object.assign(index, { types, firstReportUs, sources, articleSources, structuredSources, live });
     index.ids = IdTable.fromParts(parts.ids);
     index.entityCodes = IdTable.fromParts(parts.entityCodes);
     index.outletCodes = IdTable.fromParts(parts.outletCodes);
@@ -202,16 +197,15 @@ export class MemoryIndex {
     index.participants = PostingLists.fromParts(parts.participants);
     index.outlets = PostingLists.fromParts(parts.outlets);
     index.roles = new Map(parts.roles.map(({ roleId, columns }) => [roleId, new Map(columns.map(({ key, column }) => [key, RoleColumn.fromParts(column)]))]));
-    index.reachedBy = new Uint32Array(capacity);
-    index.passed = new Uint8Array(capacity);
+    index.reachedBy = new Uint32Array(types.length);
+    index.passed = new Uint8Array(types.length);
     return index;
   }
 
   /** Its parts, to save (they share this index's arrays: save them before it changes again). */
   parts(): MemoryIndexParts {
-    const { capacity, types, firstReportUs, sources, articleSources, structuredSources, live } = this;
+    const { types, firstReportUs, sources, articleSources, structuredSources, live } = this;
     return {
-      capacity,
       types,
       firstReportUs,
       sources,
@@ -403,7 +397,6 @@ export class MemoryIndex {
 
   /** The per-number arrays, `capacity` long. */
   private resize(capacity: number): void {
-    this.capacity = capacity;
     this.types = resized(this.types, capacity);
     this.firstReportUs = resized(this.firstReportUs, capacity);
     this.sources = resized(this.sources, capacity);
@@ -418,7 +411,7 @@ export class MemoryIndex {
    * per-number arrays keep an eighth more, role columns none, posting lists are packed.
    */
   compact(): void {
-    this.resize(Math.max(1024, Math.ceil(this.ids.count * 1.125)));
+    this.resize(Math.max(INITIAL_CAPACITY, Math.ceil(this.ids.count * 1.125)));
     this.ids.trim();
     this.entityCodes.trim();
     this.outletCodes.trim();

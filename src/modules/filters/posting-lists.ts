@@ -7,6 +7,8 @@
 // most half its space or one block. Blocks live in chunks of CHUNK numbers that are never
 // copied: an address is chunk * CHUNK + offset, and 0 is "no block".
 
+import { resized } from './typed-arrays.js';
+
 const CHUNK_BITS = 20;
 const CHUNK = 1 << CHUNK_BITS; // 4 MB of numbers per chunk
 const OFFSET_MASK = CHUNK - 1;
@@ -118,9 +120,7 @@ export class PostingLists {
       if (last === 0 && this.chunks[0]!.length < CHUNK) {
         let length = this.chunks[0]!.length * 2;
         while (length < CHUNK && offset + size > length) length *= 2;
-        const grown = new Uint32Array(length);
-        grown.set(this.chunks[0]!);
-        this.chunks[0] = grown;
+        this.chunks[0] = resized(this.chunks[0]!, length);
         if (offset + size > length) return this.allocate(capacity); // CHUNK reached: a new chunk
       } else {
         // Addresses are 32 bits: 4,096 chunks (16 GB of numbers) is all one set of lists can address.
@@ -140,14 +140,9 @@ export class PostingLists {
   private growKeys(key: number): void {
     let size = this.heads.length;
     while (size <= key) size *= 2;
-    const grown = (old: Uint32Array) => {
-      const bigger = new Uint32Array(size);
-      bigger.set(old);
-      return bigger;
-    };
-    this.heads = grown(this.heads);
-    this.tails = grown(this.tails);
-    this.tailFill = grown(this.tailFill);
-    this.lengths = grown(this.lengths);
+    this.heads = resized(this.heads, size);
+    this.tails = resized(this.tails, size);
+    this.tailFill = resized(this.tailFill, size);
+    this.lengths = resized(this.lengths, size);
   }
 }

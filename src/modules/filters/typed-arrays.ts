@@ -1,0 +1,11 @@
+// The typed arrays the search index in memory is made of (memory-index.ts, id-table.ts,
+// posting-lists.ts), and the one way they grow or shrink.
+
+export type Typed = Uint8Array | Uint32Array | Int32Array | Float64Array;
+
+/** A typed array of `old`'s kind, `length` long, holding the start of `old`. */
+export function resized<T extends Typed>(old: T, length: number): T {
+  const made = new (old.constructor as new (n: number) => T)(length);
+  made.set(old.length > length ? (old.subarray(0, length) as T) : old);
+  return made;
+}
