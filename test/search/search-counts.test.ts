@@ -28,6 +28,8 @@ describe('search counts from the day counts', () => {
   const entities: string[] = [];
   const events: string[] = [];
   const typeOf = new Map<string, string>();
+  /** The entities and outlets each live event was reported with (merges move them along). */
+  const namedBy = new Map<string, { entities: Set<string>; outlets: Set<string> }>();
   let hotJoins = 0;
 
   before(async () => {
@@ -47,27 +49,42 @@ describe('search counts from the day counts', () => {
   };
   /** An instant within the last 40 days: any minute, and now and then exactly midnight. */
   const someInstant = () => (next(4) === 0 ? Math.floor((NOW - next(40) * DAY) / DAY) * DAY : NOW - next(40 * 24) * HOUR - next(60) * 60_000);
+  const published: number[] = [];
+  /**
+   * A window's start: now and then anywhere, mostly within two days before a report of the
+   * corpus (at a minute or a midnight), so that most windows hold something.
+   */
+  const someWindowStart = () => {
+    if (published.length === 0 || next(4) === 0) return someInstant();
+    const at = published[next(published.length)]! - next(48) * HOUR - next(60) * 60_000;
+    return next(4) === 0 ? Math.floor(at / DAY) * DAY : at;
+  };
 
   async function changeAtRandom() {
     for (let i = 0, n = 4 + next(8); i < n; i++) {
-      const published = someInstant();
+      const at = someInstant();
+      published.push(at);
       // The first two reports of a round join the oldest event (once there is one), which so
       // collects more distinct sources than the cap; a third of the others join a live event.
       const hot = events.length > 0 && i < 2;
       const joined = hot ? events[0]! : events.length > 0 && next(3) === 0 ? events[next(events.length)]! : null;
       const type = joined ? typeOf.get(joined)! : types[next(types.length)]!;
       // Reports joining the oldest come from each outlet in turn: it gains distinct sources.
-      const outlet = joined === events[0] ? outlets[hotJoins++ % outlets.length] : outlets[next(outlets.length)];
+      const outlet = joined === events[0] ? outlets[hotJoins++ % outlets.length]! : outlets[next(outlets.length)]!;
+      const entity = entities[next(entities.length)]!;
       const eventId = await corpus.article({
         outlet_id: outlet,
         event_type_id: type,
-        published_at: new Date(published).toISOString(),
-        received_at: new Date(Math.min(NOW, published + next(3) * DAY)).toISOString(),
-        roles: [{ role: 'party', entity_id: entities[next(entities.length)] }],
+        published_at: new Date(at).toISOString(),
+        received_at: new Date(Math.min(NOW, at + next(3) * DAY)).toISOString(),
+        roles: [{ role: 'party', entity_id: entity }],
         ...(joined ? { incident_id: joined } : {}),
       });
       if (!typeOf.has(eventId)) events.push(eventId);
       typeOf.set(eventId, type);
+      if (!namedBy.has(eventId)) namedBy.set(eventId, { entities: new Set(), outlets: new Set() });
+      namedBy.get(eventId)!.entities.add(entity);
+      namedBy.get(eventId)!.outlets.add(outlet);
     }
     // `events` keeps the live ones: reports join only those. The oldest (events[0]) is never
     // merged away or deleted, so that it keeps collecting sources.
@@ -75,9 +92,12 @@ describe('search counts from the day counts', () => {
       const from = events[1 + next(events.length - 1)]!;
       const sameType = events.filter((id) => id !== from && typeOf.get(id) === typeOf.get(from));
       if (sameType.length > 0) {
-        const merged = await corpus.ops('POST', `/events/${from}/merge`, { into_event_id: sameType[next(sameType.length)] });
+        const into = sameType[next(sameType.length)]!;
+        const merged = await corpus.ops('POST', `/events/${from}/merge`, { into_event_id: into });
         assert.equal(merged.status, 200, merged.text);
         events.splice(events.indexOf(from), 1);
+        for (const entity of namedBy.get(from)!.entities) namedBy.get(into)!.entities.add(entity);
+        for (const outlet of namedBy.get(from)!.outlets) namedBy.get(into)!.outlets.add(outlet);
       }
     }
     if (events.length > 4 && next(4) === 0) {
@@ -130,17 +150,21 @@ describe('search counts from the day counts', () => {
         if (i === 8) await server.ops.post('/drain');
         const type = [null, ...types][next(3)] ?? null;
         const minReports = next(4) === 0 ? 1 + next(10) : 1 + next(2);
-        // Half the windows start anywhere, half in the corpus's first ten days (they hold most of it).
-        const windowStart = i % 2 === 0 ? someInstant() : NOW - (31 + next(10)) * DAY - next(24) * HOUR;
+        // Half the windows start near a report, half in the corpus's first ten days (they hold most of it).
+        const windowStart = i % 2 === 0 ? someWindowStart() : NOW - (31 + next(10)) * DAY - next(24) * HOUR;
         if ((await compare(type, minReports, new Date(windowStart))) > 0) found++;
         // The search index, caught up through the same changes, on entity and outlet conditions.
         // Always an entity or an outlet of this test's own: other test files may share the database.
+        // One of each names a live event, so that most conditions match something (with a
+        // random second one, which may not).
+        const named = namedBy.get(events[next(events.length)]!)!;
+        const oneOf = (set: Set<string>) => [...set][next(set.size)]!;
         const withEntities = next(3) !== 0;
         const conditions = {
           event_type_id: type,
           min_reports: minReports,
-          ...(withEntities ? { involved_entity_ids: [entities[next(entities.length)], entities[next(entities.length)]] } : {}),
-          ...(!withEntities || next(2) === 0 ? { required_source_news_outlet_ids: [outlets[next(outlets.length)], outlets[next(outlets.length)]] } : {}),
+          ...(withEntities ? { involved_entity_ids: [oneOf(named.entities), entities[next(entities.length)]] } : {}),
+          ...(!withEntities || next(2) === 0 ? { required_source_news_outlet_ids: [oneOf(named.outlets), outlets[next(outlets.length)]] } : {}),
           ...(next(3) === 0 ? { scope: 'PARTICIPANT' } : {}),
         };
         if ((await compareIndex(conditions, new Date(windowStart))) > 0) indexFound++;

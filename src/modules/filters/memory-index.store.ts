@@ -70,12 +70,14 @@ export const memoryIndexStore = {
   /** The facts of these events; events gone (merged, deleted) are absent. */
   async eventsByIds(tx: Queryable, ids: readonly string[]): Promise<IndexedEvent[]> {
     if (ids.length === 0) return [];
+    // In the catch-up's transaction: one connection, so one statement after another.
     return readFacts(
       tx,
       'e.id = ANY($1::uuid[])',
       [ids],
       (alias) => `${alias}.event_id = ANY($1::uuid[])`,
       () => [ids],
+      'one-by-one',
     );
   },
 
@@ -86,8 +88,8 @@ export const memoryIndexStore = {
     const rows = (alias: string) => `${alias}.event_id BETWEEN $1::uuid AND $2::uuid`;
     const range = (ids: readonly string[]) => [ids[0], ids[ids.length - 1]];
     return afterId === null
-      ? readFacts(tx, 'TRUE ORDER BY e.id LIMIT $1', [limit], rows, range)
-      : readFacts(tx, 'e.id > $2::uuid ORDER BY e.id LIMIT $1', [limit, afterId], rows, range);
+      ? readFacts(tx, 'TRUE ORDER BY e.id LIMIT $1', [limit], rows, range, 'at-once')
+      : readFacts(tx, 'e.id > $2::uuid ORDER BY e.id LIMIT $1', [limit, afterId], rows, range, 'at-once');
   },
 
   /**
@@ -130,6 +132,7 @@ async function readFacts(
   params: readonly unknown[],
   rows: (alias: string) => string,
   rowParams: (ids: readonly string[]) => readonly unknown[],
+  order: 'at-once' | 'one-by-one',
 ): Promise<IndexedEvent[]> {
   const events = await tx.query<{ id: string; event_type_id: string; us: number; sources: number }>(
     `SELECT e.id, e.event_type_id, (extract(epoch FROM e.first_report_date) * 1000000)::float8 AS us, cardinality(e.source_seqs) AS sources
@@ -138,16 +141,17 @@ async function readFacts(
   );
   if (events.length === 0) return [];
   const ids = rowParams(events.map((e) => e.id));
-  // At once: on PostgreSQL, three connections.
-  const [entities, sources, values] = await Promise.all([
+  const readEntities = () =>
     tx.query<{ event_id: string; entity_id: string; participant: boolean }>(
       `SELECT event_id, entity_id, participant FROM event_entities ee WHERE ${rows('ee')}`,
       ids,
-    ),
+    );
+  const readSources = () =>
     tx.query<{ event_id: string; source_id: string; source_kind: string }>(
       `SELECT event_id, source_id, source_kind FROM event_sources s WHERE ${rows('s')}`,
       ids,
-    ),
+    );
+  const readValues = () =>
     tx.query<{
       event_id: string;
       role_id: string;
@@ -160,8 +164,11 @@ async function readFacts(
       `SELECT event_id, role_id, source_kind, entity_id, (extract(epoch FROM date_value) * 1000)::float8 AS date_ms, amount_value, amount_unit
          FROM event_role_values v WHERE ${rows('v')}`,
       ids,
-    ),
-  ]);
+    );
+  // At once from a pool: on PostgreSQL, three connections. A transaction's one connection
+  // takes one statement at a time (pg deprecates a query sent while another runs).
+  const [entities, sources, values] =
+    order === 'at-once' ? await Promise.all([readEntities(), readSources(), readValues()]) : [await readEntities(), await readSources(), await readValues()];
   const byId = new Map<string, IndexedEvent>(
     events.map((e) => [
       e.id,
