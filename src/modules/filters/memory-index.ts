@@ -324,7 +324,9 @@ export class MemoryIndex {
       top.offer(n);
     };
     if (conditions.length === 0) {
-      for (let n = 0; n < this.ids.count; n++) accept(n);
+      // Newest numbers first: they are mostly the newest events, so most offers to `top` are
+      // turned away at its first comparison.
+      for (let n = this.ids.count - 1; n >= 0; n--) accept(n);
       return { count, newest: top.matches() };
     }
     // Each condition passes on the events that passed all before it; the last one accepts.
@@ -437,9 +439,14 @@ function visitAll(lists: PostingLists, codes: IdTable, keys: ReadonlySet<string>
   }
 }
 
-/** The `limit` newest of the numbers offered, by first report date then id, both descending. */
+/**
+ * The `limit` newest of the numbers offered, by first report date then id, both descending.
+ * A heap with the oldest kept at its root: an offer older than it is turned away at once, and a
+ * newer one costs a walk down the heap, so numbers offered oldest first (as posting lists and
+ * columns hold them) cost log(limit) each, not limit.
+ */
 class Newest {
-  private readonly kept: number[] = [];
+  private readonly heap: number[] = [];
   constructor(
     private readonly limit: number,
     private readonly ids: IdTable,
@@ -454,18 +461,35 @@ class Newest {
   }
 
   offer(n: number): void {
-    const { kept, limit } = this;
-    if (limit === 0) return;
-    if (kept.length === limit && !this.before(n, kept[limit - 1]!)) return;
-    let at = kept.length === limit ? limit - 1 : kept.length;
-    while (at > 0 && this.before(n, kept[at - 1]!)) {
-      kept[at] = kept[at - 1]!;
-      at--;
+    const { heap, limit } = this;
+    if (heap.length < limit) {
+      // Up from the end while older than its parent.
+      let at = heap.push(n) - 1;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (!this.before(heap[parent]!, n)) break;
+        heap[at] = heap[parent]!;
+        at = parent;
+      }
+      heap[at] = n;
+      return;
     }
-    kept[at] = n;
+    if (limit === 0 || !this.before(n, heap[0]!)) return;
+    // In place of the oldest, then down while a child is older.
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= limit) break;
+      const right = left + 1;
+      const older = right < limit && this.before(heap[left]!, heap[right]!) ? right : left;
+      if (!this.before(n, heap[older]!)) break;
+      heap[at] = heap[older]!;
+      at = older;
+    }
+    heap[at] = n;
   }
 
   matches(): IndexedMatch[] {
-    return this.kept.map((n) => ({ id: this.ids.id(n), firstReportUs: this.firstReportUs[n]! }));
+    return [...this.heap].sort((a, b) => (this.before(a, b) ? -1 : 1)).map((n) => ({ id: this.ids.id(n), firstReportUs: this.firstReportUs[n]! }));
   }
 }
