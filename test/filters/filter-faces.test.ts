@@ -25,6 +25,8 @@ const iso = (hoursAgo: number) => new Date(NOW - hoursAgo * 3_600_000).toISOStri
 describe('filter faces', () => {
   let server: TestServer;
   let typeId: string;
+  /** A second type whose roles share code names with the first's: a role filter names both. */
+  let twinTypeId: string;
   const entities: string[] = [];
   const outlets: string[] = [];
   const lists: string[] = [];
@@ -35,6 +37,7 @@ describe('filter faces', () => {
     const corpus = testCorpus(server);
     await server.ops.post('/clock', { now: iso(0) });
     typeId = (await corpus.eventType({ party: 'NAMED_ENTITY', other: 'NAMED_ENTITY', weight: 'WEIGHT', closing: 'DATE' })).id;
+    twinTypeId = (await corpus.eventType({ party: 'NAMED_ENTITY', weight: 'WEIGHT' })).id;
     for (let i = 0; i < 6; i++) entities.push(await corpus.entity());
     for (let i = 0; i < 3; i++) outlets.push(await corpus.outlet());
     // A fixed pseudo-random corpus: reports spread over 40 hours, some received "later".
@@ -59,6 +62,20 @@ describe('filter faces', () => {
         roles,
         mentioned_entity_ids: next(2) ? [entities[next(6)]] : [],
         ...joins,
+      });
+      events.add(eventId);
+    }
+    for (let i = 0; i < 10; i++) {
+      const hours = 2 + next(40);
+      const eventId = await corpus.article({
+        outlet_id: outlets[next(3)],
+        event_type_id: twinTypeId,
+        published_at: iso(hours),
+        received_at: iso(hours),
+        roles: [
+          { role: 'party', entity_id: entities[next(6)] },
+          { role: 'weight', amount: { value: next(1000), unit: 'kg' } },
+        ],
       });
       events.add(eventId);
     }
@@ -143,7 +160,7 @@ describe('filter faces', () => {
         min_reports: fc.integer({ min: 1, max: 3 }),
         role_filters: fc.array(roleFilter, { maxLength: 3 }),
       })
-      .map((fields) => normalizeFilter({ ...fields, event_type_id: typeId }));
+      .chain((fields) => fc.constantFrom(typeId, typeId, twinTypeId, null).map((type) => normalizeFilter({ ...fields, event_type_id: type })));
 
     const db = server.runtime.db;
     // Cut-offs at a quarter, half, four fifths and all of the corpus's reports, in receive order

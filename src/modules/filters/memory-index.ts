@@ -86,6 +86,11 @@ class RoleColumn {
   readonly days: Column<Int32Array> | null; // days since 1970-01-01
   readonly amounts: Column<Float64Array> | null;
   readonly units: Column<Uint32Array> | null; // interned, NO_UNIT for none
+  /**
+   * The types (interned) of the events it has held: a role code name shared by several types
+   * has a column per type's role, and a search of one type skips the others' columns.
+   */
+  types = new Set<number>();
   constructor(
     readonly structured: boolean,
     has: { entity: boolean; date: boolean; amount: boolean },
@@ -103,6 +108,7 @@ class RoleColumn {
     if (column.days) Object.assign(column.days, parts.days);
     if (column.amounts) Object.assign(column.amounts, parts.amounts);
     if (column.units) Object.assign(column.units, parts.units);
+    column.types = new Set(parts.types);
     return column;
   }
 
@@ -118,6 +124,7 @@ class RoleColumn {
       days: this.days?.parts() ?? null,
       amounts: this.amounts?.parts() ?? null,
       units: this.units?.parts() ?? null,
+      types: [...this.types],
     };
   }
 }
@@ -129,6 +136,7 @@ interface RoleColumnParts {
   days: ColumnParts<Int32Array> | null;
   amounts: ColumnParts<Float64Array> | null;
   units: ColumnParts<Uint32Array> | null;
+  types: number[];
 }
 
 /** An index's parts, as memory-index-file.ts saves and loads them. */
@@ -257,6 +265,7 @@ export class MemoryIndex {
     for (const outlet of event.outlets) this.outlets.push(this.outletCodes.code(outlet), n);
     for (const value of event.values) {
       const column = this.column(value);
+      column.types.add(this.types[n]!);
       column.events.push(n);
       if (column.entities) column.entities.push(this.entityCodes.code(value.entityId!));
       if (column.days) column.days.push(value.dateMs! / DAY_MS);
@@ -307,7 +316,9 @@ export class MemoryIndex {
       conditions.push((visit) => visitAll(this.outlets, this.outletCodes, filter.outlets!, visit));
     }
     for (const roleFilter of filter.roleFilters) {
-      const columns = (roleIds.get(roleFilter.role) ?? []).flatMap((id) => [...(this.roles.get(id)?.values() ?? [])]);
+      const columns = (roleIds.get(roleFilter.role) ?? [])
+        .flatMap((id) => [...(this.roles.get(id)?.values() ?? [])])
+        .filter((column) => type === null || column.types.has(type));
       conditions.push((visit) => {
         for (const column of columns) this.visitValues(column, roleFilter.tests, kind, visit);
       });
