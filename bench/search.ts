@@ -161,6 +161,8 @@ interface Sample {
   /** The search as it was read before the day counts (receivedUpTo, then the SQL face's count and first page): the reference. */
   reference: number[];
   total: number;
+  /** The read statements one search ran (the replayed ones; the charge is not among them). */
+  statements: number;
 }
 
 /** The reference: count and first page by the SQL face alone, as every search was read before the day counts. */
@@ -174,7 +176,7 @@ async function referenceSearch(body: Record<string, unknown>): Promise<void> {
 const samples = new Map<string, Sample>();
 const paged = mix.find((m) => m.name === 'type, 30 days')!;
 const cases = [...mix.map((m) => ({ name: m.name, body: () => m.body })), { name: 'continuation page of "type, 30 days"', body: () => null }];
-for (const c of cases) samples.set(c.name, { http: [], sql: [], reference: [], total: 0 });
+for (const c of cases) samples.set(c.name, { http: [], sql: [], reference: [], total: 0, statements: 0 });
 
 // Warm-up: one round of every case, unmeasured.
 for (const m of mix) await search(m.body);
@@ -197,6 +199,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const sample = samples.get(c.name)!;
     sample.http.push(performance.now() - started);
     sample.total = answer.total_count;
+    sample.statements = recording.length;
     recorded.push({ name: c.name, statements: recording });
     recording = null;
   }
@@ -238,8 +241,8 @@ const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 console.log(`\n${config.database.kind}, ${eventCount.toLocaleString('en')} events, ${ROUNDS} rounds, ${new Date().toISOString()}\n`);
 console.log(`first searches after start: ${cold.map((c) => `${c.name} ${fmt(c.ms)}`).join(', ')}`);
 console.log(`search index built ${(indexBuiltMs / 1000).toFixed(1)} s after start; RSS then ${rssIndexedMb.toFixed(0)} MB\n`);
-console.log('| search | total_count | HTTP p50 | HTTP p99 | SQL p50 | SQL p99 | HTTP / SQL p99 | reference p99 | HTTP p99 / reference p99 |');
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('| search | total_count | reads | HTTP p50 | HTTP p99 | SQL p50 | SQL p99 | HTTP / SQL p99 | reference p99 | HTTP p99 / reference p99 |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 const all = { http: [] as number[], sql: [] as number[], reference: [] as number[] };
 const p99 = (values: number[]) => (values.length > 0 ? fmt(percentile(values, 99)) : '');
 const over = (a: number[], b: number[]) => (b.length > 0 ? (percentile(a, 99) / percentile(b, 99)).toFixed(2) : '');
@@ -248,11 +251,11 @@ for (const [name, sample] of samples) {
   all.sql.push(...sample.sql);
   all.reference.push(...sample.reference);
   console.log(
-    `| ${name} | ${sample.total.toLocaleString('en')} | ${fmt(percentile(sample.http, 50))} | ${p99(sample.http)} | ${fmt(percentile(sample.sql, 50))} | ${p99(sample.sql)} | ${over(sample.http, sample.sql)} | ${p99(sample.reference)} | ${over(sample.http, sample.reference)} |`,
+    `| ${name} | ${sample.total.toLocaleString('en')} | ${sample.statements} | ${fmt(percentile(sample.http, 50))} | ${p99(sample.http)} | ${fmt(percentile(sample.sql, 50))} | ${p99(sample.sql)} | ${over(sample.http, sample.sql)} | ${p99(sample.reference)} | ${over(sample.http, sample.reference)} |`,
   );
 }
 console.log(
-  `| **whole mix** | | ${fmt(percentile(all.http, 50))} | **${p99(all.http)}** | ${fmt(percentile(all.sql, 50))} | ${p99(all.sql)} | **${over(all.http, all.sql)}** | ${p99(all.reference)} | ${over(all.http, all.reference)} |`,
+  `| **whole mix** | | | ${fmt(percentile(all.http, 50))} | **${p99(all.http)}** | ${fmt(percentile(all.sql, 50))} | ${p99(all.sql)} | **${over(all.http, all.sql)}** | ${p99(all.reference)} | ${over(all.http, all.reference)} |`,
 );
 console.log(
   `\n1 client: ${one.perSecond.toFixed(1)} searches/s, p50 ${fmt(one.p50)}, p99 ${fmt(one.p99)}; ${CLIENTS} clients: ${many.perSecond.toFixed(1)} searches/s (${(many.perSecond / one.perSecond).toFixed(2)} ×), p50 ${fmt(many.p50)}, p99 ${fmt(many.p99)} (${(many.p99 / one.p99).toFixed(2)} ×); ${CONCURRENT_SECONDS} s each`,
