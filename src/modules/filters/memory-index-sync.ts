@@ -217,6 +217,23 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
     return queued;
   }
 
+  /** Catches up to a snapshot taken after this call; false when that failed (logged): the caller counts in SQL. */
+  async function caughtUp(): Promise<boolean> {
+    try {
+      await catchUp();
+      return true;
+    } catch (error) {
+      // The caller counts in SQL, which answers for itself if the database is the trouble.
+      logger.warn({ err: error }, 'catching up the search index failed; this search counts in SQL');
+      return false;
+    }
+  }
+
+  /** `read` on the index as the last catch-up left it (any catch-up since took a later snapshot still). */
+  function readCaughtUp<T>(read: (at: IndexAtSnapshot) => T): Promise<T | null> {
+    return exclusive(async () => (held ? read({ index: held.index, countedUpTo: held.countedUpTo }) : null));
+  }
+
   return {
     /**
      * Runs `read` (synchronous) on the index at a snapshot taken after this call, with the
@@ -228,15 +245,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
         ensureBuilding();
         return null;
       }
-      try {
-        await catchUp();
-      } catch (error) {
-        // The caller counts in SQL, which answers for itself if the database is the trouble.
-        logger.warn({ err: error }, 'catching up the search index failed; this search counts in SQL');
-        return null;
-      }
-      // Any catch-up since took a later snapshot still: the index at it serves this caller too.
-      return exclusive(async () => (held ? read({ index: held.index, countedUpTo: held.countedUpTo }) : null));
+      return (await caughtUp()) ? readCaughtUp(read) : null;
     },
 
     /**
@@ -249,12 +258,17 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
         ensureBuilding();
         return null;
       }
-      const {
-        compiled: [compiled],
-        roleIds,
-      } = await compileWithRoleIds(db, [filter]);
-      if (!MemoryIndex.answers(compiled!)) return null;
-      return this.read(({ index, countedUpTo }) => {
+      // The filter's entities and role ids are looked up while the index catches up (on
+      // PostgreSQL at once, on two connections).
+      const [
+        {
+          compiled: [compiled],
+          roleIds,
+        },
+        ready,
+      ] = await Promise.all([compileWithRoleIds(db, [filter]), caughtUp()]);
+      if (!ready || !MemoryIndex.answers(compiled!)) return null;
+      return readCaughtUp(({ index, countedUpTo }) => {
         const { count, newest } = index.search(compiled!, roleIds, windowStart.getTime() * 1000, limit);
         // As the database driver reads a timestamp: microseconds cut to milliseconds.
         return { countedUpTo, count, page: newest.map((match) => ({ id: match.id, firstReportDate: new Date(Math.floor(match.firstReportUs / 1000)) })) };
