@@ -85,7 +85,7 @@ const KEPT: Record<string, string> = {
   event_day_counts: 'the corpus (search counts): folded each minute to one row per type, day and source count (search-counts.test.ts)',
   event_search_log_horizon: "one row: where the search index's change log was purged",
   event_search_log:
-    "the search index's change log: swept ten minutes after the fact by the database's own clock (a margin for processes catching up in real time), which the test clock does not move; search-index.test.ts sweeps it",
+    "the search index's change log: swept an hour after the fact by the database's own clock (a margin for processes catching up in real time), which the test clock does not move; search-index.test.ts sweeps it",
 };
 
 describe('retention', () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { memoryIndexSync, purgeSearchLog } from '../../src/modules/filters/memory-index-sync.js';
+import type { Queryable } from '../../src/platform/db/database.js';
 import { normalizeFilter } from '../../src/modules/filters/filter.js';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
@@ -16,6 +17,19 @@ import { isolatedDatabase, PG_URL, spawnServer, startServer, tempDir, timeLimit,
 
 const NOW = '2026-11-20T12:00:00.000Z';
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/**
+ * Two sweeps of the change log an hour apart, which purge what was written before the first.
+ * Their margin is on the database's clock: here they are told the time, past whatever the
+ * horizon noted. Answers the rows the second deleted.
+ */
+async function sweepTwice(db: Queryable): Promise<number> {
+  const [noted] = await db.query<{ ms: number }>('SELECT (extract(epoch FROM greatest(noted_at, now())) * 1000)::float8 AS ms FROM event_search_log_horizon');
+  const sweep = (ms: number) => purgeSearchLog(db, { now: new Date(ms), notedBefore: new Date(ms - HOUR) });
+  await sweep(noted!.ms + HOUR + MINUTE);
+  return sweep(noted!.ms + 2 * (HOUR + MINUTE));
+}
 
 describe('search index', () => {
   let server: TestServer;
@@ -65,14 +79,7 @@ describe('search index', () => {
       assert.equal((await sync.search(filter, windowStart, 10))?.count, 3);
 
       for (let i = 0; i < 2; i++) await article();
-      // Two sweeps ten minutes apart purge what was written before the first. Their margin is on
-      // the database's clock: here they are told the time, past whatever the horizon noted.
-      const [noted] = await db.query<{ ms: number }>(
-        'SELECT (extract(epoch FROM greatest(noted_at, now())) * 1000)::float8 AS ms FROM event_search_log_horizon',
-      );
-      const sweep = (ms: number) => purgeSearchLog(db, { now: new Date(ms), notedBefore: new Date(ms - 10 * MINUTE) });
-      await sweep(noted!.ms + 11 * MINUTE);
-      assert.ok((await sweep(noted!.ms + 22 * MINUTE)) > 0, 'the second sweep purged rows this index had not read');
+      assert.ok((await sweepTwice(db)) > 0, 'the second sweep purged rows this index had not read');
       assert.equal(await sync.search(filter, windowStart, 10), null, 'purged past: the index is dropped and rebuilt, SQL counts meanwhile');
       await sync.built();
       const rebuilt = await sync.search(filter, windowStart, 10);
@@ -120,12 +127,9 @@ describe('search index', () => {
     }).then(() => run());
     assert.deepEqual(later, { began: 'search index loaded', count: 6, page: 6 });
 
-    // The log purged past the saved position (two sweeps ten minutes apart): built instead.
+    // The log purged past the saved position: built instead.
     await article();
-    const [noted] = await db.query<{ ms: number }>('SELECT (extract(epoch FROM greatest(noted_at, now())) * 1000)::float8 AS ms FROM event_search_log_horizon');
-    const sweep = (ms: number) => purgeSearchLog(db, { now: new Date(ms), notedBefore: new Date(ms - 10 * MINUTE) });
-    await sweep(noted!.ms + 11 * MINUTE);
-    assert.ok((await sweep(noted!.ms + 22 * MINUTE)) > 0);
+    assert.ok((await sweepTwice(db)) > 0);
     assert.deepEqual(await run(), { began: 'search index built', count: 7, page: 7 }, 'purged past: built from the tables');
 
     // Another database (here: its epoch made afresh, as a new schema's would be): built instead.

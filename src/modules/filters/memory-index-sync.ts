@@ -121,7 +121,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
       after = chunk[chunk.length - 1]!.id;
       // Half the time at most: the requests of a process that has just started come first.
       await new Promise((resolve) => setTimeout(resolve, performance.now() - chunkStarted));
-      // A long build catches up as it goes, so the log's sweep (ten minutes) never passes it.
+      // A long build catches up as it goes, so the log's sweep (an hour) never passes it.
       if (performance.now() - caughtUpAt > BUILD_CATCH_UP_MS) {
         position = (await advanceOrFail(fresh, position)).position;
         caughtUpAt = performance.now();
@@ -305,7 +305,7 @@ const PURGE_BATCH = 10_000;
 const PURGE_BATCHES = 100;
 
 /**
- * The change log's sweep (once a minute), in two steps ten minutes apart by the database's
+ * The change log's sweep (once a minute), in two steps an hour apart by the database's
  * clock (or at `at`, for tests): the horizon moves to the xmin noted last time, then the rows
  * below it are deleted, in short statements. Answers the rows deleted.
  */

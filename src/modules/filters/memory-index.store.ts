@@ -95,12 +95,13 @@ export const memoryIndexStore = {
   /**
    * Moves the horizon when the xmin noted last time was noted before `at.notedBefore`: it
    * becomes `purged_below`, and today's xmin is noted at `at.now`. Without `at`, the database's
-   * own time, ten minutes: the margin is for processes catching up in real time, so a test
-   * clock moved ahead must not shorten it. Answers `purged_below`, for the deletion.
+   * own time, an hour: the margin is for processes catching up in real time, and for a process
+   * stopped a while (a deploy, a restart) to load its saved index and catch up rather than
+   * build it, so a test clock moved ahead must not shorten it. Answers `purged_below`, for the deletion.
    */
   async moveHorizon(db: Queryable, at: { now: Date; notedBefore: Date } | null): Promise<string> {
     const [row] = await db.query<{ purged_below: string }>(
-      `WITH due AS (SELECT noted_at <= COALESCE($2::timestamptz, now() - interval '10 minutes') AS moves FROM event_search_log_horizon)
+      `WITH due AS (SELECT noted_at <= COALESCE($2::timestamptz, now() - interval '1 hour') AS moves FROM event_search_log_horizon)
        UPDATE event_search_log_horizon
           SET purged_below = CASE WHEN due.moves THEN noted_xmin ELSE purged_below END,
               noted_xmin = CASE WHEN due.moves THEN pg_snapshot_xmin(pg_current_snapshot()) ELSE noted_xmin END,
