@@ -172,7 +172,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   jobs.register(PROCESS_REPORT_JOB, reports.process); // enqueued by report filing
 
   // What each table keeps, and for how long, is its owning module's (docs/api-reference.md, "Retention").
-  const retention = retentionSweeper({ logger, clock, vacuum: db.kind === 'pglite' ? db : null }, [
+  const retention = retentionSweeper({ logger, clock, embedded: db.kind === 'pglite' ? db : null }, [
     { name: 'rate counters', tables: [], run: () => limiter.sweep().then(() => 0) }, // in memory on the embedded database
     { name: 'idempotency claims', tables: ['idempotency_claims'], run: claims.sweep },
     { name: 'search executions', tables: ['search_executions'], run: search.sweep },

@@ -13,10 +13,12 @@
 //
 // Deleted rows leave dead space that only VACUUM makes reusable. PostgreSQL's autovacuum
 // does that; the embedded database has none, so there the sweeper vacuums the swept tables
-// itself, once an hour: each is bounded, so each VACUUM is short.
+// itself, once an hour: each is bounded, so each VACUUM is short. Nor has it a checkpointer:
+// each run checkpoints it when its write-ahead log calls for it (wal-checkpoints.ts).
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
-import type { Queryable } from './db/database.js';
+import type { Database, Queryable } from './db/database.js';
+import { checkpointWhenDue } from './db/wal-checkpoints.js';
 
 export const BATCH_ROWS = 1_000;
 const MAX_BATCHES = 50;
@@ -49,11 +51,11 @@ export async function deleteInBatches(db: Queryable, statement: string, params: 
 export interface RetentionDeps {
   logger: Logger;
   clock: Clock;
-  /** The embedded database, which has no autovacuum; null on PostgreSQL. */
-  vacuum: Queryable | null;
+  /** The embedded database, which has no autovacuum and no checkpointer; null on PostgreSQL. */
+  embedded: Database | null;
 }
 
-export function retentionSweeper({ logger, clock, vacuum }: RetentionDeps, sweeps: readonly Sweep[]) {
+export function retentionSweeper({ logger, clock, embedded }: RetentionDeps, sweeps: readonly Sweep[]) {
   let running: Promise<void> | null = null;
   let lastVacuumMs = Number.NEGATIVE_INFINITY;
 
@@ -70,12 +72,13 @@ export function retentionSweeper({ logger, clock, vacuum }: RetentionDeps, sweep
     }
     const nowMs = clock.nowMs();
     // A clock set back (the test clock) counts as due.
-    if (vacuum && (nowMs - lastVacuumMs >= VACUUM_EVERY_MS || nowMs < lastVacuumMs)) {
+    if (embedded && (nowMs - lastVacuumMs >= VACUUM_EVERY_MS || nowMs < lastVacuumMs)) {
       lastVacuumMs = nowMs;
       for (const table of sweeps.flatMap((sweep) => sweep.tables)) {
-        await vacuum.exec(`VACUUM ${table}`).catch((error) => logger.warn({ err: error, table }, 'vacuum after retention sweep failed'));
+        await embedded.exec(`VACUUM ${table}`).catch((error) => logger.warn({ err: error, table }, 'vacuum after retention sweep failed'));
       }
     }
+    if (embedded) await checkpointWhenDue(embedded, logger);
   }
 
   /** Every sweep once, after the one in progress (if any), so its cutoffs are those of now. */

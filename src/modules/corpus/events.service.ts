@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import { databaseFailure, INVALID_VALUE_DETAIL } from '../../platform/db/failures.js';
+import { checkpointWhenDue } from '../../platform/db/wal-checkpoints.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import { ingestBatch } from './article-batch.js';
@@ -524,6 +525,7 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
         return ingestLineByLine(tx, items);
       });
       await statistics.added(outcomes.filter((outcome) => outcome.status === 201).length);
+      await checkpointWhenDue(db, logger); // a bulk load writes the log fastest
       return outcomes;
     },
 
