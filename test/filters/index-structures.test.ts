@@ -126,6 +126,33 @@ describe('posting lists', () => {
     holdsExpected(packed);
   });
 
+  it('when numbers are pushed in ascending order, then a visit from a number starts at the first at or above it, in every block', () => {
+    const lists = new PostingLists();
+    const expected = new Map<number, number[]>();
+    const random = seeded(5);
+    // Ascending, with repeats (an event naming a key twice), over blocks of every size.
+    for (let n = 0; n < 200_000; n += Math.floor(random() * 3)) {
+      const key = random() < 0.5 ? 0 : 1 + Math.floor(random() * 300);
+      lists.push(key, n);
+      if (!expected.has(key)) expected.set(key, []);
+      expected.get(key)!.push(n);
+    }
+    const packed = lists.packed();
+    for (const held of [lists, packed]) {
+      for (const [key, numbers] of expected) {
+        for (const from of [0, numbers[0]!, numbers[0]! + 1, Math.floor(random() * 200_000), numbers.at(-1)!, numbers.at(-1)! + 1]) {
+          const seen: number[] = [];
+          held.forEach(key, (n) => seen.push(n), from);
+          assert.deepEqual(
+            seen,
+            numbers.filter((n) => n >= from),
+            `key ${key} from ${from}`,
+          );
+        }
+      }
+    }
+  });
+
   it('when a key has no list, then it visits nothing and has length 0', () => {
     const lists = new PostingLists();
     lists.push(3, 7);

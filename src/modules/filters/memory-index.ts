@@ -12,7 +12,7 @@
 import type { CompiledFilter, RoleValueTest } from './filter.js';
 import { IdTable, type IdTableParts } from './id-table.js';
 import { PostingLists, type PostingListsParts } from './posting-lists.js';
-import { resized, type Typed } from './typed-arrays.js';
+import { lowerBound, resized, type Typed } from './typed-arrays.js';
 
 /** One live event's facts, as memory-index.store.ts reads them. */
 export interface IndexedEvent {
@@ -158,6 +158,10 @@ export interface MemoryIndexParts {
 }
 
 const INITIAL_CAPACITY = 1024;
+/** Numbers per span of `latestUpTo`, as a power of two (the index keeps one float per span). */
+const SPAN_BITS = 4;
+/** The spans of `capacity` numbers. */
+const spansFor = (capacity: number) => (capacity + (1 << SPAN_BITS) - 1) >> SPAN_BITS;
 const NO_TYPE = 0xffffffff;
 const NO_UNIT = 0xffffffff;
 
@@ -172,6 +176,13 @@ export class MemoryIndex {
   private sources = new Uint32Array(INITIAL_CAPACITY);
   private articleSources = new Uint32Array(INITIAL_CAPACITY);
   private structuredSources = new Uint32Array(INITIAL_CAPACITY);
+  /**
+   * Per span of 2^SPAN_BITS numbers: the latest first report date of any number up to the span's
+   * end (dead numbers too). Numbers are given in the order events are added, close to the order
+   * of their first reports, so a search's window start is passed at some span, and every
+   * number before it is older than the window: searches start there (`firstInWindow`).
+   */
+  private latestUpTo = new Float64Array(spansFor(INITIAL_CAPACITY));
   /** Event ids by number; an id's latest number is its live one, unless marked dead. */
   private ids = new IdTable();
   private live = 0;
@@ -207,6 +218,8 @@ export class MemoryIndex {
     index.roles = new Map(parts.roles.map(({ roleId, columns }) => [roleId, new Map(columns.map(({ key, column }) => [key, RoleColumn.fromParts(column)]))]));
     index.reachedBy = new Uint32Array(types.length);
     index.passed = new Uint8Array(types.length);
+    index.latestUpTo = new Float64Array(spansFor(types.length));
+    for (let n = 0; n < index.ids.count; n++) index.noteFirstReport(n);
     return index;
   }
 
@@ -254,6 +267,7 @@ export class MemoryIndex {
     this.live++;
     this.types[n] = this.intern(event.typeId);
     this.firstReportUs[n] = event.firstReportUs;
+    this.noteFirstReport(n);
     this.sources[n] = event.sources;
     this.articleSources[n] = event.articleSources;
     this.structuredSources[n] = event.structuredSources;
@@ -305,22 +319,24 @@ export class MemoryIndex {
     if (type === undefined) return { count: 0, newest: [] }; // a type no live event has
     const sourcesOf = filter.sourceKind === 'ANY' ? this.sources : filter.sourceKind === 'ARTICLES_ONLY' ? this.articleSources : this.structuredSources;
     const kind = filter.sourceKind === 'ANY' ? 'ANY' : filter.sourceKind === 'ARTICLES_ONLY' ? 'ARTICLE' : 'STRUCTURED';
+    // Numbers before `from` are all older than the window: no condition visits them.
+    const from = this.firstInWindow(windowStartUs);
     const conditions: ((visit: (n: number) => void) => void)[] = [];
     if (filter.entities !== null) {
       const lists = filter.scope === 'PARTICIPANT' ? this.participants : this.mentioned;
-      conditions.push((visit) => visitAll(lists, this.entityCodes, filter.entities!, visit));
+      conditions.push((visit) => visitAll(lists, this.entityCodes, filter.entities!, from, visit));
     }
     if (filter.outlets !== null) {
       // Outlets are article sources: under USER_REPORTS_ONLY none counts.
       if (filter.sourceKind === 'USER_REPORTS_ONLY') return { count: 0, newest: [] };
-      conditions.push((visit) => visitAll(this.outlets, this.outletCodes, filter.outlets!, visit));
+      conditions.push((visit) => visitAll(this.outlets, this.outletCodes, filter.outlets!, from, visit));
     }
     for (const roleFilter of filter.roleFilters) {
       const columns = (roleIds.get(roleFilter.role) ?? [])
         .flatMap((id) => [...(this.roles.get(id)?.values() ?? [])])
         .filter((column) => type === null || column.types.has(type));
       conditions.push((visit) => {
-        for (const column of columns) this.visitValues(column, roleFilter.tests, kind, visit);
+        for (const column of columns) this.visitValues(column, roleFilter.tests, kind, from, visit);
       });
     }
 
@@ -337,7 +353,7 @@ export class MemoryIndex {
     if (conditions.length === 0) {
       // Newest numbers first: they are mostly the newest events, so most offers to `top` are
       // turned away at its first comparison.
-      for (let n = this.ids.count - 1; n >= 0; n--) accept(n);
+      for (let n = this.ids.count - 1; n >= from; n--) accept(n);
       return { count, newest: top.matches() };
     }
     // Each condition passes on the events that passed all before it; the last one accepts.
@@ -358,7 +374,13 @@ export class MemoryIndex {
   }
 
   /** Visits the events of the role values passing every test (one value row holds them all, as the SQL face's `v`). */
-  private visitValues(column: RoleColumn, tests: readonly RoleValueTest[], kind: 'ANY' | 'ARTICLE' | 'STRUCTURED', visit: (n: number) => void): void {
+  private visitValues(
+    column: RoleColumn,
+    tests: readonly RoleValueTest[],
+    kind: 'ANY' | 'ARTICLE' | 'STRUCTURED',
+    from: number,
+    visit: (n: number) => void,
+  ): void {
     if (kind !== 'ANY' && column.structured !== (kind === 'STRUCTURED')) return;
     const compiled = tests.map((test) => this.valueTest(test));
     for (const t of compiled) {
@@ -370,7 +392,8 @@ export class MemoryIndex {
     const amounts = column.amounts?.items;
     const units = column.units?.items;
     const length = column.events.length;
-    next: for (let i = 0; i < length; i++) {
+    // Values are added in number order: those of numbers before `from` come first.
+    next: for (let i = lowerBound(events, 0, length, from); i < length; i++) {
       for (const t of compiled) {
         if (t.kind === 'amount') {
           const a = amounts![i]!;
@@ -396,6 +419,25 @@ export class MemoryIndex {
     return { kind: 'entity_in' as const, entities: codes };
   }
 
+  /** Notes number `n`'s first report date in its span's latest (numbers are noted in order). */
+  private noteFirstReport(n: number): void {
+    const span = n >> SPAN_BITS;
+    const before = (n & ((1 << SPAN_BITS) - 1)) === 0 ? (span > 0 ? this.latestUpTo[span - 1]! : 0) : this.latestUpTo[span]!;
+    this.latestUpTo[span] = Math.max(before, this.firstReportUs[n]!);
+  }
+
+  /** The first number of the first span holding a first report at or after `windowStartUs`: every number before it is older. */
+  private firstInWindow(windowStartUs: number): number {
+    let low = 0;
+    let high = spansFor(this.ids.count);
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.latestUpTo[mid]! < windowStartUs) low = mid + 1;
+      else high = mid;
+    }
+    return low << SPAN_BITS;
+  }
+
   private nextGeneration(): number {
     if (this.generation === 0xffffffff) {
       this.reachedBy.fill(0);
@@ -417,6 +459,7 @@ export class MemoryIndex {
     this.structuredSources = resized(this.structuredSources, capacity);
     this.reachedBy = resized(this.reachedBy, capacity);
     this.passed = resized(this.passed, capacity);
+    this.latestUpTo = resized(this.latestUpTo, spansFor(capacity));
   }
 
   /**
@@ -443,10 +486,10 @@ export class MemoryIndex {
   }
 }
 
-function visitAll(lists: PostingLists, codes: IdTable, keys: ReadonlySet<string>, visit: (n: number) => void): void {
+function visitAll(lists: PostingLists, codes: IdTable, keys: ReadonlySet<string>, from: number, visit: (n: number) => void): void {
   for (const key of keys) {
     const known = codes.find(key);
-    if (known !== -1) lists.forEach(known, visit);
+    if (known !== -1) lists.forEach(known, visit, from);
   }
 }
 

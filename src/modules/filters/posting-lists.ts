@@ -7,7 +7,7 @@
 // most half its space or one block. Blocks live in chunks of CHUNK numbers that are never
 // copied: an address is chunk * CHUNK + offset, and 0 is "no block".
 
-import { resized } from './typed-arrays.js';
+import { lowerBound, resized } from './typed-arrays.js';
 
 const CHUNK_BITS = 20;
 const CHUNK = 1 << CHUNK_BITS; // 4 MB of numbers per chunk
@@ -87,15 +87,20 @@ export class PostingLists {
     this.lengths[key]!++;
   }
 
-  /** Calls `visit` with each number of the key's list, in the order pushed. */
-  forEach(key: number, visit: (n: number) => void): void {
+  /**
+   * Calls `visit` with each number of the key's list, in the order pushed, from the first at
+   * or above `from` (numbers are pushed in ascending order: the blocks before it are skipped).
+   */
+  forEach(key: number, visit: (n: number) => void, from = 0): void {
     if (key >= this.heads.length) return;
     const tail = this.tails[key]!;
     for (let block = this.heads[key]!; block !== 0; ) {
       const chunk = this.chunks[block >>> CHUNK_BITS]!;
       const at = (block & OFFSET_MASK) + HEADER;
       const end = at + (block === tail ? this.tailFill[key]! : chunk[at - 1]!);
-      for (let i = at; i < end; i++) visit(chunk[i]!);
+      if (end > at && chunk[end - 1]! >= from) {
+        for (let i = lowerBound(chunk, at, end, from); i < end; i++) visit(chunk[i]!);
+      }
       block = chunk[at - HEADER]!;
     }
   }

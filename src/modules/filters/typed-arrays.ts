@@ -9,3 +9,15 @@ export function resized<T extends Typed>(old: T, length: number): T {
   made.set(old.length > length ? (old.subarray(0, length) as T) : old);
   return made;
 }
+
+/** The first index in [start, end) of ascending `values` holding `value` or more (`end` if none). */
+export function lowerBound(values: Uint32Array, start: number, end: number, value: number): number {
+  let low = start;
+  let high = end;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (values[mid]! < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
