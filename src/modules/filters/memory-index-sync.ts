@@ -258,6 +258,8 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
         ensureBuilding();
         return null;
       }
+      // Not even a catch-up for what the index cannot answer (MemoryIndex.answers).
+      if (filter.report_source_kind === 'REPRESENTED_ONLY') return null;
       // The filter's entities and role ids are looked up while the index catches up (on
       // PostgreSQL at once, on two connections).
       const [

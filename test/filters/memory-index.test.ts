@@ -1,0 +1,145 @@
+// The search index in memory (memory-index.ts) against a plain reading of the same events, on
+// more numbers than the tests through the database reach: thousands of events added mostly in
+// the order of their first reports (some much older), changed and removed, so a search's
+// window skips spans of numbers, posting-list blocks and role values. The same searches after
+// the index is compacted, and after it is saved to a file, loaded and added to again. Its
+// semantics against the SQL face are held by filter-faces.test.ts and search-counts.test.ts.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { v7 as uuidv7 } from 'uuid';
+import type { CompiledFilter } from '../../src/modules/filters/filter.js';
+import { loadIndex, saveIndex } from '../../src/modules/filters/memory-index-file.js';
+import { type IndexedEvent, MemoryIndex } from '../../src/modules/filters/memory-index.js';
+import { tempDir } from '../helpers/server.js';
+
+const DAY_US = 86_400_000_000;
+const NOW_US = Date.parse('2026-11-20T00:00:00Z') * 1000;
+
+/** A small deterministic generator, so a failure repeats. */
+function seeded(seed: number): (n: number) => number {
+  let state = seed >>> 0;
+  return (n) => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return Math.floor((state / 2 ** 32) * n);
+  };
+}
+
+const ids = (n: number) => Array.from({ length: n }, () => uuidv7());
+const types = ids(3);
+const entities = ids(40);
+const outlets = ids(12);
+// An amount role per type, all under one code name, as event types share role code names.
+const amountRoles = types.map(() => uuidv7());
+const roleIds = new Map([['amount', amountRoles]]);
+
+describe('search index in memory', () => {
+  it('when thousands of events are added, changed and removed, then every search counts and pages what a plain reading does, compacted, and saved, loaded and added to', async () => {
+    const random = seeded(17);
+    const live = new Map<string, IndexedEvent>();
+    /** The first report date of each number the index gave, in order (dead ones too). */
+    const numbered: number[] = [];
+    const index = new MemoryIndex();
+    let added = 0;
+    /** A new version of event `id`, first reported about `at` (now and then much earlier). */
+    const eventAt = (id: string, at: number): IndexedEvent => {
+      const type = random(3);
+      const reports = 1 + random(4);
+      return {
+        id,
+        typeId: types[type]!,
+        firstReportUs: random(10) === 0 ? at - random(200) * DAY_US : at + random(DAY_US),
+        sources: reports,
+        articleSources: reports,
+        structuredSources: 0,
+        entities: [...new Set([entities[random(entities.length)]!, entities[random(8)]!])].map((entityId) => ({ entityId, participant: random(2) === 0 })),
+        outlets: [...new Set(Array.from({ length: reports }, () => outlets[random(outlets.length)]!))],
+        values: Array.from({ length: random(3) }, () => ({
+          roleId: amountRoles[type]!,
+          structured: false,
+          entityId: null,
+          dateMs: null,
+          amount: random(1000),
+          unit: '',
+        })),
+      };
+    };
+    /**
+     * `count` events into `held`, each first reported a little after the one before; a tenth
+     * of the time an earlier one changes or goes.
+     */
+    const addEvents = (held: MemoryIndex, count: number) => {
+      const put = (id: string, event: IndexedEvent | null) => {
+        held.put(id, event);
+        if (event) {
+          numbered.push(event.firstReportUs);
+          live.set(id, event);
+        } else live.delete(id);
+      };
+      for (let i = 0; i < count; i++, added++) {
+        const at = NOW_US - 400 * DAY_US + added * (DAY_US / 12);
+        const id = uuidv7();
+        put(id, eventAt(id, at));
+        if (random(10) === 0) {
+          const known = [...live.keys()];
+          const changed = known[random(known.length)]!;
+          put(changed, random(3) === 0 ? null : eventAt(changed, at));
+        }
+      }
+    };
+    addEvents(index, 4_000);
+
+    /** The searches: a filter, a window and a page size, drawn at random. */
+    const searches = Array.from({ length: 150 }, () => {
+      const filter: CompiledFilter = {
+        eventTypeId: random(3) === 0 ? null : types[random(3)]!,
+        entities: random(2) === 0 ? new Set([entities[random(entities.length)]!, entities[random(8)]!]) : null,
+        scope: random(2) === 0 ? 'MENTIONED' : 'PARTICIPANT',
+        outlets: random(3) === 0 ? new Set([outlets[random(outlets.length)]!]) : null,
+        sourceKind: 'ANY',
+        represented: null,
+        minReports: 1 + random(3),
+        roleFilters: random(3) === 0 ? [{ role: 'amount', tests: [{ kind: 'amount', min: random(1000), max: Infinity, unit: null }] }] : [],
+      };
+      // A third of the windows start exactly at the latest first report among the numbers up
+      // to the end of some span of a power of two (the index skips by such spans): that event
+      // is in the window.
+      const spanEnd = Math.min(numbered.length, (1 << random(9)) * (1 + random(64))) - 1;
+      const windowStartUs = random(3) === 0 ? Math.max(...numbered.slice(0, spanEnd + 1)) : NOW_US - random(420) * DAY_US - random(DAY_US);
+      return { filter, windowStartUs, limit: 1 + random(6) };
+    });
+    const expected = (filter: CompiledFilter, windowStartUs: number, limit: number) => {
+      const matches = [...live.values()].filter(
+        (e) =>
+          (filter.eventTypeId === null || e.typeId === filter.eventTypeId) &&
+          e.firstReportUs >= windowStartUs &&
+          e.sources >= filter.minReports &&
+          (filter.entities === null || e.entities.some((x) => filter.entities!.has(x.entityId) && (filter.scope === 'MENTIONED' || x.participant))) &&
+          (filter.outlets === null || e.outlets.some((o) => filter.outlets!.has(o))) &&
+          filter.roleFilters.every((rf) => e.values.some((v) => rf.tests.every((t) => t.kind === 'amount' && v.amount! >= t.min))),
+      );
+      matches.sort((a, b) => b.firstReportUs - a.firstReportUs || (a.id < b.id ? 1 : -1));
+      return { count: matches.length, newest: matches.slice(0, limit).map((e) => ({ id: e.id, firstReportUs: e.firstReportUs })) };
+    };
+    const holdsEverySearch = (held: MemoryIndex, stage: string) => {
+      let counted = 0;
+      for (const [i, { filter, windowStartUs, limit }] of searches.entries()) {
+        const want = expected(filter, windowStartUs, limit);
+        assert.deepEqual(held.search(filter, roleIds, windowStartUs, limit), want, `${stage}: search ${i}`);
+        if (want.count > 0) counted++;
+      }
+      assert.ok(counted >= 75, `${stage}: only ${counted} of 150 searches counted something`);
+    };
+
+    holdsEverySearch(index, 'built');
+    index.compact();
+    holdsEverySearch(index, 'compacted');
+    const file = path.join(tempDir('memory-index-'), 'index.v8');
+    await saveIndex(file, { epoch: uuidv7(), position: { xmin: 1n, seen: [] }, index: index.parts() });
+    const loaded = MemoryIndex.fromParts((await loadIndex(file))!.index);
+    holdsEverySearch(loaded, 'loaded');
+    // Grown past what the load sized its arrays for.
+    addEvents(loaded, 2_000);
+    holdsEverySearch(loaded, 'loaded and added to');
+  });
+});
