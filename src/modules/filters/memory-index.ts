@@ -428,14 +428,7 @@ export class MemoryIndex {
 
   /** The first number of the first span holding a first report at or after `windowStartUs`: every number before it is older. */
   private firstInWindow(windowStartUs: number): number {
-    let low = 0;
-    let high = spansFor(this.ids.count);
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (this.latestUpTo[mid]! < windowStartUs) low = mid + 1;
-      else high = mid;
-    }
-    return low << SPAN_BITS;
+    return lowerBound(this.latestUpTo, 0, spansFor(this.ids.count), windowStartUs) << SPAN_BITS;
   }
 
   private nextGeneration(): number {

@@ -11,7 +11,7 @@ export function resized<T extends Typed>(old: T, length: number): T {
 }
 
 /** The first index in [start, end) of ascending `values` holding `value` or more (`end` if none). */
-export function lowerBound(values: Uint32Array, start: number, end: number, value: number): number {
+export function lowerBound(values: Uint32Array | Float64Array, start: number, end: number, value: number): number {
   let low = start;
   let high = end;
   while (low < high) {
