@@ -135,7 +135,12 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   // clients that are no longer queryable when they come back).
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  await pool.query('SELECT 1');
+  // The first connection is the one start-up waits on (main.ts tries again while the database
+  // is unavailable): its failure is classified like any other, and the pool ends with it.
+  await pool.query('SELECT 1').catch(async (error) => {
+    await pool.end().catch(() => undefined);
+    throw classified(error);
+  });
   let closed = false;
   const unavailable = () => new DatabaseUnavailableError(new Error('the database pool is closed'));
   const base = asQueryable(pool);
