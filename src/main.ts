@@ -66,6 +66,7 @@ async function main(): Promise<void> {
   const demo = config.seed === 'demo' ? await seedDemoAccount(runtime) : null;
 
   const app = await buildApp(runtime, tls);
+  await runtime.warmUp();
   await app.listen({ port: config.port, host: config.host });
   runtime.startBackground();
   const { port } = app.server.address() as { port: number };

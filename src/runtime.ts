@@ -80,6 +80,13 @@ export interface Runtime {
    * workers to.
    */
   drain(): Promise<void>;
+  /**
+   * Before a server listens: its search index loaded from the file it saved (a build, when
+   * there is none to load, runs on in the background) and the widest search read once, so the
+   * first searches after a restart find everything warm. Never fails: what it could not do
+   * (logged) happens with the first searches instead.
+   */
+  warmUp(): Promise<void>;
   /** Starts background work (job polling, retention sweeps); in the api role only its own counter pruning. The CLI never calls it. */
   startBackground(): void;
   close(): Promise<void>;
@@ -221,8 +228,19 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       await webhooks.drain({ runHere });
       if (runHere) await retention.sweep();
     },
+    async warmUp() {
+      const started = performance.now();
+      await searchIndex.start();
+      if (config.role === 'worker') return; // it answers no search
+      try {
+        await search.warmUp();
+        logger.info({ ms: Math.round(performance.now() - started) }, 'search warmed up');
+      } catch (error) {
+        logger.warn({ err: error }, 'warming up the search failed; the first searches read cold');
+      }
+    },
     startBackground() {
-      searchIndex.start(); // every role answers searches
+      void searchIndex.start(); // every role answers searches (a second call, after warmUp, does nothing)
       if (config.role === 'api') {
         // An api process only stores jobs and deliveries; workers find them by polling (its
         // wake-ups reach pollers that never start) and run the retention sweeps. It keeps the

@@ -41,6 +41,12 @@ async function purgeWhatWasWritten(db: Queryable): Promise<number> {
   throw new Error(`the change log's horizon did not pass transaction ${above} in a minute`);
 }
 
+/** A restarted server loads its saved index and reads the widest search before it listens. */
+function assertLoadedBeforeReady(output: string): void {
+  const at = (message: string) => output.indexOf(`"msg":"${message}"`);
+  assert.ok(at('search index loaded') >= 0 && at('search index loaded') < at('search warmed up') && at('search warmed up') < at('ready'), output);
+}
+
 describe('search index', () => {
   let server: TestServer;
   let corpus: TestCorpus;
@@ -113,10 +119,13 @@ describe('search index', () => {
     const run = async (work: (sync: ReturnType<typeof memoryIndexSync>) => Promise<void> = async () => undefined) => {
       messages.length = 0;
       const sync = memoryIndexSync(db, logger, { file });
-      sync.start();
       try {
+        // A loaded index is in place when start resolves (a server listens only then); a build runs on.
+        await sync.start();
+        const loadedAtStart = messages.includes('search index loaded');
         await sync.built();
         const began = messages.find((message) => /^search index (built|loaded)$/.test(message));
+        assert.equal(loadedAtStart, began === 'search index loaded');
         const counted = await sync.search(filter, windowStart, 10);
         await work(sync);
         return { began, count: counted?.count, page: counted?.page.length };
@@ -253,7 +262,7 @@ describe('search index on several processes', () => {
       });
     }
     reader = await spawnServer(t, readerEnv);
-    await reader.waitForOutput(/"msg":"search index loaded"/, 30_000);
+    assertLoadedBeforeReady(reader.output());
     assert.equal(await search(reader), 15, 'a restarted process, its saved index caught up');
     // Killed, it saves nothing: the next start loads the file of the last stop and catches up from there.
     await corpus.article({
@@ -264,7 +273,7 @@ describe('search index on several processes', () => {
     });
     await reader.stop('SIGKILL');
     reader = await spawnServer(t, readerEnv);
-    await reader.waitForOutput(/"msg":"search index loaded"/, 30_000);
+    assertLoadedBeforeReady(reader.output());
     assert.equal(await search(reader), 16);
     await reader.stop();
     await writer.stop();

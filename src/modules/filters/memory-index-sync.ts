@@ -82,6 +82,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
   let loadFirst = file !== null;
   let building: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
+  let starting: Promise<void> | null = null;
   let closed = false;
   /** Catch-ups and the swap after a build, one at a time. */
   let lock: Promise<unknown> = Promise.resolve();
@@ -135,13 +136,16 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
     logger.info({ events: fresh.size, ms: Math.round(performance.now() - started) }, 'search index built');
   }
 
-  /** The index saved at the last stop, caught up, when it is this database's and the log still reaches it; else a build. */
-  async function loadOrBuild(path: string): Promise<void> {
+  /**
+   * Puts the index saved at the last stop in place, caught up, when it is this database's and
+   * the log still reaches it; false when there is none such (logged), and a build must run.
+   */
+  async function loadSaved(path: string): Promise<boolean> {
     const started = performance.now();
     try {
       const saved = await loadIndex(path);
       // Stopping already: the file stays as it is, and nothing is caught up or saved again.
-      if (closed) return;
+      if (closed) return true;
       if (saved !== null) {
         const now = await store.identity(db);
         const index = saved.epoch === now.epoch && saved.position.xmin <= now.xmin ? MemoryIndex.fromParts(saved.index) : null;
@@ -149,14 +153,14 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
         if (index !== null && caught !== null) {
           await install(index, caught.position, saved.epoch);
           logger.info({ events: index.size, ms: Math.round(performance.now() - started) }, 'search index loaded');
-          return;
+          return true;
         }
         logger.info('the saved search index is of another database, or the change log was purged past it: building it from the tables');
       }
     } catch (error) {
       logger.warn({ err: error }, 'loading the saved search index failed; building it from the tables');
     }
-    await build();
+    return false;
   }
 
   async function save(path: string): Promise<void> {
@@ -171,15 +175,18 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
     }
   }
 
-  function ensureBuilding(): void {
-    if (building || closed) return;
-    const work = loadFirst && file !== null ? loadOrBuild(file) : build();
+  /** Starts the load of the saved index (the first time) or a build, unless one runs; answers the load (false: none, a build runs on). */
+  function ensureBuilding(): Promise<boolean> {
+    if (building || closed) return Promise.resolve(false);
+    const loaded = loadFirst && file !== null ? loadSaved(file) : Promise.resolve(false);
     loadFirst = false;
-    building = work
+    building = loaded
+      .then((done) => (done ? undefined : build()))
       .catch((error) => logger.warn({ err: error }, 'building the search index failed; searches count in SQL until a build succeeds'))
       .finally(() => {
         building = null;
       });
+    return loaded;
   }
 
   function catchUpOnce(): Promise<void> {
@@ -277,11 +284,18 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
       });
     },
 
-    /** Builds the index in the background and keeps it caught up. */
-    start(): void {
-      ensureBuilding();
+    /**
+     * Loads the saved index or builds one in the background, and keeps it caught up. Resolves
+     * once a saved index is in place or found unusable (a build then runs on): a server waits
+     * for that before it listens, so its first searches neither count in SQL nor share the
+     * thread with the load. Calling it again does nothing more.
+     */
+    start(): Promise<void> {
+      if (starting) return starting;
       timer = setInterval(() => void catchUp().catch((error) => logger.warn({ err: error }, 'catching up the search index failed')), CATCH_UP_EVERY_MS);
       timer.unref();
+      starting = ensureBuilding().then(() => undefined);
+      return starting;
     },
 
     /** Waits for a build in progress (tests, benches). */

@@ -17,7 +17,7 @@ import { entityListReferences, entityListsInaccessible, unusableEntityLists } fr
 import { filteredEvents, type EventPosition, type FilteredEvents } from '../filters/filtered-events.js';
 import type { MemoryIndexSync } from '../filters/memory-index-sync.js';
 import { normalizeFilter, roleFilterValueErrors, type EventFilter } from '../filters/filter.js';
-import { FILTER_MEMBERS, type SearchBody, type SearchResult } from './search.schemas.js';
+import { FILTER_MEMBERS, LOOKBACK_DAYS, type SearchBody, type SearchResult } from './search.schemas.js';
 import { searchStore as store, type ExecutionRow } from './search.store.js';
 
 const DAY_MS = 86_400_000;
@@ -113,12 +113,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     const insufficient = () =>
       new ProblemError('insufficient-credits', `A search costs ${cost} credit${cost === 1 ? '' : 's'}; the balance cannot cover it. Nothing was charged.`);
     if (account.credit_balance < cost) throw insufficient();
-    const size = Math.min(limit, plan.search_max_results);
-    const { reportSeq, totalCount, newest } = await count(filter, windowStart, size + 1);
-    const page =
-      newest && size > 0
-        ? await pageOf(newest, size, reportSeq)
-        : await readPage(await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart }), reportSeq, null, size);
+    const { reportSeq, totalCount, page } = await countAndFirstPage(filter, windowStart, Math.min(limit, plan.search_max_results));
     const execution: ExecutionRow = {
       id: newId(),
       account_id: searcher.accountId,
@@ -153,6 +148,16 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     const reportSeq = await receivedUpTo(db);
     const counted = await (await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart })).countAndNewest(limit);
     return { reportSeq, totalCount: counted.count, newest: counted.page };
+  }
+
+  /** A new execution's count, with its cut-off, and its first page of `size` events. */
+  async function countAndFirstPage(filter: EventFilter, windowStart: Date, size: number) {
+    const { reportSeq, totalCount, newest } = await count(filter, windowStart, size + 1);
+    const page =
+      newest && size > 0
+        ? await pageOf(newest, size, reportSeq)
+        : await readPage(await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart }), reportSeq, null, size);
+    return { reportSeq, totalCount, page };
   }
 
   /** Reads the page after `after` (null: the first), newest first, with its events as counted at `countedUpTo`. */
@@ -267,6 +272,17 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     /** One endpoint, two calls told apart by `cursor`. */
     search(searcher: Searcher, body: SearchBody, listRefusal: UnusableListRefusal = 'field-errors'): Promise<SearchResult> {
       return body.cursor === undefined ? execute(searcher, body, listRefusal) : continueSearch(searcher, body);
+    },
+
+    /**
+     * The reads of the widest search a new user sends first (no filter, the longest lookback,
+     * a first page), charged to no one and answered to no one. A server runs it once before it
+     * listens: the first searches after a restart then find the database's caches (the
+     * embedded database's are empty at start) and this code warm.
+     */
+    async warmUp(): Promise<void> {
+      const widest = normalizeFilter({ event_type_id: null });
+      await countAndFirstPage(widest, new Date(clock.now().getTime() - Math.max(...LOOKBACK_DAYS) * DAY_MS), DEFAULT_LIMIT);
     },
 
     /** Deletes executions a week past their retention. */
