@@ -65,6 +65,19 @@ db.query = (async (sql: string, params?: readonly unknown[], options?: QueryOpti
 }) as typeof db.query;
 /** The database without the recording, for the reference. */
 const unrecorded = { ...db, query };
+// The time inside the search service (its reads, the index's count, the charge) of each
+// recorded request: what HTTP adds over it is the per-request fixed cost (TLS, parsing, the
+// key, rate limits, validation, serialization).
+let serviceMs: number | null = null;
+const serviceSearch = runtime.search.search;
+runtime.search.search = async (...args) => {
+  const started = performance.now();
+  try {
+    return await serviceSearch(...args);
+  } finally {
+    if (recording) serviceMs = performance.now() - started;
+  }
+};
 
 const tls = await loadTls(config);
 const app = await buildApp(runtime, tls);
@@ -160,6 +173,8 @@ const percentile = (values: number[], p: number) => {
 
 interface Sample {
   http: number[];
+  /** Inside the search service, charge included. */
+  service: number[];
   sql: number[];
   /** The search as it was read before the day counts (receivedUpTo, then the SQL face's count and first page): the reference. */
   reference: number[];
@@ -179,7 +194,7 @@ async function referenceSearch(body: Record<string, unknown>): Promise<void> {
 const samples = new Map<string, Sample>();
 const paged = mix.find((m) => m.name === 'type, 30 days')!;
 const cases = [...mix.map((m) => ({ name: m.name, body: () => m.body })), { name: 'continuation page of "type, 30 days"', body: () => null }];
-for (const c of cases) samples.set(c.name, { http: [], sql: [], reference: [], total: 0, statements: 0 });
+for (const c of cases) samples.set(c.name, { http: [], service: [], sql: [], reference: [], total: 0, statements: 0 });
 
 // Warm-up: one round of every case, unmeasured.
 for (const m of mix) await search(m.body);
@@ -201,6 +216,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const answer = await search(body);
     const sample = samples.get(c.name)!;
     sample.http.push(performance.now() - started);
+    sample.service.push(serviceMs!);
     sample.total = answer.total_count;
     sample.statements = recording.length;
     recorded.push({ name: c.name, statements: recording });
@@ -233,7 +249,8 @@ async function concurrently(clients: number, seconds: number) {
       await dispatcher.close();
     }),
   );
-  return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  const mean = latencies.reduce((sum, ms) => sum + ms, 0) / latencies.length;
+  return { perSecond: latencies.length / seconds, mean, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 const one = await concurrently(1, CONCURRENT_SECONDS);
 const many = await concurrently(CLIENTS, CONCURRENT_SECONDS);
@@ -245,24 +262,32 @@ console.log(`\n${config.database.kind}, ${eventCount.toLocaleString('en')} event
 console.log(`warm-up before listening (index loaded or its build started, the widest search read): ${fmt(warmUpMs)}`);
 console.log(`first searches after start: ${cold.map((c) => `${c.name} ${fmt(c.ms)}`).join(', ')}`);
 console.log(`search index built ${(indexBuiltMs / 1000).toFixed(1)} s after start; RSS then ${rssIndexedMb.toFixed(0)} MB\n`);
-console.log('| search | total_count | reads | HTTP p50 | HTTP p99 | SQL p50 | SQL p99 | HTTP / SQL p99 | reference p99 | HTTP p99 / reference p99 |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
-const all = { http: [] as number[], sql: [] as number[], reference: [] as number[] };
+console.log(
+  '| search | total_count | reads | HTTP p50 | HTTP p99 | service p50 | service p99 | HTTP / service p99 | SQL p50 | SQL p99 | HTTP / SQL p99 | reference p99 | HTTP p99 / reference p99 |',
+);
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+const all = { http: [] as number[], service: [] as number[], sql: [] as number[], reference: [] as number[] };
 const p99 = (values: number[]) => (values.length > 0 ? fmt(percentile(values, 99)) : '');
 const over = (a: number[], b: number[]) => (b.length > 0 ? (percentile(a, 99) / percentile(b, 99)).toFixed(2) : '');
 for (const [name, sample] of samples) {
   all.http.push(...sample.http);
+  all.service.push(...sample.service);
   all.sql.push(...sample.sql);
   all.reference.push(...sample.reference);
   console.log(
-    `| ${name} | ${sample.total.toLocaleString('en')} | ${sample.statements} | ${fmt(percentile(sample.http, 50))} | ${p99(sample.http)} | ${fmt(percentile(sample.sql, 50))} | ${p99(sample.sql)} | ${over(sample.http, sample.sql)} | ${p99(sample.reference)} | ${over(sample.http, sample.reference)} |`,
+    `| ${name} | ${sample.total.toLocaleString('en')} | ${sample.statements} | ${fmt(percentile(sample.http, 50))} | ${p99(sample.http)} | ${fmt(percentile(sample.service, 50))} | ${p99(sample.service)} | ${over(sample.http, sample.service)} | ${fmt(percentile(sample.sql, 50))} | ${p99(sample.sql)} | ${over(sample.http, sample.sql)} | ${p99(sample.reference)} | ${over(sample.http, sample.reference)} |`,
   );
 }
 console.log(
-  `| **whole mix** | | | ${fmt(percentile(all.http, 50))} | **${p99(all.http)}** | ${fmt(percentile(all.sql, 50))} | ${p99(all.sql)} | **${over(all.http, all.sql)}** | ${p99(all.reference)} | ${over(all.http, all.reference)} |`,
+  `| **whole mix** | | | ${fmt(percentile(all.http, 50))} | **${p99(all.http)}** | ${fmt(percentile(all.service, 50))} | ${p99(all.service)} | **${over(all.http, all.service)}** | ${fmt(percentile(all.sql, 50))} | ${p99(all.sql)} | **${over(all.http, all.sql)}** | ${p99(all.reference)} | ${over(all.http, all.reference)} |`,
 );
 console.log(
   `\n1 client: ${one.perSecond.toFixed(1)} searches/s, p50 ${fmt(one.p50)}, p99 ${fmt(one.p99)}; ${CLIENTS} clients: ${many.perSecond.toFixed(1)} searches/s (${(many.perSecond / one.perSecond).toFixed(2)} ×), p50 ${fmt(many.p50)}, p99 ${fmt(many.p99)} (${(many.p99 / one.p99).toFixed(2)} ×); ${CONCURRENT_SECONDS} s each`,
+);
+// Little's law: clients that each wait for their answer before sending again wait, on average,
+// clients ÷ (throughput ratio) times as long as one client does.
+console.log(
+  `mean latency ${fmt(one.mean)} → ${fmt(many.mean)} (${(many.mean / one.mean).toFixed(2)} ×; Little's law for ${CLIENTS} closed-loop clients at ${(many.perSecond / one.perSecond).toFixed(2)} × the throughput: ${(CLIENTS / (many.perSecond / one.perSecond)).toFixed(2)} ×)`,
 );
 console.log(`RSS of this process (server, database${config.database.kind === 'pglite' ? ' included' : ' client'} and load): ${rssMb.toFixed(0)} MB`);
 
