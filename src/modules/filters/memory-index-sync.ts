@@ -224,17 +224,23 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
     return queued;
   }
 
-  /** Catches up to a snapshot taken after this call; false when that failed (logged): the caller counts in SQL. */
-  async function caughtUp(): Promise<boolean> {
+  /**
+   * Catches up to a snapshot taken after this call; answers the failure, if it failed. The
+   * caller then counts in SQL, which answers for itself if the database is the trouble, and
+   * says so (countsInSql) unless it fails anyway for a reason of its own.
+   */
+  async function caughtUp(): Promise<{ error: unknown } | null> {
     try {
       await catchUp();
-      return true;
+      return null;
     } catch (error) {
-      // The caller counts in SQL, which answers for itself if the database is the trouble.
-      logger.warn({ err: error }, 'catching up the search index failed; this search counts in SQL');
-      return false;
+      return { error };
     }
   }
+  const countsInSql = (failure: { error: unknown }): null => {
+    logger.warn({ err: failure.error }, 'catching up the search index failed; this search counts in SQL');
+    return null;
+  };
 
   /** `read` on the index as the last catch-up left it (any catch-up since took a later snapshot still). */
   function readCaughtUp<T>(read: (at: IndexAtSnapshot) => T): Promise<T | null> {
@@ -252,7 +258,8 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
         ensureBuilding();
         return null;
       }
-      return (await caughtUp()) ? readCaughtUp(read) : null;
+      const failure = await caughtUp();
+      return failure ? countsInSql(failure) : readCaughtUp(read);
     },
 
     /**
@@ -268,15 +275,17 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
       // Not even a catch-up for what the index cannot answer (MemoryIndex.answers).
       if (filter.report_source_kind === 'REPRESENTED_ONLY') return null;
       // The filter's entities and role ids are looked up while the index catches up (on
-      // PostgreSQL at once, on two connections).
+      // PostgreSQL at once, on two connections). If the look-up fails, so does the search, and
+      // a failed catch-up beside it goes unsaid: nothing counts in SQL.
       const [
         {
           compiled: [compiled],
           roleIds,
         },
-        ready,
+        failure,
       ] = await Promise.all([compileWithRoleIds(db, [filter]), caughtUp()]);
-      if (!ready || !MemoryIndex.answers(compiled!)) return null;
+      if (failure) return countsInSql(failure);
+      if (!MemoryIndex.answers(compiled!)) return null;
       return readCaughtUp(({ index, countedUpTo }) => {
         const { count, newest } = index.search(compiled!, roleIds, windowStart.getTime() * 1000, limit);
         // As the database driver reads a timestamp: microseconds cut to milliseconds.
