@@ -196,7 +196,7 @@ describe('filter faces', () => {
      * cut-off: the same count, and the same five newest (first report date, then id, descending).
      */
     const built = memoryIndexSync(db, server.runtime.logger);
-    built.start();
+    await built.start();
     await built.built();
     let indexed = 0;
     async function indexFace(eventFilter: EventFilter, compiled: Awaited<ReturnType<typeof compileFilter>>, windowStart: Date | undefined) {

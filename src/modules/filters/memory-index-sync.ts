@@ -196,11 +196,11 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
       if (caught === null) {
         logger.warn('the search log was purged past this process: rebuilding the search index');
         held = null;
-        ensureBuilding();
+        void ensureBuilding();
         return;
       }
       held = { ...held, ...caught };
-      if (held.index.garbage() > held.index.size + GARBAGE_ALLOWED) ensureBuilding();
+      if (held.index.garbage() > held.index.size + GARBAGE_ALLOWED) void ensureBuilding();
     });
   }
 
@@ -255,7 +255,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
      */
     async read<T>(read: (at: IndexAtSnapshot) => T): Promise<T | null> {
       if (!held) {
-        ensureBuilding();
+        void ensureBuilding();
         return null;
       }
       const failure = await caughtUp();
@@ -269,7 +269,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
      */
     async search(filter: EventFilter, windowStart: Date, limit: number): Promise<{ countedUpTo: number; count: number; page: EventPosition[] } | null> {
       if (!held) {
-        ensureBuilding();
+        void ensureBuilding();
         return null;
       }
       // Not even a catch-up for what the index cannot answer (MemoryIndex.answers).
