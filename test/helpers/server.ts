@@ -239,7 +239,15 @@ export function timeLimit({ starts = 0, runs = 0, otherMs = 30_000 }: { starts?:
  * and resolves once /readyz answers 200. The server listens on a port of the system's choosing
  * (EVMON_PORT=0) and names it in its "ready" log line, so parallel tests never race for a port.
  */
-export async function spawnServer(owner: Owner, env: Record<string, string>, options: { expectFailure?: boolean } = {}): Promise<SpawnedServer> {
+export async function spawnServer(
+  owner: Owner,
+  env: Record<string, string>,
+  options: {
+    expectFailure?: boolean;
+    /** Hears the whole output so far at each new piece of it, while the process starts and after. */
+    onOutput?: (output: string) => void;
+  } = {},
+): Promise<SpawnedServer> {
   const dataDir = env.EVMON_DATA_DIR ?? tempDir();
   const merged = baseEnv({ EVMON_DATA_DIR: dataDir, EVMON_PORT: '0', EVMON_HOST: '127.0.0.1', ...env });
   prepareDataDir(merged);
@@ -250,8 +258,12 @@ export async function spawnServer(owner: Owner, env: Record<string, string>, opt
   });
   const { child, exited } = proc;
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  const heard = (piece: Buffer) => {
+    out += piece;
+    options.onOutput?.(out);
+  };
+  child.stdout!.on('data', heard);
+  child.stderr!.on('data', heard);
   let exitCode: number | null | undefined;
   void exited.then((code) => (exitCode = code));
   const certPath = path.join(dataDir, 'tls', 'cert.pem');

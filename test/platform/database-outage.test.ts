@@ -18,7 +18,8 @@ const SEED = Number(process.env.EVMON_TEST_SEED ?? Date.now() % 100_000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Well formed, so the server looks it up in the database, and unknown there (401). */
 const UNKNOWN_KEY = `evk_${'A'.repeat(43)}`;
-const WAITED = /database unavailable at start-up; trying again/g;
+const WAITS = 'database unavailable at start-up; trying again';
+const WAITED = new RegExp(WAITS, 'g');
 
 /** What PostgreSQL sends a connection whose backend was terminated: a FATAL ErrorResponse, 57P01. */
 function terminationMessage(): Buffer {
@@ -141,11 +142,21 @@ describe('the database going away', {
     const database = await ownPostgres(t, BIN!);
     const env = { EVMON_TEST_CLOCK: '0' };
 
-    // Refused: the server is down when the process starts, and back two seconds later.
+    // Refused: the server is down when the process starts, and back once the process has said
+    // it waits.
     await database.stop('fast');
-    const back = sleep(2_000).then(() => database.start());
-    back.catch(() => undefined); // heard here too: a failed start must not outlive the test unheard
-    const refused = await spawnServer(t, { ...env, EVMON_DATABASE_URL: database.url, EVMON_DATA_DIR: tempDir() });
+    let back: Promise<void> | null = null;
+    const refused = await spawnServer(
+      t,
+      { ...env, EVMON_DATABASE_URL: database.url, EVMON_DATA_DIR: tempDir() },
+      {
+        onOutput: (output) => {
+          if (back !== null || !output.includes(WAITS)) return;
+          back = database.start();
+          back.catch(() => undefined); // heard here too: a failed start must not outlive the test unheard
+        },
+      },
+    );
     await back;
     const refusedWaits = refused.output().match(WAITED)?.length ?? 0;
     assert.ok(refusedWaits >= 1, `start-up waited while the connection was refused:\n${refused.output()}`);
