@@ -58,20 +58,26 @@ if ((await db.query('SELECT 1 FROM events LIMIT 1000')).length < 1000)
 // Record the read statements run outside transactions (the search's reads; its charge
 // runs in a transaction and is not replayed).
 let recording: { sql: string; params?: readonly unknown[] }[] | null = null;
+/** Runs `work` and, while a request is being recorded, hands its time to `took`. */
+async function timedWhileRecording<T>(work: () => Promise<T>, took: (ms: number) => void): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    if (recording) took(performance.now() - started);
+  }
+}
 const query = db.query.bind(db);
 /** The charge's time (the statement that commits) of the request being recorded. */
 let chargeMs: number | null = null;
 db.query = (async (sql: string, params?: readonly unknown[], options?: QueryOptions) => {
-  if (!options?.commits) {
-    recording?.push({ sql, params });
-    return query(sql, params, options);
-  }
-  const started = performance.now();
-  try {
-    return await query(sql, params, options);
-  } finally {
-    if (recording) chargeMs = performance.now() - started;
-  }
+  if (options?.commits)
+    return timedWhileRecording(
+      () => query(sql, params, options),
+      (ms) => (chargeMs = ms),
+    );
+  recording?.push({ sql, params });
+  return query(sql, params, options);
 }) as typeof db.query;
 /** The database without the recording, for the reference. */
 const unrecorded = { ...db, query };
@@ -80,14 +86,11 @@ const unrecorded = { ...db, query };
 // key, rate limits, validation, serialization).
 let serviceMs: number | null = null;
 const serviceSearch = runtime.search.search;
-runtime.search.search = async (...args) => {
-  const started = performance.now();
-  try {
-    return await serviceSearch(...args);
-  } finally {
-    if (recording) serviceMs = performance.now() - started;
-  }
-};
+runtime.search.search = (...args) =>
+  timedWhileRecording(
+    () => serviceSearch(...args),
+    (ms) => (serviceMs = ms),
+  );
 
 const tls = await loadTls(config);
 const app = await buildApp(runtime, tls);
