@@ -233,6 +233,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       await searchIndex.start();
       if (config.role === 'worker') return; // it answers no search
       try {
+        await keys.warmUp();
         await search.warmUp();
         logger.info({ ms: Math.round(performance.now() - started) }, 'search warmed up');
       } catch (error) {

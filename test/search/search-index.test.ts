@@ -166,6 +166,34 @@ describe('search index', () => {
     assert.deepEqual(await run(), { began: 'search index built', count: 7, page: 7 }, 'an unreadable file: built from the tables');
   });
 
+  it('when a server warms up before it listens, then it runs a search and its charge for no one: nothing is charged or recorded', async () => {
+    const db = server.runtime.db;
+    const { key, id: accountId } = await corpus.account(100);
+    await corpus.article({
+      outlet_id: await corpus.outlet(),
+      event_type_id: (await corpus.eventType()).id,
+      roles: [{ role: 'party', entity_id: await corpus.entity() }],
+    });
+    const written = async () =>
+      (
+        await db.query<{ executions: number; ledger: number; balance: number; cost: number }>(
+          `SELECT (SELECT count(*)::int FROM search_executions) AS executions, (SELECT count(*)::int FROM credit_ledger) AS ledger,
+                  a.credit_balance::int AS balance, p.search_credit_cost AS cost
+             FROM accounts a JOIN plans p ON p.name = a.plan WHERE a.id = $1`,
+          [accountId],
+        )
+      )[0];
+    const before = await written();
+    await server.runtime.keys.warmUp();
+    await server.runtime.search.warmUp();
+    assert.deepEqual(await written(), before);
+    // A real search is charged and recorded, as ever.
+    const answer = await server.http.post('/v1/events/search', { lookback_days: 365 }, bearer(key));
+    assert.equal(answer.status, 200, answer.text);
+    const after = await written();
+    assert.deepEqual(after, { ...before!, executions: before!.executions + 1, ledger: before!.ledger + 1, balance: before!.balance - before!.cost });
+  });
+
   it('when a search has entity, outlet or role conditions, then total_count is what its pages list', async () => {
     const { key } = await corpus.account(100);
     const type = await corpus.eventType();

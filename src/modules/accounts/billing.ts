@@ -8,9 +8,14 @@ import { accountsStore as store, PLAN_FIELDS, type AccountRow, type LedgerObserv
 
 export type { LedgerObserver } from './accounts.store.js';
 
+/** The account and its plan, or undefined when there is no such account. */
+export function findAccountAndPlan(db: Queryable, accountId: string): Promise<{ account: AccountRow; plan: PlanRow } | undefined> {
+  return store.getAccountWithPlan(db, accountId);
+}
+
 /** The account and its plan's values, as they are now (no lock; lockAccount takes it), in one statement. */
 export async function accountAndPlan(db: Queryable, accountId: string): Promise<{ account: AccountRow; plan: PlanRow }> {
-  const found = await store.getAccountWithPlan(db, accountId);
+  const found = await findAccountAndPlan(db, accountId);
   if (!found) throw new Error(`account ${accountId} does not exist`);
   return found;
 }

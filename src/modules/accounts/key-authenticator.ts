@@ -71,6 +71,15 @@ export function keyAuthenticator(db: Queryable, clock: Clock) {
       return principal;
     },
 
+    /**
+     * The look-up of a key no one has: the statement each request with a key not yet cached
+     * runs, read once before a server listens so the first requests after a restart find the
+     * keys' table read (on the embedded database, nothing of it is in memory at start).
+     */
+    async warmUp(): Promise<void> {
+      await accountsStore.findPrincipalByHash(db, hashKey(''));
+    },
+
     evict(keyHash: Buffer): void {
       generation++;
       for (const [k, entry] of cache) if (entry.keyHash.equals(keyHash)) cache.delete(k);

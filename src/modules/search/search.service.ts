@@ -9,7 +9,7 @@ import type { Database } from '../../platform/db/database.js';
 import { databaseFailure } from '../../platform/db/failures.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
-import { accountAndPlan, chargeSearch, type LedgerObserver } from '../accounts/billing.js';
+import { accountAndPlan, chargeSearch, findAccountAndPlan, type LedgerObserver } from '../accounts/billing.js';
 import { loadEventViews, receivedUpTo, searchEventOf } from '../corpus/event-view.js';
 import { referenceStore } from '../corpus/reference.store.js';
 import { countableByDay, countByDay } from '../filters/day-counts.js';
@@ -27,6 +27,8 @@ const CURSOR_KIND = 'event-search';
 const ORDERING_CHANGE_MS = Date.parse('2026-09-14T00:00:00Z');
 /** Expired executions are kept this long, so a cursor of another account still reads 404. */
 const EXPIRED_KEPT_MS = 7 * DAY_MS;
+/** The account the warm-up reads and charges: none has this id, so nothing is charged. */
+const NO_ONE = '00000000-0000-0000-0000-000000000000';
 
 /** Points where a test may hold a search, to kill the process there (EVMON_TEST_SEARCH_PAUSE). */
 export type SearchPausePoint = 'before-charge' | 'after-charge';
@@ -275,14 +277,35 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     },
 
     /**
-     * The reads of the widest search a new user sends first (no filter, the longest lookback,
-     * a first page), charged to no one and answered to no one. A server runs it once before it
-     * listens: the first searches after a restart then find the database's caches (the
-     * embedded database's are empty at start) and this code warm.
+     * What the widest search a new user sends first runs, for no one: the account's read, the
+     * count and first page (no filter, the longest lookback), and the charge, all for an
+     * account that does not exist, so nothing is charged or written. A server runs it once
+     * before it listens: the first searches after a restart then find the database's caches
+     * (the embedded database's are empty at start, its statements' tables unread) and this code warm.
      */
     async warmUp(): Promise<void> {
-      const widest = normalizeFilter({ event_type_id: null });
-      await countAndFirstPage(widest, new Date(clock.now().getTime() - Math.max(...LOOKBACK_DAYS) * DAY_MS), DEFAULT_LIMIT);
+      const executedAt = clock.now();
+      const windowStart = new Date(executedAt.getTime() - Math.max(...LOOKBACK_DAYS) * DAY_MS);
+      const filter = normalizeFilter({ event_type_id: null });
+      await findAccountAndPlan(db, NO_ONE);
+      const { reportSeq, totalCount } = await countAndFirstPage(filter, windowStart, DEFAULT_LIMIT);
+      const execution: ExecutionRow = {
+        id: newId(),
+        account_id: NO_ONE,
+        api_key_id: NO_ONE,
+        filter,
+        window_start: windowStart,
+        executed_at: executedAt,
+        report_seq: reportSeq,
+        expires_at: executedAt,
+        total_count: totalCount,
+        max_results: 0,
+        credits: 1,
+      };
+      const charged = await chargeSearch(db, NO_ONE, execution.credits, execution.id, executedAt, onLedger, (params) =>
+        store.insertExecutionIfSpent(params, execution),
+      );
+      if (charged) throw new Error('the warm-up charged an account'); // there is no such account
     },
 
     /** Deletes executions a week past their retention. */
