@@ -164,6 +164,8 @@ const SPAN_BITS = 4;
 const spansFor = (capacity: number) => (capacity + (1 << SPAN_BITS) - 1) >> SPAN_BITS;
 const NO_TYPE = 0xffffffff;
 const NO_UNIT = 0xffffffff;
+/** An amount test's unit when it names none: any value's unit passes. */
+const ANY_UNIT = -1;
 
 export class MemoryIndex {
   /** The per-number arrays' length (the numbers they have room for). */
@@ -202,6 +204,8 @@ export class MemoryIndex {
   private reachedBy = new Uint32Array(INITIAL_CAPACITY);
   private passed = new Uint8Array(INITIAL_CAPACITY);
   private generation = 0;
+  /** Scratch for visitValues: the positions in a role column whose values passed the tests so far. */
+  private valuePositions = new Uint32Array(0);
 
   /** An index from its parts (memory-index-file.ts). */
   static fromParts(parts: MemoryIndexParts): MemoryIndex {
@@ -373,7 +377,13 @@ export class MemoryIndex {
     return { count, newest: top.matches() };
   }
 
-  /** Visits the events of the role values passing every test (one value row holds them all, as the SQL face's `v`). */
+  /**
+   * Visits the events of the role values passing every test (one value row holds them all, as
+   * the SQL face's `v`). The tests run one after another, each over the positions the ones
+   * before it kept (`valuePositions`), each in a loop of its own over one typed array: loops
+   * that stay compiled whatever a search's tests are, where one loop testing every kind of
+   * test was compiled and thrown away again as searches came (tens of ms each time).
+   */
   private visitValues(
     column: RoleColumn,
     tests: readonly RoleValueTest[],
@@ -382,41 +392,42 @@ export class MemoryIndex {
     visit: (n: number) => void,
   ): void {
     if (kind !== 'ANY' && column.structured !== (kind === 'STRUCTURED')) return;
-    const compiled = tests.map((test) => this.valueTest(test));
-    for (const t of compiled) {
-      if ((t.kind === 'amount' && !column.amounts) || (t.kind === 'date' && !column.days) || (t.kind === 'entity_in' && !column.entities)) return;
-    }
-    const events = column.events.items;
-    const entities = column.entities?.items;
-    const days = column.days?.items;
-    const amounts = column.amounts?.items;
-    const units = column.units?.items;
     const length = column.events.length;
+    const events = column.events.items;
     // Values are added in number order: those of numbers before `from` come first.
-    next: for (let i = lowerBound(events, 0, length, from); i < length; i++) {
-      for (const t of compiled) {
-        if (t.kind === 'amount') {
-          const a = amounts![i]!;
-          if (a < t.min || a > t.max || (t.unit !== null && units![i] !== t.unit)) continue next;
-        } else if (t.kind === 'date') {
-          const d = days![i]! * DAY_MS;
-          if (!(d > t.afterMs) || !(d < t.beforeMs)) continue next;
-        } else if (!t.entities.has(entities![i]!)) continue next;
+    const first = lowerBound(events, 0, length, from);
+    if (this.valuePositions.length < length - first) this.valuePositions = new Uint32Array(Math.max(length - first, this.valuePositions.length * 2));
+    const positions = this.valuePositions;
+    let kept = keepRange(positions, first, length);
+    for (let t = 0; t < tests.length && kept > 0; t++) {
+      const test = tests[t]!;
+      // A test on a member the column lacks fails every value in it.
+      if (test.kind === 'amount') {
+        if (!column.amounts || !column.units) return;
+        // A unit no value has: none passes (a value without one never equals a unit).
+        const unit = test.unit === null ? ANY_UNIT : this.interned.get(test.unit);
+        if (unit === undefined) return;
+        kept = keepAmounts(positions, kept, column.amounts.items, column.units.items, test.min, test.max, unit);
+      } else if (test.kind === 'date') {
+        if (!column.days) return;
+        kept = keepDays(positions, kept, column.days.items, test.afterMs, test.beforeMs);
+      } else {
+        if (!column.entities) return;
+        const codes = new Set<number>();
+        for (const entity of test.entities) {
+          const code = this.entityCodes.find(entity);
+          if (code !== -1) codes.add(code);
+        }
+        kept = keepEntities(positions, kept, column.entities.items, codes);
       }
-      visit(events[i]!);
     }
-  }
-
-  /** A test with its unit and entities as interned codes, as the columns hold them. */
-  private valueTest(test: RoleValueTest) {
-    if (test.kind === 'amount') return { ...test, unit: test.unit === null ? null : (this.interned.get(test.unit) ?? -1) };
-    if (test.kind === 'date') return test;
-    const codes = new Set<number>();
-    for (const entity of test.entities) {
-      const code = this.entityCodes.find(entity);
-      if (code !== -1) codes.add(code);
+    // Newest first, so most of them are turned away at once by the page's heap (Newest); an
+    // event's values are side by side in a column, so each event is visited once here.
+    for (let i = kept - 1, previous = -1; i >= 0; i--) {
+      const n = events[positions[i]!]!;
+      if (n !== previous) visit(n);
+      previous = n;
     }
-    return { kind: 'entity_in' as const, entities: codes };
   }
 
   /** Notes number `n`'s first report date in its span's latest (numbers are noted in order). */
@@ -477,6 +488,44 @@ export class MemoryIndex {
     this.interned.set(key, code);
     return code;
   }
+}
+
+/** Writes the positions `first` to `end` into `positions`; answers how many. */
+function keepRange(positions: Uint32Array, first: number, end: number): number {
+  for (let i = first; i < end; i++) positions[i - first] = i;
+  return end - first;
+}
+
+/** Keeps the first `count` positions whose amount is within [min, max] (and of `unit`, unless ANY_UNIT); answers how many. */
+function keepAmounts(positions: Uint32Array, count: number, amounts: Float64Array, units: Uint32Array, min: number, max: number, unit: number): number {
+  let kept = 0;
+  for (let i = 0; i < count; i++) {
+    const at = positions[i]!;
+    const amount = amounts[at]!;
+    if (amount >= min && amount <= max && (unit === ANY_UNIT || units[at] === unit)) positions[kept++] = at;
+  }
+  return kept;
+}
+
+/** Keeps the first `count` positions whose day (a DATE, 00:00 UTC) is after `afterMs` and before `beforeMs`; answers how many. */
+function keepDays(positions: Uint32Array, count: number, days: Int32Array, afterMs: number, beforeMs: number): number {
+  let kept = 0;
+  for (let i = 0; i < count; i++) {
+    const at = positions[i]!;
+    const ms = days[at]! * DAY_MS;
+    if (ms > afterMs && ms < beforeMs) positions[kept++] = at;
+  }
+  return kept;
+}
+
+/** Keeps the first `count` positions whose entity (a code) is one of `codes`; answers how many. */
+function keepEntities(positions: Uint32Array, count: number, entities: Uint32Array, codes: ReadonlySet<number>): number {
+  let kept = 0;
+  for (let i = 0; i < count; i++) {
+    const at = positions[i]!;
+    if (codes.has(entities[at]!)) positions[kept++] = at;
+  }
+  return kept;
 }
 
 function visitAll(lists: PostingLists, codes: IdTable, keys: ReadonlySet<string>, from: number, visit: (n: number) => void): void {
