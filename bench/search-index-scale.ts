@@ -6,14 +6,14 @@
 // over the same year with no new entities (the counts' worst case).
 //
 // Printed, for the corpus (1 ×) and the copies (N ×):
-//   - the build (reading the tables, then the copies' puts), and what the index holds after a
-//     full GC (heap and typed arrays), per event;
-//   - the copies' index saved to a file and loaded back (a restart's part of the time to ready);
+//   - each index's build from the rows read, its save to a file and its load back (a restart's
+//     part of the time to ready), and what it holds once loaded (heap and typed arrays, after
+//     full GCs), per event;
 //   - each case of the search mix (bench/search-mix.ts) that the index counts, timed on both
 //     indexes in turn: the index's count and newest page alone, without the database. The
 //     widest cases are counted from the day counts (day-counts.ts), whatever the corpus size.
 //
-// (The rows read are held until the copies are made: a million events take a few GB of heap.)
+// (The rows read are held until both indexes are built: a million events take about 3 GB of heap.)
 //   node --expose-gc --max-old-space-size=8192 --import tsx bench/search-index-scale.ts        (BENCH_DATA_DIR: a PGlite corpus)
 //   BENCH_DATABASE_URL=postgres://… node --expose-gc --max-old-space-size=8192 --import tsx bench/search-index-scale.ts
 import { rm } from 'node:fs/promises';
@@ -52,7 +52,7 @@ const held = () => {
   return heapUsed + arrayBuffers;
 };
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
-const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 /** Copy `k` of an event's id: its version digit (the 15th character, '7' in a UUIDv7) replaced. */
 const DIGITS = '0123456789abcdef'.replace('7', '');
@@ -61,54 +61,63 @@ function copyId(id: string, k: number): string {
   return k === 0 ? id : `${id.slice(0, 14)}${DIGITS[k - 1]}${id.slice(15)}`;
 }
 
-// The corpus as a build reads it, in the build's order: each event goes into the corpus's
-// index, and its copies one after another into the other, so numbers follow first reports there too.
-const before = held();
-const single = new MemoryIndex();
+// The corpus as a build reads it, in the build's order. The corpus's index holds each event,
+// the other its copies one after another, so numbers follow first reports there too. Each is
+// saved once built, then both are loaded back: what each holds is measured as it loads, with
+// nothing else in memory (the rows read are gone by then), and the copies' load is a restart's.
+const started = performance.now();
 const events: IndexedEvent[] = [];
-let started = performance.now();
 for (let after: string | null = null; ; ) {
   const chunk = await store.eventsAfter(runtime.db, after, CHUNK);
-  for (const event of chunk) {
-    single.put(event.id, event);
-    events.push(event);
-  }
+  events.push(...chunk);
   if (chunk.length < CHUNK) break;
   after = chunk[chunk.length - 1]!.id;
 }
-single.compact();
 const readMs = performance.now() - started;
-const afterSingle = held();
-started = performance.now();
-const scaled = new MemoryIndex();
-for (const event of events) for (let k = 0; k < COPIES; k++) scaled.put(copyId(event.id, k), event);
-scaled.compact();
-const copyMs = performance.now() - started;
-events.length = 0;
-const afterScaled = held();
-const perEvent = (bytes: number, index: MemoryIndex) => `${(bytes / index.size).toFixed(0)} bytes per event`;
-console.log(
-  `storage: ${config.database.kind}; the corpus ${single.size.toLocaleString('en')} events, the copies ${scaled.size.toLocaleString('en')} (${COPIES} ×)`,
-);
-console.log(`1 ×: read and built in ${s(readMs)}; held ${mb(afterSingle - before)}, ${perEvent(afterSingle - before, single)}`);
-console.log(
-  `${COPIES} ×: built in ${s(copyMs)} from the rows in memory; held ${mb(afterScaled - afterSingle)}, ${perEvent(afterScaled - afterSingle, scaled)}`,
-);
-
-// A restart's load of the copies' index: the file, then the index from its parts.
 const position = (await store.readLog(runtime.db, null)).position;
 const { epoch } = await store.identity(runtime.db);
-started = performance.now();
-const bytes = await saveIndex(FILE, { epoch, position, index: scaled.parts() });
-const saveMs = performance.now() - started;
-started = performance.now();
-const saved = await loadIndex(FILE);
-const loaded = MemoryIndex.fromParts(saved!.index);
-const loadMs = performance.now() - started;
-await rm(FILE);
+/** Builds an index of `copies` of each event read, compacted as a server's is once built, and saves it; answers the build's time, the save's and the file's size. */
+async function buildAndSave(copies: number, file: string) {
+  const index = new MemoryIndex();
+  let started = performance.now();
+  for (const event of events) for (let k = 0; k < copies; k++) index.put(copyId(event.id, k), event);
+  index.compact();
+  const buildMs = performance.now() - started;
+  started = performance.now();
+  const bytes = await saveIndex(file, { epoch, position, index: index.parts() });
+  return { buildMs, saveMs: performance.now() - started, bytes };
+}
+/** Loads the index saved in `file` (then removed); answers it, the load's time and what it holds. */
+async function load(file: string) {
+  const before = held();
+  const started = performance.now();
+  const saved = await loadIndex(file);
+  const index = MemoryIndex.fromParts(saved!.index);
+  const loadMs = performance.now() - started;
+  await rm(file);
+  return { index, loadMs, bytes: held() - before };
+}
+const singleFile = `${FILE}.1`;
+const scaledFile = `${FILE}.${COPIES}`;
+const singleBuilt = await buildAndSave(1, singleFile);
+const scaledBuilt = await buildAndSave(COPIES, scaledFile);
+events.length = 0;
+const single = await load(singleFile);
+const scaled = await load(scaledFile);
+const perEvent = (bytes: number, index: MemoryIndex) => `${(bytes / index.size).toFixed(0)} bytes per event`;
 console.log(
-  `${COPIES} ×: saved in ${s(saveMs)} (${mb(bytes)}), loaded in ${s(loadMs)} (${loaded.size.toLocaleString('en')} events); process RSS ${mb(process.memoryUsage().rss)}\n`,
+  `storage: ${config.database.kind}; the corpus ${single.index.size.toLocaleString('en')} events, the copies ${scaled.index.size.toLocaleString('en')} (${COPIES} ×)`,
 );
+console.log(`reading the tables: ${s(readMs)}`);
+for (const [name, built, loaded] of [
+  ['1 ×', singleBuilt, single],
+  [`${COPIES} ×`, scaledBuilt, scaled],
+] as const) {
+  console.log(
+    `${name}: built in ${s(built.buildMs)} from the rows in memory, saved in ${s(built.saveMs)} (${mb(built.bytes)}), loaded in ${s(loaded.loadMs)}; held ${mb(loaded.bytes)}, ${perEvent(loaded.bytes, loaded.index)}`,
+  );
+}
+console.log(`process RSS: ${mb(process.memoryUsage().rss)}\n`);
 
 // The mix's cases the index counts, both indexes in turn each round.
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
@@ -128,8 +137,8 @@ for (const { name, body } of await searchMix(runtime)) {
   const counts = { single: 0, scaled: 0 };
   for (let round = 0; round < ROUNDS; round++) {
     for (const [which, index] of [
-      ['single', single],
-      ['scaled', loaded],
+      ['single', single.index],
+      ['scaled', scaled.index],
     ] as const) {
       const t = performance.now();
       counts[which] = index.search(compiled[0]!, roleIds, windowStartUs, 21).count;

@@ -204,7 +204,8 @@ export class MemoryIndex {
   private reachedBy = new Uint32Array(INITIAL_CAPACITY);
   private passed = new Uint8Array(INITIAL_CAPACITY);
   private generation = 0;
-  /** Scratch for visitValues: the positions in a role column whose values passed the tests so far. */
+  /** Scratch for a search: the numbers a condition found, and the positions in a role column whose values passed the tests so far. */
+  private candidates = new Uint32Array(0);
   private valuePositions = new Uint32Array(0);
 
   /** An index from its parts (memory-index-file.ts). */
@@ -323,24 +324,28 @@ export class MemoryIndex {
     if (type === undefined) return { count: 0, newest: [] }; // a type no live event has
     const sourcesOf = filter.sourceKind === 'ANY' ? this.sources : filter.sourceKind === 'ARTICLES_ONLY' ? this.articleSources : this.structuredSources;
     const kind = filter.sourceKind === 'ANY' ? 'ANY' : filter.sourceKind === 'ARTICLES_ONLY' ? 'ARTICLE' : 'STRUCTURED';
-    // Numbers before `from` are all older than the window: no condition visits them.
+    // Numbers before `from` are all older than the window: no condition finds them.
     const from = this.firstInWindow(windowStartUs);
-    const conditions: ((visit: (n: number) => void) => void)[] = [];
+    // Each condition writes the numbers it finds (ascending per key or column) into
+    // `candidates`, and answers how many.
+    const conditions: (() => number)[] = [];
     if (filter.entities !== null) {
       const lists = filter.scope === 'PARTICIPANT' ? this.participants : this.mentioned;
-      conditions.push((visit) => visitAll(lists, this.entityCodes, filter.entities!, from, visit));
+      conditions.push(() => this.findAll(lists, this.entityCodes, filter.entities!, from));
     }
     if (filter.outlets !== null) {
       // Outlets are article sources: under USER_REPORTS_ONLY none counts.
       if (filter.sourceKind === 'USER_REPORTS_ONLY') return { count: 0, newest: [] };
-      conditions.push((visit) => visitAll(this.outlets, this.outletCodes, filter.outlets!, from, visit));
+      conditions.push(() => this.findAll(this.outlets, this.outletCodes, filter.outlets!, from));
     }
     for (const roleFilter of filter.roleFilters) {
       const columns = (roleIds.get(roleFilter.role) ?? [])
         .flatMap((id) => [...(this.roles.get(id)?.values() ?? [])])
         .filter((column) => type === null || column.types.has(type));
-      conditions.push((visit) => {
-        for (const column of columns) this.visitValues(column, roleFilter.tests, kind, from, visit);
+      conditions.push(() => {
+        let found = 0;
+        for (const column of columns) found = this.findValues(column, roleFilter.tests, kind, from, found);
+        return found;
       });
     }
 
@@ -348,50 +353,73 @@ export class MemoryIndex {
     const minReports = filter.minReports;
     const top = new Newest(limit, this.ids, firstReportUs);
     let count = 0;
-    const accept = (n: number): void => {
-      const t = types[n]!;
-      if (t === NO_TYPE || (type !== null && t !== type) || firstReportUs[n]! < windowStartUs || sourcesOf[n]! < minReports) return;
-      count++;
-      top.offer(n);
-    };
     if (conditions.length === 0) {
       // Newest numbers first: they are mostly the newest events, so most offers to `top` are
       // turned away at its first comparison.
-      for (let n = this.ids.count - 1; n >= from; n--) accept(n);
+      for (let n = this.ids.count - 1; n >= from; n--) {
+        const t = types[n]!;
+        if (t === NO_TYPE || (type !== null && t !== type) || firstReportUs[n]! < windowStartUs || sourcesOf[n]! < minReports) continue;
+        count++;
+        top.offer(n);
+      }
       return { count, newest: top.matches() };
     }
-    // Each condition passes on the events that passed all before it; the last one accepts.
+    // Each condition passes on the events that passed all before it; the last one counts them.
+    // Found numbers are taken newest first, as above.
     const generation = this.nextGeneration();
     const { reachedBy, passed } = this;
-    conditions.forEach((condition, i) => {
+    for (let i = 0; i < conditions.length; i++) {
+      const found = conditions[i]!();
+      const candidates = this.candidates;
       const last = i === conditions.length - 1;
-      condition((n) => {
+      for (let j = found - 1; j >= 0; j--) {
+        const n = candidates[j]!;
         if (i === 0) {
-          if (reachedBy[n] === generation) return;
+          if (reachedBy[n] === generation) continue;
           reachedBy[n] = generation;
-        } else if (reachedBy[n] !== generation || passed[n] !== i) return;
+        } else if (reachedBy[n] !== generation || passed[n] !== i) continue;
         passed[n] = i + 1;
-        if (last) accept(n);
-      });
-    });
+        if (!last) continue;
+        const t = types[n]!;
+        if (t === NO_TYPE || (type !== null && t !== type) || firstReportUs[n]! < windowStartUs || sourcesOf[n]! < minReports) continue;
+        count++;
+        top.offer(n);
+      }
+    }
     return { count, newest: top.matches() };
   }
 
+  /** `candidates`, with room for `needed` numbers, the first `keep` of those it holds kept. */
+  private candidatesFor(needed: number, keep: number): Uint32Array {
+    if (this.candidates.length < needed) {
+      const grown = new Uint32Array(Math.max(needed, this.candidates.length * 2));
+      grown.set(this.candidates.subarray(0, keep));
+      this.candidates = grown;
+    }
+    return this.candidates;
+  }
+
+  /** Writes the numbers at or above `from` of the lists of `keys` into `candidates`; answers how many. */
+  private findAll(lists: PostingLists, codes: IdTable, keys: ReadonlySet<string>, from: number): number {
+    let found = 0;
+    for (const key of keys) {
+      const code = codes.find(key);
+      if (code === -1) continue;
+      found = lists.copyInto(code, from, this.candidatesFor(found + lists.length(code), found), found);
+    }
+    return found;
+  }
+
   /**
-   * Visits the events of the role values passing every test (one value row holds them all, as
-   * the SQL face's `v`). The tests run one after another, each over the positions the ones
-   * before it kept (`valuePositions`), each in a loop of its own over one typed array: loops
-   * that stay compiled whatever a search's tests are, where one loop testing every kind of
-   * test was compiled and thrown away again as searches came (tens of ms each time).
+   * Writes the numbers of the events whose values of `column` pass every test (one value row
+   * holds them all, as the SQL face's `v`) into `candidates` from `found`; answers where they
+   * end. The tests run one after another, each over the positions the ones before it kept
+   * (`valuePositions`), each in a loop of its own over one typed array: loops that stay
+   * compiled whatever a search's tests are, where one loop testing every kind of test was
+   * compiled and thrown away again as searches came (tens of ms each time).
    */
-  private visitValues(
-    column: RoleColumn,
-    tests: readonly RoleValueTest[],
-    kind: 'ANY' | 'ARTICLE' | 'STRUCTURED',
-    from: number,
-    visit: (n: number) => void,
-  ): void {
-    if (kind !== 'ANY' && column.structured !== (kind === 'STRUCTURED')) return;
+  private findValues(column: RoleColumn, tests: readonly RoleValueTest[], kind: 'ANY' | 'ARTICLE' | 'STRUCTURED', from: number, found: number): number {
+    if (kind !== 'ANY' && column.structured !== (kind === 'STRUCTURED')) return found;
     const length = column.events.length;
     const events = column.events.items;
     // Values are added in number order: those of numbers before `from` come first.
@@ -403,16 +431,16 @@ export class MemoryIndex {
       const test = tests[t]!;
       // A test on a member the column lacks fails every value in it.
       if (test.kind === 'amount') {
-        if (!column.amounts || !column.units) return;
+        if (!column.amounts || !column.units) return found;
         // A unit no value has: none passes (a value without one never equals a unit).
         const unit = test.unit === null ? ANY_UNIT : this.interned.get(test.unit);
-        if (unit === undefined) return;
+        if (unit === undefined) return found;
         kept = keepAmounts(positions, kept, column.amounts.items, column.units.items, test.min, test.max, unit);
       } else if (test.kind === 'date') {
-        if (!column.days) return;
+        if (!column.days) return found;
         kept = keepDays(positions, kept, column.days.items, test.afterMs, test.beforeMs);
       } else {
-        if (!column.entities) return;
+        if (!column.entities) return found;
         const codes = new Set<number>();
         for (const entity of test.entities) {
           const code = this.entityCodes.find(entity);
@@ -421,13 +449,14 @@ export class MemoryIndex {
         kept = keepEntities(positions, kept, column.entities.items, codes);
       }
     }
-    // Newest first, so most of them are turned away at once by the page's heap (Newest); an
-    // event's values are side by side in a column, so each event is visited once here.
-    for (let i = kept - 1, previous = -1; i >= 0; i--) {
+    // An event's values are side by side in a column: each event is written once.
+    const candidates = this.candidatesFor(found + kept, found);
+    for (let i = 0, previous = -1; i < kept; i++) {
       const n = events[positions[i]!]!;
-      if (n !== previous) visit(n);
+      if (n !== previous) candidates[found++] = n;
       previous = n;
     }
+    return found;
   }
 
   /** Notes number `n`'s first report date in its span's latest (numbers are noted in order). */
@@ -528,18 +557,11 @@ function keepEntities(positions: Uint32Array, count: number, entities: Uint32Arr
   return kept;
 }
 
-function visitAll(lists: PostingLists, codes: IdTable, keys: ReadonlySet<string>, from: number, visit: (n: number) => void): void {
-  for (const key of keys) {
-    const known = codes.find(key);
-    if (known !== -1) lists.forEach(known, visit, from);
-  }
-}
-
 /**
  * The `limit` newest of the numbers offered, by first report date then id, both descending.
  * A heap with the oldest kept at its root: an offer older than it is turned away at once, and a
- * newer one costs a walk down the heap, so numbers offered oldest first (as posting lists and
- * columns hold them) cost log(limit) each, not limit.
+ * newer one costs a walk down the heap (log(limit), not limit). Searches offer numbers newest
+ * first (mostly the newest events), so once the heap is full most offers are turned away.
  */
 class Newest {
   private readonly heap: number[] = [];

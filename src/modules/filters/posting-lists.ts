@@ -105,6 +105,28 @@ export class PostingLists {
     }
   }
 
+  /**
+   * Copies the numbers of the key's list at or above `from` into `into` from `at`, in the
+   * order pushed (`into` has room for its whole length); answers where they end.
+   */
+  copyInto(key: number, from: number, into: Uint32Array, at: number): number {
+    if (key >= this.heads.length) return at;
+    const tail = this.tails[key]!;
+    let end = at;
+    for (let block = this.heads[key]!; block !== 0; ) {
+      const chunk = this.chunks[block >>> CHUNK_BITS]!;
+      const start = (block & OFFSET_MASK) + HEADER;
+      const stop = start + (block === tail ? this.tailFill[key]! : chunk[start - 1]!);
+      if (stop > start && chunk[stop - 1]! >= from) {
+        const first = lowerBound(chunk, start, stop, from);
+        into.set(chunk.subarray(first, stop), end);
+        end += stop - first;
+      }
+      block = chunk[start - HEADER]!;
+    }
+    return end;
+  }
+
   /** Appends `numbers` to the key's list as one full block of their size. */
   private appendBlock(key: number, numbers: Uint32Array): void {
     const block = this.allocate(numbers.length);
