@@ -54,3 +54,16 @@ export async function searchMix(runtime: Runtime): Promise<MixCase[]> {
     },
   ];
 }
+
+/** A key (EVENTS_READ) of a new account that can afford every search, on a plan whose budget never stops a run. */
+export async function searchKey(runtime: Runtime): Promise<string> {
+  const plan = `bench_${Date.now()}`;
+  await runtime.db.query(
+    `INSERT INTO plans SELECT $1, beats_max, clauses_max, default_spend_cap_credits, retention_days, backfill_days, search_credit_cost,
+            beat_entry_credit_cost, 1000000, 1000000, search_execution_retention_seconds, search_max_results, created_at, updated_at
+       FROM plans WHERE name = 'standard'`,
+    [plan],
+  );
+  const account = await runtime.accounts.createAccount({ plan, credit_balance: 10_000_000 });
+  return (await runtime.accounts.createApiKey(account.id, { name: 'bench', scopes: ['EVENTS_READ'] })).key!;
+}

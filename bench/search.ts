@@ -31,7 +31,7 @@ import { normalizeFilter } from '../src/modules/filters/filter.js';
 import { isManualClock } from '../src/platform/clock.js';
 import { createRuntime } from '../src/runtime.js';
 import { benchKeyEnv } from './encryption-key.js';
-import { searchMix, typeIds, widestSearches } from './search-mix.js';
+import { searchKey, searchMix, typeIds, widestSearches } from './search-mix.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
@@ -105,16 +105,7 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 const port = (app.server.address() as { port: number }).port;
 const agent = new Agent({ connect: { ca: tls.cert, servername: 'localhost' }, connections: 1 });
 
-// An account that can afford every search, on a plan whose budget never stops the run.
-const planName = `bench_${Date.now()}`;
-await db.query(
-  `INSERT INTO plans SELECT $1, beats_max, clauses_max, default_spend_cap_credits, retention_days, backfill_days, search_credit_cost,
-          beat_entry_credit_cost, 1000000, 1000000, search_execution_retention_seconds, search_max_results, created_at, updated_at
-     FROM plans WHERE name = 'standard'`,
-  [planName],
-);
-const account = await runtime.accounts.createAccount({ plan: planName, credit_balance: 10_000_000 });
-const key = (await runtime.accounts.createApiKey(account.id, { name: 'bench', scopes: ['EVENTS_READ'] })).key;
+const key = await searchKey(runtime);
 
 const typeId = await typeIds(runtime);
 

@@ -426,8 +426,10 @@ export class MemoryIndex {
     const first = lowerBound(events, 0, length, from);
     if (this.valuePositions.length < length - first) this.valuePositions = new Uint32Array(Math.max(length - first, this.valuePositions.length * 2));
     const positions = this.valuePositions;
-    let kept = keepRange(positions, first, length);
-    for (let t = 0; t < tests.length && kept > 0; t++) {
+    // The first test reads the values from `first` on, the others the positions kept before them.
+    let kept = length - first;
+    let range = first;
+    for (let t = 0; t < tests.length && kept > 0; t++, range = NONE) {
       const test = tests[t]!;
       // A test on a member the column lacks fails every value in it.
       if (test.kind === 'amount') {
@@ -435,10 +437,10 @@ export class MemoryIndex {
         // A unit no value has: none passes (a value without one never equals a unit).
         const unit = test.unit === null ? ANY_UNIT : this.interned.get(test.unit);
         if (unit === undefined) return found;
-        kept = keepAmounts(positions, kept, column.amounts.items, column.units.items, test.min, test.max, unit);
+        kept = keepAmounts(positions, kept, range, column.amounts.items, column.units.items, test.min, test.max, unit);
       } else if (test.kind === 'date') {
         if (!column.days) return found;
-        kept = keepDays(positions, kept, column.days.items, test.afterMs, test.beforeMs);
+        kept = keepDays(positions, kept, range, column.days.items, test.afterMs, test.beforeMs);
       } else {
         if (!column.entities) return found;
         const codes = new Set<number>();
@@ -446,13 +448,13 @@ export class MemoryIndex {
           const code = this.entityCodes.find(entity);
           if (code !== -1) codes.add(code);
         }
-        kept = keepEntities(positions, kept, column.entities.items, codes);
+        kept = keepEntities(positions, kept, range, column.entities.items, codes);
       }
     }
     // An event's values are side by side in a column: each event is written once.
     const candidates = this.candidatesFor(found + kept, found);
     for (let i = 0, previous = -1; i < kept; i++) {
-      const n = events[positions[i]!]!;
+      const n = events[range === NONE ? positions[i]! : range + i]!;
       if (n !== previous) candidates[found++] = n;
       previous = n;
     }
@@ -519,39 +521,40 @@ export class MemoryIndex {
   }
 }
 
-/** Writes the positions `first` to `end` into `positions`; answers how many. */
-function keepRange(positions: Uint32Array, first: number, end: number): number {
-  for (let i = first; i < end; i++) positions[i - first] = i;
-  return end - first;
-}
+/** In the keep functions: the positions are those held in `positions`, not a range. */
+const NONE = -1;
 
-/** Keeps the first `count` positions whose amount is within [min, max] (and of `unit`, unless ANY_UNIT); answers how many. */
-function keepAmounts(positions: Uint32Array, count: number, amounts: Float64Array, units: Uint32Array, min: number, max: number, unit: number): number {
+/**
+ * Keeps, in `positions`, those of `count` positions whose amount is within [min, max] (and of
+ * `unit`, unless ANY_UNIT); answers how many. The positions are `positions`' first `count`, or
+ * the `count` from `range` on (unless NONE), as in the two functions below.
+ */
+function keepAmounts(positions: Uint32Array, count: number, range: number, amounts: Float64Array, units: Uint32Array, min: number, max: number, unit: number): number {
   let kept = 0;
   for (let i = 0; i < count; i++) {
-    const at = positions[i]!;
+    const at = range === NONE ? positions[i]! : range + i;
     const amount = amounts[at]!;
     if (amount >= min && amount <= max && (unit === ANY_UNIT || units[at] === unit)) positions[kept++] = at;
   }
   return kept;
 }
 
-/** Keeps the first `count` positions whose day (a DATE, 00:00 UTC) is after `afterMs` and before `beforeMs`; answers how many. */
-function keepDays(positions: Uint32Array, count: number, days: Int32Array, afterMs: number, beforeMs: number): number {
+/** Keeps those of `count` positions whose day (a DATE, 00:00 UTC) is after `afterMs` and before `beforeMs`; answers how many. */
+function keepDays(positions: Uint32Array, count: number, range: number, days: Int32Array, afterMs: number, beforeMs: number): number {
   let kept = 0;
   for (let i = 0; i < count; i++) {
-    const at = positions[i]!;
+    const at = range === NONE ? positions[i]! : range + i;
     const ms = days[at]! * DAY_MS;
     if (ms > afterMs && ms < beforeMs) positions[kept++] = at;
   }
   return kept;
 }
 
-/** Keeps the first `count` positions whose entity (a code) is one of `codes`; answers how many. */
-function keepEntities(positions: Uint32Array, count: number, entities: Uint32Array, codes: ReadonlySet<number>): number {
+/** Keeps those of `count` positions whose entity (a code) is one of `codes`; answers how many. */
+function keepEntities(positions: Uint32Array, count: number, range: number, entities: Uint32Array, codes: ReadonlySet<number>): number {
   let kept = 0;
   for (let i = 0; i < count; i++) {
-    const at = positions[i]!;
+    const at = range === NONE ? positions[i]! : range + i;
     if (codes.has(entities[at]!)) positions[kept++] = at;
   }
   return kept;
