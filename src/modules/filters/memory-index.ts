@@ -529,7 +529,16 @@ const NONE = -1;
  * `unit`, unless ANY_UNIT); answers how many. The positions are `positions`' first `count`, or
  * the `count` from `range` on (unless NONE), as in the two functions below.
  */
-function keepAmounts(positions: Uint32Array, count: number, range: number, amounts: Float64Array, units: Uint32Array, min: number, max: number, unit: number): number {
+function keepAmounts(
+  positions: Uint32Array,
+  count: number,
+  range: number,
+  amounts: Float64Array,
+  units: Uint32Array,
+  min: number,
+  max: number,
+  unit: number,
+): number {
   let kept = 0;
   for (let i = 0; i < count; i++) {
     const at = range === NONE ? positions[i]! : range + i;
