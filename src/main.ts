@@ -66,9 +66,12 @@ async function main(): Promise<void> {
   const demo = config.seed === 'demo' ? await seedDemoAccount(runtime) : null;
 
   const app = await buildApp(runtime, tls);
+  // The background work first: its first rounds (job and delivery claims, on tables nothing
+  // has read yet) then run beside the warm-up, not beside the first requests. On the embedded
+  // database they would hold its one connection while those requests wait.
+  runtime.startBackground();
   await runtime.warmUp();
   await app.listen({ port: config.port, host: config.host });
-  runtime.startBackground();
   const { port } = app.server.address() as { port: number };
   logger.info({ port, storage: runtime.db.kind, role: config.role, testClock: config.testClock, opsApi: config.opsToken !== null }, 'ready');
   let demoCorpus: DemoCorpusSeeding | null = null;
