@@ -66,28 +66,14 @@ async function main(): Promise<void> {
   const demo = config.seed === 'demo' ? await seedDemoAccount(runtime) : null;
 
   const app = await buildApp(runtime, tls);
-  // The background work first: its first rounds (job and delivery claims, on tables nothing
-  // has read yet) then run beside the warm-up, not beside the first requests. On the embedded
-  // database they would hold its one connection while those requests wait.
-  runtime.startBackground();
-  await runtime.warmUp();
-  await app.listen({ port: config.port, host: config.host });
-  const { port } = app.server.address() as { port: number };
-  logger.info({ port, storage: runtime.db.kind, role: config.role, testClock: config.testClock, opsApi: config.opsToken !== null }, 'ready');
   let demoCorpus: DemoCorpusSeeding | null = null;
-  if (demo) {
-    // Printed to the terminal once, on purpose: this is the only time the raw key exists.
-    process.stdout.write(demo.banner);
-    demoCorpus = seedDemoCorpusInBackground(runtime);
-  }
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
     try {
-      await app.close(); // stops accepting, lets in-flight requests finish
+      await app.close(); // stops accepting, lets in-flight requests finish (before listening: closes the app)
       await demoCorpus?.stop(); // between two batches; what is loaded stays
       await runtime.close(); // waits for running jobs, closes the database
       logger.info('stopped');
@@ -97,8 +83,30 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
+  // Before any background work starts, so a signal during the warm-up drains it too.
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+
+  // The background work first: its first rounds (job and delivery claims, on tables nothing
+  // has read yet) then run beside the warm-up, not beside the first requests. On the embedded
+  // database they would hold its one connection while those requests wait.
+  runtime.startBackground();
+  await runtime.warmUp();
+  if (stopping) return; // a signal came during the warm-up: stop() drains and ends the process
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Nothing will serve (the port is taken, say): the background work stops cleanly before the process ends.
+    await runtime.close().catch((closing) => logger.error({ err: closing }, 'unclean shutdown'));
+    throw error;
+  }
+  const { port } = app.server.address() as { port: number };
+  logger.info({ port, storage: runtime.db.kind, role: config.role, testClock: config.testClock, opsApi: config.opsToken !== null }, 'ready');
+  if (demo) {
+    // Printed to the terminal once, on purpose: this is the only time the raw key exists.
+    process.stdout.write(demo.banner);
+    demoCorpus = seedDemoCorpusInBackground(runtime);
+  }
 }
 
 main().catch((error) => {

@@ -241,7 +241,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       }
     },
     startBackground() {
-      void searchIndex.start(); // every role answers searches (a second call, after warmUp, does nothing)
+      void searchIndex.start(); // every role answers searches (warmUp waits for the same start)
       if (config.role === 'api') {
         // An api process only stores jobs and deliveries; workers find them by polling (its
         // wake-ups reach pollers that never start) and run the retention sweeps. It keeps the
@@ -252,7 +252,10 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
         return;
       }
       if (db.kind === 'pglite') {
-        void jobs.releaseOrphans().then((n) => n > 0 && logger.warn({ jobs: n }, 'released jobs left running by a previous process'));
+        void jobs
+          .releaseOrphans()
+          .then((n) => n > 0 && logger.warn({ jobs: n }, 'released jobs left running by a previous process'))
+          .catch((error) => logger.warn({ err: error }, 'releasing jobs left running by a previous process failed; their leases will lapse'));
       }
       jobs.start();
       void webhooks.start().catch((error) => logger.error({ err: error }, 'starting webhook deliveries failed'));

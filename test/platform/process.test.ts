@@ -2,6 +2,9 @@
 // durability, SIGTERM draining.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import https from 'node:https';
 import { runOwned } from '../helpers/processes.js';
@@ -34,6 +37,22 @@ describe('server process', () => {
     } finally {
       assert.equal(await second.stop('SIGTERM'), 0);
     }
+  });
+
+  it('when the port is taken, then start-up stops with a message naming it, after stopping the background work it had started', {
+    timeout: timeLimit({ starts: 1 }),
+  }, async (t) => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    t.after(() => taken.close());
+    const dataDir = tempDir();
+    const env = { EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dataDir, EVMON_PORT: String((taken.address() as net.AddressInfo).port) };
+    const server = await spawnServer(t, env, { expectFailure: true });
+    assert.equal(await server.exited, 1);
+    assert.match(server.output(), /evmon failed to start: Error: listen EADDRINUSE/);
+    // The runtime was closed before the process ended: closing saves the search index.
+    assert.match(server.output(), /"msg":"search index saved"/);
+    assert.ok(fs.existsSync(path.join(dataDir, 'search-index', 'index.v8')));
   });
 
   it('when a second process opens the same data folder, then it is refused with a clear message; after kill -9 a restart works', {
