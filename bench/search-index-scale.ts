@@ -28,7 +28,7 @@ import { loadIndex, saveIndex } from '../src/modules/filters/memory-index-file.j
 import { memoryIndexStore as store } from '../src/modules/filters/memory-index.store.js';
 import { createRuntime } from '../src/runtime.js';
 import { benchKeyEnv } from './encryption-key.js';
-import { searchMix } from './search-mix.js';
+import { searchMix, typeIds } from './search-mix.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
@@ -125,7 +125,7 @@ const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 console.log(`| case | count 1 × | count ${COPIES} × | 1 × p50 | 1 × p99 | ${COPIES} × p50 | ${COPIES} × p99 |`);
 console.log('|---|---|---|---|---|---|---|');
 const now = runtime.clock.now().getTime();
-for (const { name, body } of await searchMix(runtime)) {
+for (const { name, body } of await searchMix(runtime, await typeIds(runtime))) {
   const filter = normalizeFilter(body);
   if (countableByDay(filter)) {
     console.log(`| ${name} | the day counts | | | | | |`);

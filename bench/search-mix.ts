@@ -22,9 +22,8 @@ export function widestSearches(typeId: (codeName: string) => string): MixCase[] 
 }
 
 /** The whole mix, the widest searches first (it makes an entity list of 20 popular entities). */
-export async function searchMix(runtime: Runtime): Promise<MixCase[]> {
+export async function searchMix(runtime: Runtime, typeId: (codeName: string) => string): Promise<MixCase[]> {
   const { db } = runtime;
-  const typeId = await typeIds(runtime);
   const popular = await db.query<{ entity_id: string; n: number }>(
     'SELECT entity_id, count(*)::int AS n FROM event_entities GROUP BY entity_id ORDER BY count(*) DESC LIMIT 40',
   );

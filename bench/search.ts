@@ -138,7 +138,7 @@ await runtime.searchIndex.built();
 const indexBuiltMs = performance.now() - indexStarted;
 const rssIndexedMb = process.memoryUsage().rss / 2 ** 20;
 
-const mix = await searchMix(runtime);
+const mix = await searchMix(runtime, typeId);
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);

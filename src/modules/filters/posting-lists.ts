@@ -58,10 +58,7 @@ export class PostingLists {
       const length = this.lengths[key]!;
       if (length === 0) continue;
       const numbers = new Uint32Array(length);
-      let i = 0;
-      this.forEach(key, (n) => {
-        numbers[i++] = n;
-      });
+      this.copyInto(key, 0, numbers, 0);
       for (let from = 0; from < length; from += BLOCK_MAX) packed.appendBlock(key, numbers.subarray(from, Math.min(length, from + BLOCK_MAX)));
     }
     return packed;
@@ -89,20 +86,12 @@ export class PostingLists {
 
   /**
    * Calls `visit` with each number of the key's list, in the order pushed, from the first at
-   * or above `from` (numbers are pushed in ascending order: the blocks before it are skipped).
+   * or above `from`.
    */
   forEach(key: number, visit: (n: number) => void, from = 0): void {
-    if (key >= this.heads.length) return;
-    const tail = this.tails[key]!;
-    for (let block = this.heads[key]!; block !== 0; ) {
-      const chunk = this.chunks[block >>> CHUNK_BITS]!;
-      const at = (block & OFFSET_MASK) + HEADER;
-      const end = at + (block === tail ? this.tailFill[key]! : chunk[at - 1]!);
-      if (end > at && chunk[end - 1]! >= from) {
-        for (let i = lowerBound(chunk, at, end, from); i < end; i++) visit(chunk[i]!);
-      }
-      block = chunk[at - HEADER]!;
-    }
+    this.eachRun(key, from, (chunk, start, stop) => {
+      for (let i = start; i < stop; i++) visit(chunk[i]!);
+    });
   }
 
   /**
@@ -110,21 +99,28 @@ export class PostingLists {
    * order pushed (`into` has room for its whole length); answers where they end.
    */
   copyInto(key: number, from: number, into: Uint32Array, at: number): number {
-    if (key >= this.heads.length) return at;
-    const tail = this.tails[key]!;
     let end = at;
+    this.eachRun(key, from, (chunk, start, stop) => {
+      into.set(chunk.subarray(start, stop), end);
+      end += stop - start;
+    });
+    return end;
+  }
+
+  /**
+   * Calls `run` with each block's numbers at or above `from` (`chunk` from `start` to `stop`),
+   * in the order pushed: numbers are pushed in ascending order, so the blocks before `from` are skipped.
+   */
+  private eachRun(key: number, from: number, run: (chunk: Uint32Array, start: number, stop: number) => void): void {
+    if (key >= this.heads.length) return;
+    const tail = this.tails[key]!;
     for (let block = this.heads[key]!; block !== 0; ) {
       const chunk = this.chunks[block >>> CHUNK_BITS]!;
-      const start = (block & OFFSET_MASK) + HEADER;
-      const stop = start + (block === tail ? this.tailFill[key]! : chunk[start - 1]!);
-      if (stop > start && chunk[stop - 1]! >= from) {
-        const first = lowerBound(chunk, start, stop, from);
-        into.set(chunk.subarray(first, stop), end);
-        end += stop - first;
-      }
-      block = chunk[start - HEADER]!;
+      const at = (block & OFFSET_MASK) + HEADER;
+      const end = at + (block === tail ? this.tailFill[key]! : chunk[at - 1]!);
+      if (end > at && chunk[end - 1]! >= from) run(chunk, lowerBound(chunk, at, end, from), end);
+      block = chunk[at - HEADER]!;
     }
-    return end;
   }
 
   /** Appends `numbers` to the key's list as one full block of their size. */
