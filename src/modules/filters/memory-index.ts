@@ -166,6 +166,8 @@ const NO_TYPE = 0xffffffff;
 const NO_UNIT = 0xffffffff;
 /** An amount test's unit when it names none: any value's unit passes. */
 const ANY_UNIT = -1;
+/** The scratch arrays' length kept between searches (8 MB each). */
+const SCRATCH_KEPT = 1 << 21;
 
 export class MemoryIndex {
   /** The per-number arrays' length (the numbers they have room for). */
@@ -320,6 +322,20 @@ export class MemoryIndex {
     windowStartUs: number,
     limit: number,
   ): { count: number; newest: IndexedMatch[] } {
+    try {
+      return this.match(filter, roleIds, windowStartUs, limit);
+    } finally {
+      this.releaseScratch();
+    }
+  }
+
+  /** MemoryIndex.search's work. */
+  private match(
+    filter: CompiledFilter,
+    roleIds: ReadonlyMap<string, readonly string[]>,
+    windowStartUs: number,
+    limit: number,
+  ): { count: number; newest: IndexedMatch[] } {
     const type = filter.eventTypeId === null ? null : this.interned.get(filter.eventTypeId);
     if (type === undefined) return { count: 0, newest: [] }; // a type no live event has
     const sourcesOf = filter.sourceKind === 'ANY' ? this.sources : filter.sourceKind === 'ARTICLES_ONLY' ? this.articleSources : this.structuredSources;
@@ -327,49 +343,58 @@ export class MemoryIndex {
     // Numbers before `from` are all older than the window: no condition finds them.
     const from = this.firstInWindow(windowStartUs);
     // Each condition writes the numbers it finds (ascending per key or column) into
-    // `candidates`, and answers how many.
-    const conditions: (() => number)[] = [];
+    // `candidates`, and answers how many. Found from one key or column, they are distinct.
+    const conditions: Condition[] = [];
     if (filter.entities !== null) {
       const lists = filter.scope === 'PARTICIPANT' ? this.participants : this.mentioned;
-      conditions.push(() => this.findAll(lists, this.entityCodes, filter.entities!, from));
+      const entities = filter.entities;
+      conditions.push({ find: () => this.findAll(lists, this.entityCodes, entities, from), distinct: entities.size === 1 });
     }
     if (filter.outlets !== null) {
       // Outlets are article sources: under USER_REPORTS_ONLY none counts.
       if (filter.sourceKind === 'USER_REPORTS_ONLY') return { count: 0, newest: [] };
-      conditions.push(() => this.findAll(this.outlets, this.outletCodes, filter.outlets!, from));
+      const outlets = filter.outlets;
+      conditions.push({ find: () => this.findAll(this.outlets, this.outletCodes, outlets, from), distinct: outlets.size === 1 });
     }
     for (const roleFilter of filter.roleFilters) {
       const columns = (roleIds.get(roleFilter.role) ?? [])
         .flatMap((id) => [...(this.roles.get(id)?.values() ?? [])])
         .filter((column) => type === null || column.types.has(type));
-      conditions.push(() => {
+      const find = () => {
         let found = 0;
         for (const column of columns) found = this.findValues(column, roleFilter.tests, kind, from, found);
         return found;
-      });
+      };
+      conditions.push({ find, distinct: columns.length <= 1 });
     }
 
-    const { types, firstReportUs } = this;
-    const minReports = filter.minReports;
-    const top = new Newest(limit, this.ids, firstReportUs);
-    let count = 0;
+    const tally = new Tally(
+      this.types,
+      this.firstReportUs,
+      sourcesOf,
+      type ?? ANY_TYPE,
+      windowStartUs,
+      filter.minReports,
+      new Newest(limit, this.ids, this.firstReportUs),
+    );
+    // Numbers are taken newest first: they are mostly the newest events, so most offers to the
+    // page's heap are turned away at its first comparison.
     if (conditions.length === 0) {
-      // Newest numbers first: they are mostly the newest events, so most offers to `top` are
-      // turned away at its first comparison.
-      for (let n = this.ids.count - 1; n >= from; n--) {
-        const t = types[n]!;
-        if (t === NO_TYPE || (type !== null && t !== type) || firstReportUs[n]! < windowStartUs || sourcesOf[n]! < minReports) continue;
-        count++;
-        top.offer(n);
-      }
-      return { count, newest: top.matches() };
+      for (let n = this.ids.count - 1; n >= from; n--) tally.take(n);
+      return tally.result();
+    }
+    if (conditions.length === 1 && conditions[0]!.distinct) {
+      // One condition's distinct numbers, ascending: nothing to intersect.
+      const found = conditions[0]!.find();
+      const candidates = this.candidates;
+      for (let j = found - 1; j >= 0; j--) tally.take(candidates[j]!);
+      return tally.result();
     }
     // Each condition passes on the events that passed all before it; the last one counts them.
-    // Found numbers are taken newest first, as above.
     const generation = this.nextGeneration();
     const { reachedBy, passed } = this;
     for (let i = 0; i < conditions.length; i++) {
-      const found = conditions[i]!();
+      const found = conditions[i]!.find();
       const candidates = this.candidates;
       const last = i === conditions.length - 1;
       for (let j = found - 1; j >= 0; j--) {
@@ -379,14 +404,20 @@ export class MemoryIndex {
           reachedBy[n] = generation;
         } else if (reachedBy[n] !== generation || passed[n] !== i) continue;
         passed[n] = i + 1;
-        if (!last) continue;
-        const t = types[n]!;
-        if (t === NO_TYPE || (type !== null && t !== type) || firstReportUs[n]! < windowStartUs || sourcesOf[n]! < minReports) continue;
-        count++;
-        top.offer(n);
+        if (last) tally.take(n);
       }
     }
-    return { count, newest: top.matches() };
+    return tally.result();
+  }
+
+  /**
+   * Gives back scratch arrays that a search of many postings grew past SCRATCH_KEPT numbers
+   * (an entity list of popular entities can name tens of millions at ten million events):
+   * between searches a process holds no more than that.
+   */
+  private releaseScratch(): void {
+    if (this.candidates.length > SCRATCH_KEPT) this.candidates = new Uint32Array(0);
+    if (this.valuePositions.length > SCRATCH_KEPT) this.valuePositions = new Uint32Array(0);
   }
 
   /** `candidates`, with room for `needed` numbers, the first `keep` of those it holds kept. */
@@ -567,6 +598,41 @@ function keepEntities(positions: Uint32Array, count: number, range: number, enti
     if (codes.has(entities[at]!)) positions[kept++] = at;
   }
   return kept;
+}
+
+/** A search's condition: writes the numbers it finds into `candidates` and answers how many; `distinct` when no number can be found twice. */
+interface Condition {
+  find: () => number;
+  distinct: boolean;
+}
+
+/** A search with no type: every type passes. */
+const ANY_TYPE = -1;
+
+/** Counts the numbers taken that a search counts (live, of its type, first reported in its window, with its minimum of sources) and keeps the newest of them. */
+class Tally {
+  private count = 0;
+  constructor(
+    private readonly types: Uint32Array,
+    private readonly firstReportUs: Float64Array,
+    private readonly sourcesOf: Uint32Array,
+    private readonly type: number,
+    private readonly windowStartUs: number,
+    private readonly minReports: number,
+    private readonly top: Newest,
+  ) {}
+
+  take(n: number): void {
+    const t = this.types[n]!;
+    if (t === NO_TYPE || (this.type !== ANY_TYPE && t !== this.type) || this.firstReportUs[n]! < this.windowStartUs || this.sourcesOf[n]! < this.minReports)
+      return;
+    this.count++;
+    this.top.offer(n);
+  }
+
+  result(): { count: number; newest: IndexedMatch[] } {
+    return { count: this.count, newest: this.top.matches() };
+  }
 }
 
 /**
