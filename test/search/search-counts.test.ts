@@ -182,6 +182,9 @@ describe('search counts from the day counts', () => {
     assert.ok(widest!.n > SOURCES_CAP, `seed ${SEED}: no event has more distinct sources than the cap (${widest!.n})`);
     await foldDayCounts(db);
     assert.equal(await unfolded(), 0, 'a fold leaves one row per key');
+    const [deltas] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM event_day_counts WHERE delta');
+    assert.equal(deltas!.n, 0, 'a fold leaves no delta unfolded (its index, which the next fold reads, is empty)');
+    assert.equal(await foldDayCounts(db), 0, 'a fold with nothing to fold folds nothing');
   });
 
   it('when a search is counted by the day counts, then total_count is what its pages list', async () => {

@@ -55,24 +55,26 @@ export async function countByDay(db: Queryable, filter: EventFilter, windowStart
 const FOLD_LOCK = 0x6576_6d6f_6e18;
 
 /**
- * Folds each key's deltas into one row (a sweep, once a minute): answers the rows removed.
- * Rows written meanwhile are not seen by the DELETE and stay for the next fold. One fold runs
- * at a time: two at once (worker processes sharing PostgreSQL) would lock the same rows in
- * different orders and one would die of a deadlock; a process that finds the lock taken skips.
+ * Folds the deltas of up to 10,000 keys, with the key's folded row, into one folded row (a
+ * sweep, once a minute); answers the deltas folded. The keys are read from the index of deltas
+ * alone (migration 021): with nothing to fold, a fold reads nothing else. Deltas written
+ * meanwhile are not seen by the DELETE and stay for the next fold. One fold runs at a time: two
+ * at once (worker processes sharing PostgreSQL) would lock the same rows in different orders
+ * and one would die of a deadlock; a process that finds the lock taken skips.
  */
 export async function foldDayCounts(db: Database): Promise<number> {
   return db.transaction(async (tx) => {
     const [lock] = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS got', [FOLD_LOCK]);
     if (!lock?.got) return 0;
-    const [row] = await tx.query<{ removed: number }>(
-      `WITH keys AS (SELECT event_type_id, day, sources FROM event_day_counts GROUP BY 1, 2, 3 HAVING count(*) > 1 LIMIT 10000),
+    const [row] = await tx.query<{ deltas: number }>(
+      `WITH keys AS (SELECT DISTINCT event_type_id, day, sources FROM event_day_counts WHERE delta LIMIT 10000),
             gone AS (DELETE FROM event_day_counts c USING keys k
                       WHERE COALESCE(c.event_type_id, ${ALL_TYPES}) = COALESCE(k.event_type_id, ${ALL_TYPES}) AND c.day = k.day AND c.sources = k.sources
-                     RETURNING c.event_type_id, c.day, c.sources, c.n),
-            folded AS (INSERT INTO event_day_counts (event_type_id, day, sources, n)
-                       SELECT event_type_id, day, sources, sum(n) FROM gone GROUP BY 1, 2, 3 HAVING sum(n) <> 0 RETURNING 1)
-       SELECT ((SELECT count(*) FROM gone) - (SELECT count(*) FROM folded))::int AS removed`,
+                     RETURNING c.event_type_id, c.day, c.sources, c.n, c.delta),
+            folded AS (INSERT INTO event_day_counts (event_type_id, day, sources, n, delta)
+                       SELECT event_type_id, day, sources, sum(n), false FROM gone GROUP BY 1, 2, 3 HAVING sum(n) <> 0 RETURNING 1)
+       SELECT (SELECT count(*) FROM gone WHERE delta)::int AS deltas`, // `folded` runs all the same, as every data-modifying WITH does
     );
-    return row?.removed ?? 0;
+    return row?.deltas ?? 0;
   });
 }
