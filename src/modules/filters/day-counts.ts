@@ -72,8 +72,8 @@ export async function foldDayCounts(db: Database): Promise<number> {
                       WHERE COALESCE(c.event_type_id, ${ALL_TYPES}) = COALESCE(k.event_type_id, ${ALL_TYPES}) AND c.day = k.day AND c.sources = k.sources
                      RETURNING c.event_type_id, c.day, c.sources, c.n, c.delta),
             folded AS (INSERT INTO event_day_counts (event_type_id, day, sources, n, delta)
-                       SELECT event_type_id, day, sources, sum(n), false FROM gone GROUP BY 1, 2, 3 HAVING sum(n) <> 0 RETURNING 1)
-       SELECT (SELECT count(*) FROM gone WHERE delta)::int AS deltas`, // `folded` runs all the same, as every data-modifying WITH does
+                       SELECT event_type_id, day, sources, sum(n), false FROM gone GROUP BY 1, 2, 3 HAVING sum(n) <> 0)
+       SELECT (SELECT count(*) FROM gone WHERE delta)::int AS deltas`, // `folded` runs unread, as every data-modifying WITH does
     );
     return row?.deltas ?? 0;
   });
