@@ -85,16 +85,6 @@ export class PostingLists {
   }
 
   /**
-   * Calls `visit` with each number of the key's list, in the order pushed, from the first at
-   * or above `from`.
-   */
-  forEach(key: number, visit: (n: number) => void, from = 0): void {
-    this.eachRun(key, from, (chunk, start, stop) => {
-      for (let i = start; i < stop; i++) visit(chunk[i]!);
-    });
-  }
-
-  /**
    * Copies the numbers of the key's list at or above `from` into `into` from `at`, in the
    * order pushed (`into` has room for its whole length); answers where they end.
    */
