@@ -65,16 +65,22 @@ export async function loadEventViews(
   countedUpTo: { seq: number } | { at: Date },
 ): Promise<(SearchEvent & { merged_into_event_id: string | null; deleted: boolean })[]> {
   if (ids.length === 0) return [];
+  // Counted at a receive-sequence value: the reports from the index of (event, sequence) alone,
+  // and the distinct sources from the event's own row, whose source_seqs holds when it reached
+  // each (the number min_reports compares, v1 document: "Same cut-off"). At a time: the
+  // reports themselves, their sources told apart as source_seqs tells them.
+  const counts =
+    'seq' in countedUpTo
+      ? `SELECT (SELECT count(*)::int FROM reports r WHERE r.event_id = e.id AND r.received_seq <= $2::bigint) AS reports,
+                (SELECT count(*)::int FROM unnest(e.source_seqs) AS s WHERE s <= $2::bigint) AS outlets`
+      : `SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id))::int AS outlets
+           FROM reports r WHERE r.event_id = e.id AND r.received_at <= $2::timestamptz`;
   const rows = await db.query<ViewRow>(
     `SELECT e.id, t.code_name, e.sentence, e.happened_at, e.first_report_date, e.last_report_date, ent.entities,
             e.merged_into_event_id, e.deleted_at IS NOT NULL AS deleted, c.reports, c.outlets
        FROM events e
        JOIN event_types t ON t.id = e.event_type_id
-       CROSS JOIN LATERAL (
-         SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id))::int AS outlets
-           FROM reports r
-          WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq) AND r.received_at <= COALESCE($3::timestamptz, r.received_at)
-       ) c
+       CROSS JOIN LATERAL (${counts}) c
        -- Stored entity ids were canonical when the event was last refreshed: mapped through
        -- once more, for entities merged or deleted since.
        CROSS JOIN LATERAL (
@@ -84,7 +90,7 @@ export async function loadEventViews(
            JOIN entities live ON live.id = stored.canonical_id AND live.deleted_at IS NULL
        ) ent
       WHERE e.id = ANY($1::uuid[])`,
-    [ids, 'seq' in countedUpTo ? countedUpTo.seq : null, 'at' in countedUpTo ? countedUpTo.at : null],
+    [ids, 'seq' in countedUpTo ? countedUpTo.seq : countedUpTo.at],
   );
   const rowById = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
