@@ -116,9 +116,14 @@ describe('search counts from the day counts', () => {
     }
     return server.runtime.db.transaction(async (tx) => {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-      const byDay = await countByDay(tx, filter, windowStart);
-      const bySql = await (await filteredEvents(tx, [filter], { countedUpTo: byDay.countedUpTo, windowStart })).count();
-      assert.equal(byDay.count, bySql, `seed ${SEED}: type ${typeId ?? 'any'}, min_reports ${minReports}, window from ${windowStart.toISOString()}`);
+      const byDay = await countByDay(tx, filter, windowStart, 3);
+      const sqlFace = await filteredEvents(tx, [filter], { countedUpTo: byDay.countedUpTo, windowStart });
+      const bySql = await sqlFace.count();
+      const what = `seed ${SEED}: type ${typeId ?? 'any'}, min_reports ${minReports}, window from ${windowStart.toISOString()}`;
+      assert.equal(byDay.count, bySql, what);
+      // The newest, read with the count, are the SQL face's first page at its cut-off.
+      const page = (await sqlFace.page('newest-first', null, 3)).map(({ id, firstReportDate }) => ({ id, firstReportDate }));
+      assert.deepEqual(byDay.newest, page, what);
       return bySql;
     });
   }
@@ -136,7 +141,7 @@ describe('search counts from the day counts', () => {
     return fromIndex.count;
   }
 
-  it('when the corpus changes at random, then the day counts equal the SQL count for every type, window and min_reports', async (t) => {
+  it('when the corpus changes at random, then the day counts equal the SQL count, and their newest its first page, for every type, window and min_reports', async (t) => {
     const db = server.runtime.db;
     const unfolded = async () => (await db.query('SELECT 1 FROM event_day_counts GROUP BY event_type_id, day, sources HAVING count(*) > 1')).length;
     let found = 0;

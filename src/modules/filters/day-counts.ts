@@ -13,6 +13,7 @@
 import type { Database, Queryable } from '../../platform/db/database.js';
 import { RECEIVED_UP_TO } from '../corpus/event-view.js';
 import type { EventFilter } from './filter.js';
+import type { EventPosition } from './filter.store.js';
 
 /** Distinct sources are counted up to this many; min_reports above it visits the events. */
 export const SOURCES_CAP = 8;
@@ -33,22 +34,40 @@ export function countableByDay(filter: EventFilter): boolean {
 }
 
 /**
- * The live events of `filter` (countableByDay) first reported at or after `windowStart`, and
- * the cut-off they were counted at (the last receive-sequence value handed out).
+ * The live events of `filter` (countableByDay) first reported at or after `windowStart`, the
+ * cut-off they were counted at (the last receive-sequence value handed out), and the newest
+ * `limit` of them, ties by id, in the same statement: the page is read in the count's snapshot,
+ * where the events with at least min_reports sources are exactly those the SQL face finds at
+ * the cut-off (above). One statement, not two, for the widest searches: on the embedded
+ * database each costs about 0.7 ms before it reads anything.
  */
-export async function countByDay(db: Queryable, filter: EventFilter, windowStart: Date): Promise<{ countedUpTo: number; count: number }> {
+export async function countByDay(
+  db: Queryable,
+  filter: EventFilter,
+  windowStart: Date,
+  limit: number,
+): Promise<{ countedUpTo: number; count: number; newest: EventPosition[] }> {
   const nextDay = new Date(Math.floor(windowStart.getTime() / DAY_MS) * DAY_MS + DAY_MS);
   const type = filter.event_type_id;
-  const [row] = await db.query<{ seq: number | null; whole_days: number; first_day: number }>(
-    `SELECT ${RECEIVED_UP_TO} AS seq,
-            (SELECT COALESCE(sum(c.n), 0)::bigint FROM event_day_counts c
-              WHERE c.event_type_id ${type === null ? 'IS NULL' : '= $5::uuid'} AND c.day >= $3::date AND c.sources >= $4) AS whole_days,
-            (SELECT count(*) FROM events e
-              WHERE e.merged_into_event_id IS NULL AND e.deleted_at IS NULL${type === null ? '' : ' AND e.event_type_id = $5::uuid'}
-                AND e.first_report_date >= $1 AND e.first_report_date < $2 AND cardinality(e.source_seqs) >= $4) AS first_day`,
-    [windowStart, nextDay, nextDay.toISOString().slice(0, 10), filter.min_reports, ...(type === null ? [] : [type])],
+  const counted = `e.merged_into_event_id IS NULL AND e.deleted_at IS NULL${type === null ? '' : ' AND e.event_type_id = $6::uuid'}
+                   AND e.first_report_date >= $1 AND cardinality(e.source_seqs) >= $4`;
+  const rows = await db.query<{ seq: number | null; whole_days: number; first_day: number; id: string | null; first_report_date: Date | null }>(
+    `SELECT c.seq, c.whole_days, c.first_day, p.id, p.first_report_date
+       FROM (SELECT ${RECEIVED_UP_TO} AS seq,
+                    (SELECT COALESCE(sum(d.n), 0)::bigint FROM event_day_counts d
+                      WHERE d.event_type_id ${type === null ? 'IS NULL' : '= $6::uuid'} AND d.day >= $3::date AND d.sources >= $4) AS whole_days,
+                    (SELECT count(*) FROM events e WHERE ${counted} AND e.first_report_date < $2) AS first_day) c
+       LEFT JOIN LATERAL (SELECT e.id, e.first_report_date FROM events e WHERE ${counted}
+                           ORDER BY e.first_report_date DESC, e.id DESC LIMIT $5::int) p ON true
+      ORDER BY p.first_report_date DESC, p.id DESC`,
+    [windowStart, nextDay, nextDay.toISOString().slice(0, 10), filter.min_reports, limit, ...(type === null ? [] : [type])],
   );
-  return { countedUpTo: row?.seq ?? 0, count: Number(row!.whole_days) + Number(row!.first_day) };
+  const [row] = rows;
+  return {
+    countedUpTo: row?.seq ?? 0,
+    count: Number(row!.whole_days) + Number(row!.first_day),
+    newest: rows.flatMap((r) => (r.id === null ? [] : [{ id: r.id, firstReportDate: r.first_report_date! }])),
+  };
 }
 
 /** The advisory lock one fold at a time holds (any 64-bit number no other lock uses). */

@@ -139,12 +139,13 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
   /**
    * The count of a new execution, with its cut-off, and its `limit` newest events when they
    * came with it. The widest searches are counted from the day counts, the others from the
-   * index in memory, each with its cut-off; what neither answers (the index not built yet)
-   * visits the events once for the count and the newest, cut off at the reports received up to now.
+   * index in memory, each with its cut-off and newest events; what neither answers (the index
+   * not built yet) visits the events once for the count and the newest, cut off at the reports
+   * received up to now.
    */
   async function count(filter: EventFilter, windowStart: Date, limit: number) {
-    const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart) : null;
-    if (byDay) return { reportSeq: byDay.countedUpTo, totalCount: byDay.count, newest: null };
+    const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart, limit) : null;
+    if (byDay) return { reportSeq: byDay.countedUpTo, totalCount: byDay.count, newest: byDay.newest };
     const indexed = await index.search(filter, windowStart, limit);
     if (indexed) return { reportSeq: indexed.countedUpTo, totalCount: indexed.count, newest: indexed.page };
     const reportSeq = await receivedUpTo(db);
