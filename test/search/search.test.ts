@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { loadEventViews } from '../../src/modules/corpus/event-view.js';
 import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
 import { testCorpus, unique, type TestCorpus } from '../helpers/corpus.js';
 import { bearer, type HttpResponse } from '../helpers/http.js';
@@ -177,6 +178,12 @@ describe('event search', () => {
     assert.equal(rest.json.data[0].matched_report_count, 2, 'the survivor counts the merged reports received before the execution');
     assert.equal(rest.json.total_count, 4, 'total_count was computed once, at execution');
     assert.equal(rest.json.has_more, false);
+    // A page read just before the merge shows the merged-away event as its reports now leave it: none, from no source.
+    const [execution] = await server.runtime.db.query<{ report_seq: number }>('SELECT report_seq FROM search_executions WHERE id = $1', [
+      first.json.execution_id,
+    ]);
+    const [gone] = await loadEventViews(server.runtime.db, [fourth!], { seq: Number(execution!.report_seq) });
+    assert.deepEqual([gone!.matched_report_count, gone!.distinct_outlet_count], [0, 0]);
   });
 
   it('when a plan caps results per execution, then paging stops at the cap while total_count says more', async () => {
