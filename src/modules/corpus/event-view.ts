@@ -67,15 +67,13 @@ export async function loadEventViews(
   if (ids.length === 0) return [];
   // Counted at a receive-sequence value: the reports from the index of (event, sequence) alone,
   // and the distinct sources from the event's own row, whose source_seqs holds when it reached
-  // each (the number min_reports compares, v1 document: "Same cut-off"). An event merged away
-  // keeps its source_seqs but its reports moved to the survivor: none are left to count (a
-  // page read just before a merge). At a time: the reports themselves, their sources told
+  // each (the number min_reports compares, v1 document: "Same cut-off"; emptied when the event
+  // is merged away, as its reports move). At a time: the reports themselves, their sources told
   // apart as source_seqs tells them.
   const counts =
     'seq' in countedUpTo
       ? `SELECT (SELECT count(*)::int FROM reports r WHERE r.event_id = e.id AND r.received_seq <= $2::bigint) AS reports,
-                CASE WHEN e.merged_into_event_id IS NULL
-                     THEN (SELECT count(*)::int FROM unnest(e.source_seqs) AS s WHERE s <= $2::bigint) ELSE 0 END AS outlets`
+                (SELECT count(*)::int FROM unnest(e.source_seqs) AS s WHERE s <= $2::bigint) AS outlets`
       : `SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id))::int AS outlets
            FROM reports r WHERE r.event_id = e.id AND r.received_at <= $2::timestamptz`;
   const rows = await db.query<ViewRow>(

@@ -546,7 +546,8 @@ export const eventsStore = {
   async mergeEvent(db: Queryable, from: string, into: string, at: Date) {
     await db.query('UPDATE reports SET event_id = $2 WHERE event_id = $1', [from, into]);
     // Two statements, each on an index: the merged event, then events merged into it earlier.
-    await db.query('UPDATE events SET merged_into_event_id = $2, updated_at = $3 WHERE id = $1', [from, into, at]);
+    // Its reports are the survivor's now: it reached no source (migration 022).
+    await db.query(`UPDATE events SET merged_into_event_id = $2, source_seqs = '{}', updated_at = $3 WHERE id = $1`, [from, into, at]);
     await db.query('UPDATE events SET merged_into_event_id = $2, updated_at = $3 WHERE merged_into_event_id = $1', [from, into, at]);
     await db.query('DELETE FROM event_entities WHERE event_id = $1', [from]);
     await clearEventIndex(db, [from]);
