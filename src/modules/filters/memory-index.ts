@@ -9,6 +9,8 @@
 // It answers for one snapshot of the corpus, the one memory-index-sync.ts brought it to: every
 // report visible in that snapshot is at or below the cut-off read in it, so the SQL face's
 // conditions on receive-sequence values (`<= cut-off`) hold for every row held here.
+import { SOURCES_CAP } from './day-counts.js';
+import { DayTallies, dayOfUs, EVERY_TYPE } from './day-tallies.js';
 import type { CompiledFilter, RoleValueTest } from './filter.js';
 import { IdTable, type IdTableParts } from './id-table.js';
 import { PostingLists, type PostingListsParts } from './posting-lists.js';
@@ -201,6 +203,8 @@ export class MemoryIndex {
   private outlets = new PostingLists();
   /** Per role id, its columns by members and report kind (columnKey). */
   private roles = new Map<string, Map<number, RoleColumn>>();
+  /** Live events by type, day and sources, and each day's numbers: what a search with no condition reads. */
+  private dayTallies = new DayTallies();
 
   /** Per number: the query (generation) that last reached it, and how many of its conditions it passed. */
   private reachedBy = new Uint32Array(INITIAL_CAPACITY);
@@ -226,7 +230,10 @@ export class MemoryIndex {
     index.reachedBy = new Uint32Array(types.length);
     index.passed = new Uint8Array(types.length);
     index.latestUpTo = new Float64Array(spansFor(types.length));
-    for (let n = 0; n < index.ids.count; n++) index.noteFirstReport(n);
+    for (let n = 0; n < index.ids.count; n++) {
+      index.noteFirstReport(n);
+      if (types[n] !== NO_TYPE) index.dayTallies.add(n, types[n]!, firstReportUs[n]!, parts.sources[n]!);
+    }
     return index;
   }
 
@@ -265,6 +272,7 @@ export class MemoryIndex {
   put(id: string, event: IndexedEvent | null): void {
     const old = this.ids.find(id);
     if (old !== -1 && this.types[old] !== NO_TYPE) {
+      this.dayTallies.remove(this.types[old]!, this.firstReportUs[old]!, this.sources[old]!);
       this.types[old] = NO_TYPE;
       this.live--;
     }
@@ -278,6 +286,7 @@ export class MemoryIndex {
     this.sources[n] = event.sources;
     this.articleSources[n] = event.articleSources;
     this.structuredSources[n] = event.structuredSources;
+    this.dayTallies.add(n, this.types[n]!, event.firstReportUs, event.sources);
     for (const { entityId, participant } of event.entities) {
       const entity = this.entityCodes.code(entityId);
       this.mentioned.push(entity, n);
@@ -372,7 +381,7 @@ export class MemoryIndex {
       this.types,
       this.firstReportUs,
       sourcesOf,
-      type ?? ANY_TYPE,
+      type ?? EVERY_TYPE,
       windowStartUs,
       filter.minReports,
       new Newest(limit, this.ids, this.firstReportUs),
@@ -380,6 +389,7 @@ export class MemoryIndex {
     // Numbers are taken newest first: they are mostly the newest events, so most offers to the
     // page's heap are turned away at its first comparison.
     if (conditions.length === 0) {
+      if (filter.sourceKind === 'ANY' && filter.minReports <= SOURCES_CAP) return this.byDays(tally, type ?? EVERY_TYPE, windowStartUs, filter.minReports);
       for (let n = this.ids.count - 1; n >= from; n--) tally.take(n);
       return tally.result();
     }
@@ -408,6 +418,31 @@ export class MemoryIndex {
       }
     }
     return tally.result();
+  }
+
+  /**
+   * A search with no condition but its type (or EVERY_TYPE) and `minReports` (≤ SOURCES_CAP),
+   * all sources: its window's whole days counted from the day tallies, its newest events
+   * found day by day from the newest, and only its first, partial day's numbers visited to
+   * count. Once a whole day leaves the page full, no older day's event can enter it; the
+   * partial day comes last for that reason.
+   */
+  private byDays(tally: Tally, type: number, windowStartUs: number, minReports: number): { count: number; newest: IndexedMatch[] } {
+    const firstDay = dayOfUs(windowStartUs);
+    for (const day of this.dayTallies.daysDown(firstDay + 1)) {
+      if (tally.pageFull) break;
+      const numbers = this.numbersOn(day);
+      for (let j = numbers.length - 1; j >= 0; j--) tally.offer(numbers[j]!);
+    }
+    const numbers = this.numbersOn(firstDay);
+    for (let j = numbers.length - 1; j >= 0; j--) tally.take(numbers[j]!);
+    return { count: tally.counted + this.dayTallies.countFrom(type, firstDay + 1, minReports), newest: tally.result().newest };
+  }
+
+  /** The numbers first reported on `day` (dead ones too), ascending, in the scratch array. */
+  private numbersOn(day: number): Uint32Array {
+    const candidates = this.candidatesFor(this.dayTallies.lengthOn(day), 0);
+    return candidates.subarray(0, this.dayTallies.copyDay(day, candidates));
   }
 
   /**
@@ -538,6 +573,7 @@ export class MemoryIndex {
     this.entityCodes.trim();
     this.outletCodes.trim();
     this.mentioned = this.mentioned.packed();
+    this.dayTallies.compact();
     this.participants = this.participants.packed();
     this.outlets = this.outlets.packed();
     for (const columns of this.roles.values()) for (const column of columns.values()) column.trim();
@@ -606,9 +642,6 @@ interface Condition {
   distinct: boolean;
 }
 
-/** A search with no type: every type passes. */
-const ANY_TYPE = -1;
-
 /** Counts the numbers taken that a search counts (live, of its type, first reported in its window, with its minimum of sources) and keeps the newest of them. */
 class Tally {
   private count = 0;
@@ -623,11 +656,31 @@ class Tally {
   ) {}
 
   take(n: number): void {
-    const t = this.types[n]!;
-    if (t === NO_TYPE || (this.type !== ANY_TYPE && t !== this.type) || this.firstReportUs[n]! < this.windowStartUs || this.sourcesOf[n]! < this.minReports)
-      return;
+    if (!this.matches(n)) return;
     this.count++;
     this.top.offer(n);
+  }
+
+  /** Offers `n` to the page alone, when it matches: it is counted elsewhere (the day tallies). */
+  offer(n: number): void {
+    if (this.matches(n)) this.top.offer(n);
+  }
+
+  /** The matches taken so far. */
+  get counted(): number {
+    return this.count;
+  }
+
+  /** Whether the page holds its `limit` events. */
+  get pageFull(): boolean {
+    return this.top.full;
+  }
+
+  private matches(n: number): boolean {
+    const t = this.types[n]!;
+    return (
+      t !== NO_TYPE && (this.type === EVERY_TYPE || t === this.type) && this.firstReportUs[n]! >= this.windowStartUs && this.sourcesOf[n]! >= this.minReports
+    );
   }
 
   result(): { count: number; newest: IndexedMatch[] } {
@@ -654,6 +707,10 @@ class Newest {
     const da = this.firstReportUs[a]!;
     const db = this.firstReportUs[b]!;
     return da > db || (da === db && this.ids.after(a, b));
+  }
+
+  get full(): boolean {
+    return this.heap.length === this.limit;
   }
 
   offer(n: number): void {

@@ -40,7 +40,7 @@ export interface SearchDeps {
   cursors: CursorSigner;
   /** Hears of search charges once committed (the metrics). */
   onLedger: LedgerObserver;
-  /** The search index in memory, which counts searches with entity, outlet and role conditions. */
+  /** The search index in memory, which counts every search but REPRESENTED_ONLY once built. */
   index: MemoryIndexSync;
   /** Test-only: called at each pause point; production passes nothing. */
   pause?: (point: SearchPausePoint) => Promise<void>;
@@ -138,16 +138,15 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
 
   /**
    * The count of a new execution, with its cut-off, and its `limit` newest events when they
-   * came with it. The widest searches are counted from the day counts, the others from the
-   * index in memory, each with its cut-off and newest events; what neither answers (the index
-   * not built yet) visits the events once for the count and the newest, cut off at the reports
-   * received up to now.
+   * came with it. The index in memory answers, with its cut-off and newest events; until it is
+   * built, the widest searches are counted from the day counts, and the others visit the
+   * events once for the count and the newest, cut off at the reports received up to now.
    */
   async function count(filter: EventFilter, windowStart: Date, limit: number) {
-    const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart, limit) : null;
-    if (byDay) return { reportSeq: byDay.countedUpTo, totalCount: byDay.count, newest: byDay.newest };
     const indexed = await index.search(filter, windowStart, limit);
     if (indexed) return { reportSeq: indexed.countedUpTo, totalCount: indexed.count, newest: indexed.page };
+    const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart, limit) : null;
+    if (byDay) return { reportSeq: byDay.countedUpTo, totalCount: byDay.count, newest: byDay.newest };
     const reportSeq = await receivedUpTo(db);
     const counted = await (await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart })).countAndNewest(limit);
     return { reportSeq, totalCount: counted.count, newest: counted.page };
