@@ -13,7 +13,7 @@ export async function typeIds(runtime: Runtime): Promise<(codeName: string) => s
   return (codeName) => types.find((t) => t.code_name === codeName)!.id;
 }
 
-/** The widest searches a new user sends first: both counted from the day counts, never the index. */
+/** The widest searches a new user sends first: counted from the index's day tallies (from the day counts while it builds). */
 export function widestSearches(typeId: (codeName: string) => string): MixCase[] {
   return [
     { name: 'no filter, 365 days', body: { lookback_days: 365 } },
