@@ -142,4 +142,67 @@ describe('search index in memory', () => {
     addEvents(loaded, 2_000);
     holdsEverySearch(loaded, 'loaded and added to');
   });
+
+  it('when a search has no condition but a type and min_reports, then its day tallies count and page as a plain reading does, at the edges of days, sources and limits', () => {
+    const random = seeded(29);
+    const index = new MemoryIndex();
+    const live = new Map<string, IndexedEvent>();
+    const put = (id: string, event: IndexedEvent | null) => {
+      index.put(id, event);
+      if (event) live.set(id, event);
+      else live.delete(id);
+    };
+    const midnight = NOW_US - 3 * DAY_US;
+    const eventOf = (id: string, typeId: string, firstReportUs: number, sources: number): IndexedEvent => ({
+      id,
+      typeId,
+      firstReportUs,
+      sources,
+      articleSources: sources,
+      structuredSources: 0,
+      entities: [],
+      outlets: [],
+      values: [],
+    });
+    // Ties at one midnight microsecond (sources past the cap of 8 among them), around it, and spread over 20 days.
+    for (let i = 0; i < 300; i++) {
+      const at = i < 40 ? midnight : i < 80 ? midnight + (random(3) - 1) : NOW_US - random(20 * DAY_US);
+      const id = uuidv7();
+      put(id, eventOf(id, types[random(2)]!, at, 1 + random(12)));
+    }
+    // A type whose only events are merged away, and an event dated far ahead that is changed, then deleted.
+    const gone = [uuidv7(), uuidv7()];
+    for (const id of gone) put(id, eventOf(id, types[2]!, midnight, 3));
+    for (const id of gone) put(id, null);
+    const ahead = uuidv7();
+    put(ahead, eventOf(ahead, types[0]!, Date.parse('9999-12-31T00:00:00Z') * 1000, 2));
+    const searches: { type: string | null; minReports: number; windowStartUs: number; limit: number }[] = [];
+    for (const type of [null, ...types])
+      for (const minReports of [1, 2, 8])
+        for (const windowStartUs of [midnight - 1, midnight, midnight + 1, NOW_US - 25 * DAY_US, NOW_US - DAY_US / 2])
+          for (const limit of [0, 1, 7]) searches.push({ type, minReports, windowStartUs, limit });
+    const holdsEverySearch = (stage: string) => {
+      for (const { type, minReports, windowStartUs, limit } of searches) {
+        const matches = [...live.values()].filter((e) => (type === null || e.typeId === type) && e.firstReportUs >= windowStartUs && e.sources >= minReports);
+        matches.sort((a, b) => b.firstReportUs - a.firstReportUs || (a.id < b.id ? 1 : -1));
+        const want = { count: matches.length, newest: matches.slice(0, limit).map((e) => ({ id: e.id, firstReportUs: e.firstReportUs })) };
+        const filter: CompiledFilter = {
+          eventTypeId: type,
+          entities: null,
+          scope: 'MENTIONED',
+          outlets: null,
+          sourceKind: 'ANY',
+          represented: null,
+          minReports,
+          roleFilters: [],
+        };
+        assert.deepEqual(index.search(filter, roleIds, windowStartUs, limit), want, `${stage}: ${JSON.stringify({ type, minReports, windowStartUs, limit })}`);
+      }
+    };
+    holdsEverySearch('far ahead');
+    put(ahead, eventOf(ahead, types[0]!, midnight, 9));
+    holdsEverySearch('moved back');
+    put(ahead, null);
+    holdsEverySearch('deleted');
+  });
 });

@@ -6,6 +6,7 @@
 // from the newest, instead of visiting every number in its window.
 import { SOURCES_CAP } from './day-counts.js';
 import { PostingLists } from './posting-lists.js';
+import { lowerBound, resized } from './typed-arrays.js';
 
 const DAY_US = 86_400_000_000;
 
@@ -26,7 +27,13 @@ export class DayTallies {
   /** The posting list of each day's numbers (dead ones included: readers skip them). */
   private readonly dayCodes = new Map<number, number>();
   private days = new PostingLists();
-  private newestDay = Number.NEGATIVE_INFINITY;
+  /**
+   * The days that have a list, ascending (the first `dayCount`): a search steps through the
+   * days of its window that have events, whatever dates lie beyond it (a date years ahead
+   * added by mistake costs one step, not one per day up to it).
+   */
+  private dayList = new Float64Array(64);
+  private dayCount = 0;
 
   /** Counts number `n`, of type code `type`, first reported at `firstReportUs`, with `sources` distinct sources. */
   add(n: number, type: number, firstReportUs: number, sources: number): void {
@@ -36,9 +43,9 @@ export class DayTallies {
     if (code === undefined) {
       code = this.dayCodes.size;
       this.dayCodes.set(day, code);
+      this.insertDay(day);
     }
     this.days.push(code, n);
-    if (day > this.newestDay) this.newestDay = day;
   }
 
   /** Stops counting a number added with these facts (it died); it stays in its day's list. */
@@ -48,17 +55,22 @@ export class DayTallies {
 
   /** The live events of type code `type` (or EVERY_TYPE) first reported on `fromDay` or later, with at least `minSources` (1 to SOURCES_CAP) sources. */
   countFrom(type: number, fromDay: number, minSources: number): number {
+    const byDay = this.tallies.get(type);
+    if (!byDay) return 0;
     let count = 0;
-    for (const [day, bySources] of this.tallies.get(type) ?? []) {
-      if (day < fromDay) continue;
-      for (let s = minSources; s <= SOURCES_CAP; s++) count += bySources[s]!;
-    }
+    for (let i = lowerBound(this.dayList, 0, this.dayCount, fromDay); i < this.dayCount; i++) count += countOn(byDay, this.dayList[i]!, minSources);
     return count;
   }
 
-  /** The days from the newest down to `oldestDay`, newest first, that have numbers. */
-  *daysDown(oldestDay: number): Generator<number> {
-    for (let day = this.newestDay; day >= oldestDay; day--) if (this.dayCodes.has(day)) yield day;
+  /** The days from the newest down to `oldestDay`, newest first, on which such live events were first reported (countFrom's). */
+  *daysDown(type: number, oldestDay: number, minSources: number): Generator<number> {
+    const byDay = this.tallies.get(type);
+    if (!byDay) return;
+    const oldest = lowerBound(this.dayList, 0, this.dayCount, oldestDay);
+    for (let i = this.dayCount - 1; i >= oldest; i--) {
+      const day = this.dayList[i]!;
+      if (countOn(byDay, day, minSources) > 0) yield day;
+    }
   }
 
   /** How many numbers (dead ones included) the day's list holds. */
@@ -78,6 +90,14 @@ export class DayTallies {
     this.days = this.days.packed();
   }
 
+  private insertDay(day: number): void {
+    if (this.dayCount === this.dayList.length) this.dayList = resized(this.dayList, this.dayCount * 2);
+    const at = lowerBound(this.dayList, 0, this.dayCount, day);
+    this.dayList.copyWithin(at + 1, at, this.dayCount);
+    this.dayList[at] = day;
+    this.dayCount++;
+  }
+
   private tally(type: number, day: number, sources: number, by: number): void {
     const bucket = Math.min(sources, SOURCES_CAP);
     for (const key of [type, EVERY_TYPE]) {
@@ -94,4 +114,13 @@ export class DayTallies {
       bySources[bucket]! += by;
     }
   }
+}
+
+/** The live events of one day of `byDay` (a type's tallies) with at least `minSources` (1 to SOURCES_CAP) sources. */
+function countOn(byDay: ReadonlyMap<number, Int32Array>, day: number, minSources: number): number {
+  const bySources = byDay.get(day);
+  if (!bySources) return 0;
+  let count = 0;
+  for (let s = minSources; s <= SOURCES_CAP; s++) count += bySources[s]!;
+  return count;
 }

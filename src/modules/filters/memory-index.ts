@@ -423,13 +423,13 @@ export class MemoryIndex {
   /**
    * A search with no condition but its type (or EVERY_TYPE) and `minReports` (≤ SOURCES_CAP),
    * all sources: its window's whole days counted from the day tallies, its newest events
-   * found day by day from the newest, and only its first, partial day's numbers visited to
-   * count. Once a whole day leaves the page full, no older day's event can enter it; the
-   * partial day comes last for that reason.
+   * found day by day from the newest (days without one of its events skipped), and only its
+   * first, partial day's numbers visited to count. Once a whole day leaves the page full, no
+   * older day's event can enter it; the partial day comes last for that reason.
    */
   private byDays(tally: Tally, type: number, windowStartUs: number, minReports: number): { count: number; newest: IndexedMatch[] } {
     const firstDay = dayOfUs(windowStartUs);
-    for (const day of this.dayTallies.daysDown(firstDay + 1)) {
+    for (const day of this.dayTallies.daysDown(type, firstDay + 1, minReports)) {
       if (tally.pageFull) break;
       const numbers = this.numbersOn(day);
       for (let j = numbers.length - 1; j >= 0; j--) tally.offer(numbers[j]!);
