@@ -160,7 +160,7 @@ interface Sample {
   http: number[];
   /** Inside the search service, charge included. */
   service: number[];
-  /** Inside the server (Fastify's elapsed time for the request). */
+  /** Inside the server (its headers parsed to its answer written). */
   server: number[];
   /** The charge alone (a new execution's; a continuation has none). */
   charge: number[];
@@ -208,7 +208,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const sample = samples.get(c.name)!;
     sample.http.push(performance.now() - started);
     sample.service.push(serviceMs!);
-    // (Only when the server's hook ran before the client had read the answer.)
+    // (Only when the server's answer finished before the client had read it.)
     if (serverMs !== null) sample.server.push(serverMs);
     if (chargeMs !== null) sample.charge.push(chargeMs);
     sample.total = answer.total_count;

@@ -39,6 +39,7 @@ export class DayTallies {
   add(n: number, type: number, firstReportUs: number, sources: number): void {
     const day = dayOfUs(firstReportUs);
     this.tally(type, day, sources, 1);
+    this.tally(EVERY_TYPE, day, sources, 1);
     let code = this.dayCodes.get(day);
     if (code === undefined) {
       code = this.dayCodes.size;
@@ -50,7 +51,9 @@ export class DayTallies {
 
   /** Stops counting a number added with these facts (it died); it stays in its day's list. */
   remove(type: number, firstReportUs: number, sources: number): void {
-    this.tally(type, dayOfUs(firstReportUs), sources, -1);
+    const day = dayOfUs(firstReportUs);
+    this.tally(type, day, sources, -1);
+    this.tally(EVERY_TYPE, day, sources, -1);
   }
 
   /** The live events of type code `type` (or EVERY_TYPE) first reported on `fromDay` or later, with at least `minSources` (1 to SOURCES_CAP) sources. */
@@ -98,21 +101,19 @@ export class DayTallies {
     this.dayCount++;
   }
 
-  private tally(type: number, day: number, sources: number, by: number): void {
-    const bucket = Math.min(sources, SOURCES_CAP);
-    for (const key of [type, EVERY_TYPE]) {
-      let byDay = this.tallies.get(key);
-      if (!byDay) {
-        byDay = new Map();
-        this.tallies.set(key, byDay);
-      }
-      let bySources = byDay.get(day);
-      if (!bySources) {
-        bySources = new Int32Array(SOURCES_CAP + 1);
-        byDay.set(day, bySources);
-      }
-      bySources[bucket]! += by;
+  /** Moves the tally of (`key`, `day`, `sources`) by `by`. */
+  private tally(key: number, day: number, sources: number, by: number): void {
+    let byDay = this.tallies.get(key);
+    if (!byDay) {
+      byDay = new Map();
+      this.tallies.set(key, byDay);
     }
+    let bySources = byDay.get(day);
+    if (!bySources) {
+      bySources = new Int32Array(SOURCES_CAP + 1);
+      byDay.set(day, bySources);
+    }
+    bySources[Math.min(sources, SOURCES_CAP)]! += by;
   }
 }
 

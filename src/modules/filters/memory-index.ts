@@ -436,7 +436,8 @@ export class MemoryIndex {
     }
     const numbers = this.numbersOn(firstDay);
     for (let j = numbers.length - 1; j >= 0; j--) tally.take(numbers[j]!);
-    return { count: tally.counted + this.dayTallies.countFrom(type, firstDay + 1, minReports), newest: tally.result().newest };
+    const { count, newest } = tally.result();
+    return { count: count + this.dayTallies.countFrom(type, firstDay + 1, minReports), newest };
   }
 
   /** The numbers first reported on `day` (dead ones too), ascending, in the scratch array. */
@@ -664,11 +665,6 @@ class Tally {
   /** Offers `n` to the page alone, when it matches: it is counted elsewhere (the day tallies). */
   offer(n: number): void {
     if (this.matches(n)) this.top.offer(n);
-  }
-
-  /** The matches taken so far. */
-  get counted(): number {
-    return this.count;
   }
 
   /** Whether the page holds its `limit` events. */
