@@ -1,5 +1,6 @@
 // The server as src/main.ts runs it (same config, logger, app and background work), with the
 // request metrics on or off (BENCH_REQUEST_METRICS=0), for bench/metrics-overhead.ts.
+import '../src/platform/gc-tuning.js'; // first, as in src/main.ts
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/platform/logger.js';

@@ -18,6 +18,7 @@
 //   export EVMON_ENCRYPTION_KEY=$(openssl rand -base64 32)   # PostgreSQL needs one; the same for both
 //   EVMON_DATABASE_URL=postgres://… npx evmon demo --events 1000000 --seed 42
 //   BENCH_DATABASE_URL=postgres://… npx tsx bench/search.ts
+import '../src/platform/gc-tuning.js'; // first, as in src/main.ts: the server runs in this process
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { pino } from 'pino';

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchKeyEnv } from './encryption-key.js';
-import { benchKey, load as loadPath, OPS_TOKEN, pinned, post, startServer as start, stopServer as stop } from './servers.js';
+import { benchKey, gcSeconds, load as loadPath, OPS_TOKEN, pinned, post, startServer as start, stopServer as stop } from './servers.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -71,11 +71,17 @@ const bare = await start(
 const auth = { authorization: `Bearer ${key}` };
 await load(evmonPort, auth, evmon); // warm-up, discarded
 await load(barePort, {}, bare);
-const rounds: { ours: Awaited<ReturnType<typeof load>>; baseline: Awaited<ReturnType<typeof load>> }[] = [];
+const rounds: { ours: Awaited<ReturnType<typeof load>>; baseline: Awaited<ReturnType<typeof load>>; gc: string }[] = [];
 for (let round = 0; round < ROUNDS; round++) {
+  const gcBefore = await gcSeconds(evmonPort);
   const ours = await load(evmonPort, auth, evmon);
+  const gcAfter = await gcSeconds(evmonPort);
   const baseline = await load(barePort, {}, bare);
-  rounds.push({ ours, baseline });
+  // The service's garbage collection per request, by kind (its metrics; the bare route has none).
+  const gc = Object.keys(gcAfter)
+    .map((kind) => `${kind} ${(((gcAfter[kind]! - (gcBefore[kind] ?? 0)) * 1e6) / ours.requests).toFixed(1)}`)
+    .join(', ');
+  rounds.push({ ours, baseline, gc });
 }
 await stop(evmon);
 await stop(bare);
@@ -89,7 +95,7 @@ console.log(
 const cpu = (r: { cpuMicros: number | null }) => (r.cpuMicros === null ? 'n/a' : `${r.cpuMicros.toFixed(0)} µs`);
 for (const [i, r] of rounds.entries()) {
   console.log(
-    `round ${i + 1}: bare Fastify ${r.baseline.rps.toFixed(0).padStart(6)} req/s (p99 ${r.baseline.p99} ms, CPU ${cpu(r.baseline)}/request)   GET /v1/sensors ${r.ours.rps.toFixed(0).padStart(6)} req/s (p99 ${r.ours.p99} ms, CPU ${cpu(r.ours)}/request, non-2xx ${r.ours.non2xx})   ratio ${(r.ours.rps / r.baseline.rps).toFixed(2)}`,
+    `round ${i + 1}: bare Fastify ${r.baseline.rps.toFixed(0).padStart(6)} req/s (p99 ${r.baseline.p99} ms, CPU ${cpu(r.baseline)}/request)   GET /v1/sensors ${r.ours.rps.toFixed(0).padStart(6)} req/s (p99 ${r.ours.p99} ms, CPU ${cpu(r.ours)}/request, GC µs/request: ${r.gc}, non-2xx ${r.ours.non2xx})   ratio ${(r.ours.rps / r.baseline.rps).toFixed(2)}`,
   );
 }
 if (rounds.every((r) => r.ours.cpuMicros !== null && r.baseline.cpuMicros !== null)) {

@@ -29,7 +29,9 @@ export async function startServer(
   const child = spawn(pinned ? 'taskset' : process.execPath, pinned ? ['-c', '1', process.execPath, ...command] : command, {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // BENCH_SERVER_STDOUT=F keeps each server's standard output in F-<port> (what V8's
+    // --trace-gc prints, given in BENCH_NODE_ARGS, say).
+    stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? fs.openSync(`${process.env.BENCH_SERVER_STDOUT}-${port}`, 'w') : 'ignore', 'inherit'],
   });
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
@@ -67,6 +69,18 @@ async function call(port: number, method: string, url: string, token: string, bo
   if (response.statusCode >= 300) throw new Error(`${method} ${url} answered ${response.statusCode}: ${text}`);
   // biome-ignore lint/suspicious/noExplicitAny: a benchmark reads whichever members it needs
   return JSON.parse(text) as Record<string, any>;
+}
+
+/**
+ * The seconds the evmon server at `port` has spent collecting garbage so far, by kind (minor,
+ * major, incremental, weakcb), from its metrics (prom-client's nodejs_gc_duration_seconds).
+ */
+export async function gcSeconds(port: number): Promise<Record<string, number>> {
+  const response = await request(`https://127.0.0.1:${port}/ops/v1/metrics`, { headers: { authorization: `Bearer ${OPS_TOKEN}` }, dispatcher: insecure });
+  const text = await response.body.text();
+  const seconds: Record<string, number> = {};
+  for (const [, kind, value] of text.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} (\S+)$/gm)) seconds[kind!] = Number(value);
+  return seconds;
 }
 
 /** An operator call. */
@@ -113,5 +127,5 @@ export async function load(
   const cpuAfter = server ? cpuSeconds(server.pid!) : null;
   const non2xx = result.non2xx + result.errors;
   const cpuMicros = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;
-  return { rps: result.requests.average, p99: result.latency.p99, non2xx, cpuMicros };
+  return { rps: result.requests.average, requests: result.requests.total, p99: result.latency.p99, non2xx, cpuMicros };
 }

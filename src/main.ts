@@ -1,4 +1,5 @@
 // Process entry: load config, open the database, build the app, listen, drain on SIGTERM.
+import './platform/gc-tuning.js'; // first: it must run before start-up allocates
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { seedDemoAccount, seedDemoCorpusInBackground, type DemoCorpusSeeding } from './modules/demo/demo-seed.js';
