@@ -9,7 +9,7 @@
 // short-lived objects then land in the old generation, keep the young objects they point to
 // alive through every young collection, and wait for a full one: on GET /v1/sensors
 // (PostgreSQL, bench/sensors-throughput.ts) young collections took 3.9 ms instead of 0.8 ms
-// and promoted 9 % of all that was allocated, about 19 µs of CPU per request, the largest
+// and promoted 10 % of all that was allocated, about 18 µs of CPU per request, the largest
 // single item of the service's cost over a bare route. Without pretenuring they take 1.1 ms
 // and promote almost nothing. Start-up's long-lived objects are copied once more instead,
 // which costs nothing measurable (bench/RESULTS.md, "tenth stretch").
