@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { testCorpus, type TestCorpus } from './corpus.js';
 import { bearer, type HttpResponse } from './http.js';
-import { startServer, type TestServer } from './server.js';
+import { isolatedDatabase, startServer, type TestServer } from './server.js';
 
 export const BEAT_SCOPES = ['BEATS_READ', 'BEATS_WRITE'];
 
@@ -63,9 +63,22 @@ export function beatsClient(server: Pick<TestServer, 'http' | 'docsUrl' | 'ops'>
   return client;
 }
 
-/** A test server for beats: its corpus, the beats client and one outlet, the clock set to `now`. */
+/**
+ * A test server for beats: its corpus, the beats client and one outlet, the clock set to `now`.
+ * On PostgreSQL it has a schema of its own (dropped when it closes): an entry's `added_at` is
+ * the clock of the process that records it, and a server of another test file sharing the
+ * schema, its clock elsewhere, would otherwise claim the recording jobs of this one.
+ */
 export async function startBeatsServer(now: string) {
-  const server = await startServer();
+  const database = await isolatedDatabase();
+  const started = await startServer(database.env);
+  const server: TestServer = {
+    ...started,
+    async close() {
+      await started.close();
+      await database.drop();
+    },
+  };
   const corpus = testCorpus(server);
   const beats = beatsClient(server, corpus);
   await beats.setClock(now);

@@ -87,16 +87,26 @@ describe('search index', () => {
     const db = server.runtime.db;
     const { article, filter, windowStart } = await articlesNamingOneEntity();
 
-    const sync = memoryIndexSync(db, server.runtime.logger);
+    // Each build waits until the test lets it go: what a search answers while one runs is then
+    // not a matter of which finishes first.
+    let release = () => {};
+    let held = Promise.resolve();
+    const hold = () => (held = new Promise<void>((resolve) => (release = resolve)));
+    const sync = memoryIndexSync(db, server.runtime.logger, { beforeBuild: () => held });
     try {
       for (let i = 0; i < 3; i++) await article();
+      hold();
       assert.equal(await sync.search(filter, windowStart, 10), null, 'no index before the first build: SQL counts');
+      release();
       await sync.built();
       assert.equal((await sync.search(filter, windowStart, 10))?.count, 3);
 
       for (let i = 0; i < 2; i++) await article();
       assert.ok((await purgeWhatWasWritten(db)) > 0, 'the sweeps purged rows this index had not read');
+      hold();
       assert.equal(await sync.search(filter, windowStart, 10), null, 'purged past: the index is dropped and rebuilt, SQL counts meanwhile');
+      assert.equal(await sync.search(filter, windowStart, 10), null, 'still rebuilding: SQL counts, never the index the log passed');
+      release();
       await sync.built();
       const rebuilt = await sync.search(filter, windowStart, 10);
       assert.equal(rebuilt?.count, 5);

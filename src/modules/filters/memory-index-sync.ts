@@ -75,7 +75,14 @@ async function advance(db: Database, index: MemoryIndex, from: LogPosition): Pro
   return { position: read.log.position, countedUpTo: read.log.countedUpTo };
 }
 
-export function memoryIndexSync(db: Database, logger: Logger, { file = null }: { file?: string | null } = {}) {
+export interface MemoryIndexSyncOptions {
+  /** Where the index is saved at a stop and loaded from at a start; null: built every start. */
+  file?: string | null;
+  /** Test-only: every build from the tables waits for it before it reads; production passes nothing. */
+  beforeBuild?: () => Promise<void>;
+}
+
+export function memoryIndexSync(db: Database, logger: Logger, { file = null, beforeBuild }: MemoryIndexSyncOptions = {}) {
   let held: Held | null = null;
   /** The database's index epoch, read before the held index was. */
   let epoch: string | null = null;
@@ -108,6 +115,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null }: {
 
   /** Builds a new index from the tables, chunk by chunk, then catches it up and puts it in place. */
   async function build(): Promise<void> {
+    await beforeBuild?.();
     const started = performance.now();
     const fresh = new MemoryIndex();
     const readEpoch = (await store.identity(db)).epoch;
