@@ -92,7 +92,8 @@ const median = ratios[Math.floor(ratios.length / 2)]!;
 console.log(
   `storage: ${storage}; bare route: ${sameQuery ? `the same query (${SENSORS} sensors)` : 'constant JSON'}; ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, HTTPS/1.1 keep-alive; ${os.cpus().length} cores${pinned ? ', load on CPU 0, servers on CPU 1' : ''}`,
 );
-const cpu = (r: { cpuMicros: number | null }) => (r.cpuMicros === null ? 'n/a' : `${r.cpuMicros.toFixed(0)} µs`);
+const cpu = (r: { cpuMicros: number | null; systemMicros: number | null }) =>
+  r.cpuMicros === null ? 'n/a' : `${r.cpuMicros.toFixed(0)} µs (system ${r.systemMicros!.toFixed(0)})`;
 for (const [i, r] of rounds.entries()) {
   console.log(
     `round ${i + 1}: bare Fastify ${r.baseline.rps.toFixed(0).padStart(6)} req/s (p99 ${r.baseline.p99} ms, CPU ${cpu(r.baseline)}/request)   GET /v1/sensors ${r.ours.rps.toFixed(0).padStart(6)} req/s (p99 ${r.ours.p99} ms, CPU ${cpu(r.ours)}/request, GC µs/request: ${r.gc}, non-2xx ${r.ours.non2xx})   ratio ${(r.ours.rps / r.baseline.rps).toFixed(2)}`,

@@ -33,18 +33,24 @@ export async function startServer(
     // --trace-gc prints, given in BENCH_NODE_ARGS, say).
     stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? fs.openSync(`${process.env.BENCH_SERVER_STDOUT}-${port}`, 'w') : 'ignore', 'inherit'],
   });
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+  await waitReady(child, port, readyPath);
+  return child;
+}
+
+/** Resolves once `readyPath` answers 200, polled every 100 ms up to `attempts` times; throws if the process exits first. */
+export async function waitReady(child: ChildProcess, port: number, readyPath: string, attempts = 600): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    if (child.exitCode !== null) throw new Error(`the server on port ${port} exited with ${child.exitCode}`);
     const status = await request(`https://127.0.0.1:${port}${readyPath}`, { dispatcher: insecure })
       .then(async (r) => {
         await r.body.dump();
         return r.statusCode;
       })
       .catch(() => 0);
-    if (status === 200) return child;
+    if (status === 200) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${script} did not become ready`);
+  throw new Error(`the server on port ${port} did not become ready`);
 }
 
 export async function stopServer(child: ChildProcess): Promise<void> {
@@ -100,11 +106,11 @@ export async function benchKey(port: number, scopes: string[]): Promise<string> 
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-/** User plus system CPU seconds of a process so far (null where /proc is missing). */
-export function cpuSeconds(pid: number): number | null {
+/** User and system CPU seconds of a process so far (null where /proc is missing). */
+export function cpuSeconds(pid: number): { user: number; system: number } | null {
   try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND; // utime, stime (fields 14 and 15)
+    return { user: Number(fields[11]) / TICKS_PER_SECOND, system: Number(fields[12]) / TICKS_PER_SECOND }; // utime, stime (fields 14 and 15)
   } catch {
     return null;
   }
@@ -126,6 +132,10 @@ export async function load(
   const result = await autocannon({ url: `https://127.0.0.1:${port}${path}`, connections, duration: seconds, headers });
   const cpuAfter = server ? cpuSeconds(server.pid!) : null;
   const non2xx = result.non2xx + result.errors;
-  const cpuMicros = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;
-  return { rps: result.requests.average, requests: result.requests.total, p99: result.latency.p99, non2xx, cpuMicros };
+  const perRequest = (seconds: number) => (seconds * 1e6) / result.requests.total;
+  const spent = cpuBefore === null || cpuAfter === null ? null : { user: cpuAfter.user - cpuBefore.user, system: cpuAfter.system - cpuBefore.system };
+  const cpuMicros = spent === null ? null : perRequest(spent.user + spent.system);
+  // The kernel's share (the sockets, TLS records written): user-space profiles never see it.
+  const systemMicros = spent === null ? null : perRequest(spent.system);
+  return { rps: result.requests.average, requests: result.requests.total, p99: result.latency.p99, non2xx, cpuMicros, systemMicros };
 }
