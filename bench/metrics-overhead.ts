@@ -16,8 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { serviceMetrics } from '../src/platform/metrics.js';
-import { benchKey, load, OPS_TOKEN, pinned, startServer, stopServer } from './servers.js';
-import { benchKeyEnv } from './encryption-key.js';
+import { benchKey, load, pinned, serverEnv, startServer, stopServer } from './servers.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -27,16 +26,8 @@ const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'memory://';
 async function server(port: number, metrics: boolean) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'evmon-bench-'));
   const env = {
-    EVMON_PORT: String(port),
-    EVMON_HOST: '127.0.0.1',
-    EVMON_DATA_DIR: dataDir,
-    EVMON_DATABASE_URL: DATABASE_URL,
-    EVMON_OPS_TOKEN: OPS_TOKEN,
-    EVMON_SEED: 'none',
-    EVMON_EDGE_MAX_PER_MINUTE: '0',
-    EVMON_LOG_LEVEL: 'warn',
+    ...serverEnv(port, dataDir, DATABASE_URL),
     BENCH_REQUEST_METRICS: metrics ? '1' : '0',
-    ...benchKeyEnv(DATABASE_URL),
   };
   const child = await startServer('bench/evmon-server.ts', env, port, '/readyz');
   const headers = { authorization: `Bearer ${await benchKey(port, ['SENSORS_READ'])}` };

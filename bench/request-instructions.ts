@@ -17,8 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { benchKeyEnv } from './encryption-key.js';
-import { benchKey, OPS_TOKEN, post, ROOT, waitReady } from './servers.js';
+import { benchKey, post, ROOT, serverEnv, waitReady } from './servers.js';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'memory://';
 const WARM = Number(process.env.BENCH_WARM ?? 12_000);
@@ -101,16 +100,8 @@ const servicePort = 19643;
 const service = underCallgrind(
   'bench/evmon-server.ts',
   {
+    ...serverEnv(servicePort, dataDir, DATABASE_URL),
     BENCH_BACKGROUND: '0',
-    EVMON_PORT: String(servicePort),
-    EVMON_HOST: '127.0.0.1',
-    EVMON_DATA_DIR: dataDir,
-    EVMON_DATABASE_URL: DATABASE_URL,
-    ...benchKeyEnv(DATABASE_URL),
-    EVMON_OPS_TOKEN: OPS_TOKEN,
-    EVMON_SEED: 'none',
-    EVMON_EDGE_MAX_PER_MINUTE: '0',
-    EVMON_LOG_LEVEL: 'warn',
   },
   'service',
 );

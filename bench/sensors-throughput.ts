@@ -17,8 +17,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { benchKeyEnv } from './encryption-key.js';
-import { benchKey, gcSeconds, load as loadPath, OPS_TOKEN, pinned, post, startServer as start, stopServer as stop } from './servers.js';
+import { benchKey, gcSeconds, load as loadPath, pinned, post, serverEnv, startServer as start, stopServer as stop } from './servers.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -34,23 +33,7 @@ const load = (port: number, headers: Record<string, string>, server: ChildProces
 const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
 const evmonPort = 19443;
 const barePort = 19444;
-const evmon = await start(
-  'src/main.ts',
-  {
-    EVMON_PORT: String(evmonPort),
-    EVMON_HOST: '127.0.0.1',
-    EVMON_DATA_DIR: dataDir,
-    EVMON_DATABASE_URL: DATABASE_URL,
-    ...benchKeyEnv(DATABASE_URL),
-    EVMON_OPS_TOKEN: OPS_TOKEN,
-    EVMON_SEED: 'none',
-    EVMON_EDGE_MAX_PER_MINUTE: '0',
-    EVMON_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-  },
-  evmonPort,
-  '/readyz',
-  nodeArgs,
-);
+const evmon = await start('src/main.ts', serverEnv(evmonPort, dataDir, DATABASE_URL), evmonPort, '/readyz', nodeArgs);
 const key = await benchKey(evmonPort, ['SENSORS_READ', 'SENSORS_WRITE']);
 for (let i = 0; i < (sameQuery ? SENSORS : 0); i++) {
   await post(evmonPort, '/v1/sensors', key, {

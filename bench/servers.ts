@@ -10,10 +10,30 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
+import { benchKeyEnv } from './encryption-key.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const OPS_TOKEN = 'bench-ops-token-0123456789';
 export const pinned = spawnSync('taskset', ['-cp', '0', String(process.pid)]).status === 0 && os.cpus().length >= 2;
+
+/**
+ * An evmon server's environment for a benchmark: listening on `port` on the loopback, its data
+ * in `dataDir`, on `databaseUrl` (with the benches' encryption key on PostgreSQL), no demo
+ * corpus, no edge limit, the benches' operator token, and BENCH_LOG_LEVEL (warn).
+ */
+export function serverEnv(port: number, dataDir: string, databaseUrl: string): Record<string, string> {
+  return {
+    EVMON_PORT: String(port),
+    EVMON_HOST: '127.0.0.1',
+    EVMON_DATA_DIR: dataDir,
+    EVMON_DATABASE_URL: databaseUrl,
+    ...benchKeyEnv(databaseUrl),
+    EVMON_OPS_TOKEN: OPS_TOKEN,
+    EVMON_SEED: 'none',
+    EVMON_EDGE_MAX_PER_MINUTE: '0',
+    EVMON_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  };
+}
 
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 

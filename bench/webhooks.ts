@@ -13,24 +13,21 @@
 //
 //   npx tsx bench/webhooks.ts                                          embedded database (PGlite)
 //   BENCH_DATABASE_URL=postgres://… npx tsx bench/webhooks.ts         PostgreSQL (an empty schema)
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { benchKeyEnv } from './encryption-key.js';
+import { OPS_TOKEN, pinned, ROOT, serverEnv } from './servers.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const RATE = Number(process.env.BENCH_EVENTS_PER_SECOND ?? 100);
 const SENSORS = Number(process.env.BENCH_SENSORS ?? 10_000);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'memory://';
-const OPS_TOKEN = 'bench-ops-token-0123456789';
 const PORT = 19543;
 const CERT = path.join(ROOT, 'test/fixtures/webhook-receiver-cert.pem');
-const pinned = spawnSync('taskset', ['-cp', '0', String(process.pid)]).status === 0 && os.cpus().length >= 2;
 
 // The receiver: records when each delivery arrived, by event id and type.
 const arrivals: { at: number; type: string; eventId: string }[] = [];
@@ -53,16 +50,8 @@ const hookUrl = `https://127.0.0.1:${(receiver.address() as { port: number }).po
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'evmon-bench-webhooks-'));
 const env = {
-  EVMON_PORT: String(PORT),
-  EVMON_HOST: '127.0.0.1',
-  EVMON_DATA_DIR: dataDir,
-  EVMON_DATABASE_URL: DATABASE_URL,
-  ...benchKeyEnv(DATABASE_URL),
-  EVMON_OPS_TOKEN: OPS_TOKEN,
-  EVMON_SEED: 'none',
-  EVMON_EDGE_MAX_PER_MINUTE: '0',
+  ...serverEnv(PORT, dataDir, DATABASE_URL),
   EVMON_WEBHOOK_ALLOW_PRIVATE: '1',
-  EVMON_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
   NODE_EXTRA_CA_CERTS: CERT,
 };
 // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
