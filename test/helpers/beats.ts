@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { testCorpus, type TestCorpus } from './corpus.js';
 import { bearer, type HttpResponse } from './http.js';
-import { isolatedDatabase, startServer, type TestServer } from './server.js';
+import { startIsolatedServer, type TestServer } from './server.js';
 
 export const BEAT_SCOPES = ['BEATS_READ', 'BEATS_WRITE'];
 
@@ -70,15 +70,7 @@ export function beatsClient(server: Pick<TestServer, 'http' | 'docsUrl' | 'ops'>
  * schema, its clock elsewhere, would otherwise claim the recording jobs of this one.
  */
 export async function startBeatsServer(now: string) {
-  const database = await isolatedDatabase();
-  const started = await startServer(database.env);
-  const server: TestServer = {
-    ...started,
-    async close() {
-      await started.close();
-      await database.drop();
-    },
-  };
+  const server = await startIsolatedServer();
   const corpus = testCorpus(server);
   const beats = beatsClient(server, corpus);
   await beats.setClock(now);

@@ -114,6 +114,22 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   }
 }
 
+/**
+ * A server on a database of its own (isolatedDatabase): for tests of work any process may pick
+ * up. Closing it drops its schema too.
+ */
+export async function startIsolatedServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const database = await isolatedDatabase();
+  const server = await startServer({ ...database.env, ...env });
+  return {
+    ...server,
+    async close() {
+      await server.close();
+      await database.drop();
+    },
+  };
+}
+
 async function startServerOnce(env: Record<string, string>, port: number): Promise<TestServer> {
   const dataDir = env.EVMON_DATA_DIR ?? tempDir();
   const config = loadConfig({

@@ -7,7 +7,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { testCorpus } from './corpus.js';
-import { isolatedDatabase, startServer } from './server.js';
+import { startIsolatedServer } from './server.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures');
 
@@ -100,8 +100,7 @@ export function verifyWebhook(secret: string, webhook: ReceivedWebhook, receiver
  * deliver to loopback receivers, with its corpus and one receiver, the clock set to `now`.
  */
 export async function startDeliveryServer(now: string) {
-  const database = await isolatedDatabase();
-  const server = await startServer({ ...database.env, EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
+  const server = await startIsolatedServer({ EVMON_WEBHOOK_ALLOW_PRIVATE: '1' });
   const receiver = await startReceiver();
   await server.ops.post('/clock', { now });
   return {
@@ -111,7 +110,6 @@ export async function startDeliveryServer(now: string) {
     async close() {
       await server.close();
       await receiver.close();
-      await database.drop();
     },
   };
 }
