@@ -22,8 +22,10 @@ import { installDocs } from './platform/http/docs.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './platform/http/error-handler.js';
 import type { FeaturePlugin } from './platform/http/feature.js';
 import { installGuard } from './platform/http/guard.js';
+import { installHeaderLimits, MAX_HEADER_BYTES, MAX_HTTP2_HEADER_LIST } from './platform/http/header-limits.js';
 import { installHttpVersionCheck } from './platform/http/http-versions.js';
 import { installIdempotency } from './platform/http/idempotency.js';
+import { RouteWords } from './platform/http/logged-request.js';
 import { installRequestMetrics } from './platform/http/request-metrics.js';
 import { installSlowClientDefence } from './platform/http/slow-clients.js';
 import type { TypedApp } from './platform/http/typed-app.js';
@@ -46,10 +48,11 @@ export interface AppOptions {
 
 export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetrics = true }: AppOptions = {}): Promise<TypedApp> {
   const { config, logger } = runtime;
+  const routeWords = new RouteWords();
   const options = {
     loggerInstance: logger,
     genReqId: () => randomUUID(),
-    logController: new OneLineRequestLog({ requestIdLogLabel: 'request_id' }),
+    logController: new OneLineRequestLog(routeWords, { requestIdLogLabel: 'request_id' }),
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     bodyLimit: BODY_LIMIT_BYTES,
     // While draining, requests on connections already open are still served; new
@@ -59,16 +62,26 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetr
     clientErrorHandler: clientErrorHandler(config.docsUrl),
     http2SessionTimeout: config.httpTimeouts.keepAliveMs,
     routerOptions: { maxParamLength: 200 },
-    ...(tls ? { http2: true, https: { allowHTTP1: true, cert: tls.cert, key: tls.key } } : {}),
+    // Header limits (header-limits.ts): Node's HTTP/1.1 parser refuses more than 16 KiB; HTTP/2
+    // takes up to its advertised list size and answers 431 above 16 KiB.
+    maxHeaderSize: MAX_HEADER_BYTES,
+    ...(tls
+      ? {
+          http2: true,
+          https: { allowHTTP1: true, cert: tls.cert, key: tls.key, maxHeaderSize: MAX_HEADER_BYTES, settings: { maxHeaderListSize: MAX_HTTP2_HEADER_LIST } },
+        }
+      : {}),
   };
   const app = Fastify(options as FastifyHttpOptions<RawServerDefault, FastifyBaseLogger>).withTypeProvider<TypeBoxTypeProvider>() as TypedApp;
 
+  app.addHook('onRoute', (route) => routeWords.add(route.url));
   if (requestMetrics) installRequestMetrics(app, runtime.metrics.request);
   installHttpVersionCheck(app, config.docsUrl);
+  installHeaderLimits(app, config.docsUrl);
   installSlowClientDefence(app, config.httpTimeouts, config.docsUrl);
   app.setValidatorCompiler(validatorCompiler);
   installBodyParsing(app);
-  const edgeGuard = installGuard(app, {
+  const guards = installGuard(app, {
     limiter: runtime.limiter,
     authenticator: runtime.keys,
     parseKey: parseBearerKey,
@@ -76,7 +89,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetr
     sessions: { cookieName: SESSION_COOKIE, resume: (token) => runtime.sessions.resume(token) },
   });
   installIdempotency(app, runtime.claims, config.testAnswerPause ? { beforeAnswer: () => testHold(runtime.logger, 'before-answer') } : {});
-  installErrorHandling(app, config.docsUrl, edgeGuard);
+  installErrorHandling(app, config.docsUrl, guards);
   // A worker process answers its probes and its metrics only; every other path is 404 there.
   const servesApi = config.role !== 'worker';
   if (servesApi) await installDocs(app, { publicBaseUrl: config.publicBaseUrl, docsUrl: config.docsUrl });
@@ -107,7 +120,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetr
       beats: runtime.beats,
       beatEntries: runtime.beatEntries,
     }),
-    consoleFeature({ ...runtime, edgeGuard, publicOrigin: new URL(config.publicBaseUrl).origin }),
+    consoleFeature({ ...runtime, edgeGuard: guards.edge, publicOrigin: new URL(config.publicBaseUrl).origin }),
     opsFeature({ clock: runtime.clock, jobs: runtime.jobs, drain: () => runtime.drain() }),
     metrics,
   ];

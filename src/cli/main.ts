@@ -51,9 +51,10 @@ class RefusedValue extends Error {}
 class Incomplete extends Error {}
 
 function validated<T>(schema: TSchema, value: unknown): T {
-  const errors = compileBodyValidator(schema)(value);
+  const { errors, omitted } = compileBodyValidator(schema)(value);
   if (errors.length > 0) {
-    throw new RefusedValue(errors.map((e) => `${e.pointer || '(body)'} ${e.detail}`).join('\n'));
+    const more = omitted > 0 ? [`(and ${omitted} more)`] : [];
+    throw new RefusedValue([...errors.map((e) => `${e.pointer || '(body)'} ${e.detail}`), ...more].join('\n'));
   }
   return value as T;
 }

@@ -53,7 +53,7 @@ export function consoleKeysRoutes(app: FastifyInstance, { accounts }: { accounts
     const refuse = (status: number, problem: { message: string; details: string[] }) => render(request, reply, status, { form, problem });
     if (form.name === '') return refuse(400, { message: 'The key was not created.', details: ['Name: enter a name for the key.'] });
     if (form.scopes.length === 0) return refuse(400, { message: 'The key was not created.', details: ['Scopes: tick at least one scope.'] });
-    const errors = checkKeyBody(form);
+    const { errors } = checkKeyBody(form);
     if (errors.length > 0) return refuse(400, { message: 'The key was not created.', details: errors.map(describeField) });
     let created: ApiKey;
     try {

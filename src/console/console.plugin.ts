@@ -126,7 +126,7 @@ function consoleError(error: FastifyError, request: FastifyRequest, reply: Fasti
   }
   if (error.validation && error.validationContext === 'params') return show(404, 'Not found', 'There is nothing at this address.');
   if (error.validation) {
-    return show(400, 'Bad request', 'The address or form is not valid.', toFieldErrors(error.validation as never).map(describeField));
+    return show(400, 'Bad request', 'The address or form is not valid.', toFieldErrors(error.validation as never).errors.map(describeField));
   }
   const fromDatabase = databaseProblem(request, error);
   if (fromDatabase?.slug === 'write-unavailable') return show(503, 'Unavailable', 'The service cannot take changes right now. Try again in a few seconds.');

@@ -40,8 +40,8 @@ export interface McpDeps extends ToolServices {
   publicOrigin: string;
 }
 
-const refuse = (slug: ProblemSlug, detail: string, rpcCode?: number, errors?: FieldError[]) =>
-  new ProblemError(slug, detail, { ...(rpcCode === undefined ? {} : { rpcCode }), ...(errors ? { errors } : {}) });
+const refuse = (slug: ProblemSlug, detail: string, rpcCode?: number, errors?: FieldError[], errorsOmitted = 0) =>
+  new ProblemError(slug, detail, { ...(rpcCode === undefined ? {} : { rpcCode }), ...(errors ? { errors, errorsOmitted } : {}) });
 
 /** The JSON-RPC id of the request, when it has one. */
 function rpcIdOf(body: unknown): string | number | null {
@@ -168,13 +168,15 @@ export function mcpRoutes(app: TypedApp, deps: McpDeps): void {
       }
       if (!principalOf(request).scopes.has(tool.scope)) throw refuse('missing-scope', `The tool ${tool.name} needs the scope ${tool.scope}.`);
       const args = params.arguments ?? {};
-      const errors = validators.get(tool.name)!(args);
+      const { errors, omitted } = validators.get(tool.name)!(args);
       if (errors.length > 0) {
+        const more = omitted > 0 ? `; and ${omitted} more` : '';
         throw refuse(
           'validation-failed',
-          `The arguments of ${tool.name} are not valid: ${errors.map((e) => `${e.pointer || 'arguments'} ${e.detail}`).join('; ')}.`,
+          `The arguments of ${tool.name} are not valid: ${errors.map((e) => `${e.pointer || 'arguments'} ${e.detail}`).join('; ')}${more}.`,
           RPC_CODES.invalidParams,
           errors,
+          omitted,
         );
       }
     }

@@ -1,9 +1,10 @@
 // Structured logs (pino). Authorization headers never reach a log line: request logging
-// records method, url and address only, and redaction covers any header or body that a
+// records the route, the path with its ids and the address only (logged-request.ts), and redaction covers any header or body that a
 // caller might pass into a log call by mistake; key-shaped strings anywhere in a line, a URL
 // a client wrote included, are cut out by log-redaction.ts.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type Logger } from 'pino';
+import { loggedRequest, type RouteWords } from './http/logged-request.js';
 import { redactKeyShaped } from './log-redaction.js';
 
 export const REDACT_PATHS = [
@@ -30,17 +31,26 @@ export function createLogger(level: string): Logger {
 
 /**
  * One log line per request, when it completes, instead of Fastify's two (incoming and
- * completed): it carries what the two did (method, url, status, time, request id through
- * the child logger) at half the cost on the hot path.
+ * completed): it carries what the two did (method, path, status, time, request id through
+ * the child logger) at half the cost on the hot path. The request is told by
+ * logged-request.ts: the route, the path with its ids, and query parameter names, never the
+ * URL as the client wrote it.
  */
 export class OneLineRequestLog extends LogController {
+  constructor(
+    private readonly routeWords: RouteWords,
+    options: ConstructorParameters<typeof LogController>[0],
+  ) {
+    super(options);
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
     // Most servers run above info; the fields are then not built at all.
     if (!error && (pino.levels.values[reply.log.level] ?? 0) > pino.levels.values.info!) return;
-    const fields = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ip: request.ip };
+    const fields = { ...loggedRequest(request, this.routeWords), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ip: request.ip };
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else reply.log.info(fields, 'request');
   }

@@ -184,6 +184,8 @@ export interface FieldError {
 
 export interface ProblemExtras {
   errors?: FieldError[];
+  /** Field errors found beyond those in `errors` (validation.ts lists at most MAX_FIELD_ERRORS). */
+  errorsOmitted?: number;
   code?: string;
   headers?: Record<string, string>;
   /** Over MCP: the JSON-RPC error code, when the problem's own mapping is not the one. */
@@ -217,19 +219,39 @@ export interface ProblemBody {
   detail: string;
   request_id: string;
   errors?: FieldError[];
+  errors_omitted?: number;
   code?: string;
 }
 
+/** A problem lists at most this many field errors, whatever the request held (docs/api-reference.md, "Errors"). */
+export const MAX_FIELD_ERRORS = 20;
+/** A pointer or detail longer than this (an unknown member's name echoed back) is cut to it, so a problem's size is bounded. */
+export const MAX_PROBLEM_TEXT = 200;
+/** A problem's `detail`, which may quote a query parameter's name, is cut to this many characters. */
+const MAX_DETAIL = 1000;
+
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/**
+ * The body of a problem, bounded: at most MAX_FIELD_ERRORS field errors, the rest counted in
+ * `errors_omitted`, and no text longer than a fixed size, so that a bad request of any size
+ * answers in a few kilobytes.
+ */
 export function problemBody(docsUrl: string, slug: ProblemSlug, detail: string, requestId: string, extras: ProblemExtras = {}): ProblemBody {
   const definition = PROBLEMS[slug];
   const body: ProblemBody = {
     type: `${docsUrl}/problems/${slug}`,
     title: definition.title,
     status: definition.status,
-    detail,
+    detail: cut(detail, MAX_DETAIL),
     request_id: requestId,
   };
-  if (extras.errors) body.errors = extras.errors;
+  if (extras.errors) {
+    const listed = extras.errors.slice(0, MAX_FIELD_ERRORS);
+    body.errors = listed.map(({ pointer, detail: fieldDetail }) => ({ pointer: cut(pointer, MAX_PROBLEM_TEXT), detail: cut(fieldDetail, MAX_PROBLEM_TEXT) }));
+    const omitted = extras.errors.length - listed.length + (extras.errorsOmitted ?? 0);
+    if (omitted > 0) body.errors_omitted = omitted;
+  }
   if (extras.code) body.code = extras.code;
   return body;
 }

@@ -3,7 +3,7 @@
 // as the single call; the valid lines of a batch are written in one transaction
 // (EventsService.ingestArticles).
 import { performance } from 'node:perf_hooks';
-import { unrepresentableNumbers } from '../../platform/http/body-parsing.js';
+import { parseJsonBody } from '../../platform/http/body-parsing.js';
 import { compileBodyValidator } from '../../platform/http/validation.js';
 import { ProblemError } from '../../platform/problems.js';
 import { IngestArticleBody } from './events.schemas.js';
@@ -18,14 +18,14 @@ export function checkLine(text: string): IngestArticleBody | ProblemError {
   let value: unknown;
   try {
     // As the single call reads a body: a byte-order mark and surrounding space are not JSON.
-    value = JSON.parse(text.trim());
-  } catch {
+    value = parseJsonBody(text.trim(), JSON.parse);
+  } catch (error) {
+    if (error instanceof ProblemError) return error;
     return new ProblemError('validation-failed', 'The body is not valid JSON.', { errors: [{ pointer: '', detail: 'is not valid JSON' }] });
   }
-  const tooLarge = unrepresentableNumbers(value);
-  if (tooLarge) return tooLarge;
-  const errors = validate(value);
-  if (errors.length > 0) return new ProblemError('validation-failed', 'The body does not match the schema of this operation.', { errors });
+  const { errors, omitted } = validate(value);
+  if (errors.length > 0)
+    return new ProblemError('validation-failed', 'The body does not match the schema of this operation.', { errors, errorsOmitted: omitted });
   return value as IngestArticleBody;
 }
 

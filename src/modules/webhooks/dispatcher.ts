@@ -248,6 +248,21 @@ function refusalOf(error: unknown): AddressRefusedError | undefined {
   return [error, (error as { cause?: unknown })?.cause].find((e): e is AddressRefusedError => e instanceof AddressRefusedError);
 }
 
+/**
+ * What last_error says of an attempt that got no answer, in these words only (the API
+ * reference lists them): a transport's own message names internals (addresses, host names,
+ * library codes) and is kept for the server log.
+ */
+export const ATTEMPT_ERRORS = {
+  timeout: 'no answer within 15 seconds',
+  refused: 'the connection was refused',
+  certificate: "the webhook's TLS certificate was not accepted",
+  failed: 'the connection failed before an answer',
+} as const;
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'ESOCKETTIMEDOUT']);
+const CERTIFICATE_CODE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS_CERT_ALTNAME_INVALID/;
+
 /** Names that do not resolve, told apart from refusals only in the server log. */
 const NAME_NOT_RESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'ENODATA', 'ESERVFAIL', 'ENONAME']);
 
@@ -261,8 +276,9 @@ function describe(error: unknown): { shown: string; cause: string } {
   const code = err?.code ?? err?.cause?.code ?? 'error';
   const cause = `${code}: ${err?.message ?? String(error)}${err?.cause?.message ? ` (${err.cause.message})` : ''}`.slice(0, 500);
   if (error instanceof UnreadableSecretError) return { shown: SECRET_UNREADABLE, cause };
-  const timeout = ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'].includes(err?.code ?? '');
-  if (timeout || err?.name === 'TimeoutError' || err?.name === 'AbortError') return { shown: 'no answer within 15 seconds', cause };
+  if (TIMEOUT_CODES.has(code) || err?.name === 'TimeoutError' || err?.name === 'AbortError') return { shown: ATTEMPT_ERRORS.timeout, cause };
   if (refusalOf(error) || NAME_NOT_RESOLVED.has(code)) return { shown: UNREACHABLE_HOST, cause };
-  return { shown: cause, cause };
+  if (code === 'ECONNREFUSED') return { shown: ATTEMPT_ERRORS.refused, cause };
+  if (CERTIFICATE_CODE.test(code)) return { shown: ATTEMPT_ERRORS.certificate, cause };
+  return { shown: ATTEMPT_ERRORS.failed, cause };
 }

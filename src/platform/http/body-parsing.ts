@@ -4,6 +4,7 @@
 // often send their default header on every call.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError, type FieldError } from '../problems.js';
+import { jsonShapeProblem } from './json-limits.js';
 import { escapePointer } from './validation.js';
 
 const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
@@ -24,20 +25,62 @@ const unsupported = (detail: string) => new ProblemError('unsupported-media-type
 /** Does the route take a body at all? (Actions such as enable, and DELETE, do not.) */
 const takesBody = (request: FastifyRequest) => Boolean((request.routeOptions.schema as { body?: unknown } | undefined)?.body);
 
-/** Numbers JSON can write but a double cannot hold (1e309 reads as Infinity): named, not stored. */
-function unrepresentable(value: unknown, pointer = ''): FieldError[] {
-  if (typeof value === 'number') return Number.isFinite(value) ? [] : [{ pointer, detail: 'is a number too large to represent' }];
-  if (Array.isArray(value)) return value.flatMap((item, i) => unrepresentable(item, `${pointer}/${i}`));
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([name, item]) => unrepresentable(item, `${pointer}/${escapePointer(name)}`));
+/**
+ * Numbers JSON can write but a double cannot hold (1e309 reads as Infinity): named, not stored.
+ * The body's depth was bounded before it was parsed (json-limits.ts), so the walk is too.
+ */
+function unrepresentable(value: unknown, pointer: string, found: FieldError[]): void {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) found.push({ pointer, detail: 'is a number too large to represent' });
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) unrepresentable(value[i], `${pointer}/${i}`, found);
+  } else if (value !== null && typeof value === 'object') {
+    for (const name in value) unrepresentable((value as Record<string, unknown>)[name], `${pointer}/${escapePointer(name)}`, found);
   }
-  return [];
 }
 
 /** The problem of a parsed body holding numbers a double cannot hold, or null. */
 export function unrepresentableNumbers(parsed: unknown): ProblemError | null {
-  const errors = unrepresentable(parsed);
+  const errors: FieldError[] = [];
+  unrepresentable(parsed, '', errors);
   return errors.length > 0 ? new ProblemError('validation-failed', 'The body holds a number that cannot be represented.', { errors }) : null;
+}
+
+/**
+ * A body that is JSON text: its shape within bounds (json-limits.ts), then parsed, then its
+ * numbers representable. The one reading of JSON bodies, for every JSON endpoint and each bulk
+ * line, so that all of them refuse the same bodies the same way.
+ */
+export function parseJsonBody(text: string, parse: (text: string) => unknown): unknown {
+  const shape = jsonShapeProblem(text);
+  if (shape) throw shape;
+  const parsed = parse(text);
+  const numbers = unrepresentableNumbers(parsed);
+  if (numbers) throw numbers;
+  return parsed;
+}
+
+/**
+ * The charset a body is sent in: only UTF-8 (RFC 8259 §8.1), and a body that says otherwise
+ * is refused rather than read as if it were UTF-8.
+ */
+function charsetProblem(contentType: string | undefined): ProblemError | null {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return null;
+  return unsupported(`The body's charset ${charset || '(empty)'} is not accepted; send it in UTF-8 (or name no charset).`);
+}
+
+type FastifyJsonParser = ReturnType<FastifyInstance['getDefaultJsonParser']>;
+
+/** Fastify's own JSON parser (prototype poisoning refused), which calls back before it returns. */
+function fastifyParse(parser: FastifyJsonParser, request: FastifyRequest, text: string): unknown {
+  let outcome: { error: Error | null; value: unknown } | undefined;
+  void parser(request, text, (error, value) => {
+    outcome = { error, value };
+  });
+  if (outcome === undefined) throw new Error('the JSON parser did not answer at once');
+  if (outcome.error) throw outcome.error;
+  return outcome.value;
 }
 
 export function installBodyParsing(app: FastifyInstance): void {
@@ -46,23 +89,27 @@ export function installBodyParsing(app: FastifyInstance): void {
   app.addContentTypeParser(JSON_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
     if (takesNdjson(request)) return done(ndjsonOnly(), undefined);
     if ((body as Buffer).length === 0 && !takesBody(request)) return done(null, undefined);
+    const charset = charsetProblem(request.headers['content-type']);
+    if (charset) return done(charset, undefined);
     // Kept as bytes beside the parsed value, for idempotency's "same request" (idempotency.ts).
     request.rawBody = body as Buffer;
     const text = (body as Buffer).toString('utf8');
     if (request.headers['content-type']?.toLowerCase().startsWith('application/merge-patch+json') && request.method !== 'PATCH') {
       return done(unsupported('application/merge-patch+json is for PATCH; send this body as application/json.'), undefined);
     }
-    void parseJson(request, text, (error, parsed) => {
-      if (error) return done(error, undefined);
-      const problem = unrepresentableNumbers(parsed);
-      if (problem) return done(problem, undefined);
-      done(null, parsed);
-    });
+    let parsed: unknown;
+    try {
+      parsed = parseJsonBody(text, (checked) => fastifyParse(parseJson, request, checked));
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    done(null, parsed);
   });
   // NDJSON, on the routes that take it (bulk ingest), as text; each line is judged there.
   app.addContentTypeParser(NDJSON_TYPE, { parseAs: 'string' }, (request, body, done) => {
     if (!takesNdjson(request)) return done(unsupported('Send the body as JSON with Content-Type: application/json.'), undefined);
-    done(null, body);
+    const charset = charsetProblem(request.headers['content-type']);
+    done(charset, charset ? undefined : body);
   });
   // Any other media type: an empty body on an operation that takes none is no body at all.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {

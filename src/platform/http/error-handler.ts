@@ -8,7 +8,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { type DatabaseFailure, databaseFailure, INVALID_VALUE_DETAIL } from '../db/failures.js';
 import { problemBody, PROBLEMS, ProblemError, type FieldError, type ProblemSlug } from '../problems.js';
+import type { SharedGuards } from './guard.js';
 import { sendProblem } from './reply-problem.js';
+import { HEADERS_TOO_LARGE_DETAIL } from './header-limits.js';
 import { REQUEST_TIMEOUT_DETAIL } from './slow-clients.js';
 import { toFieldErrors } from './validation.js';
 
@@ -117,7 +119,7 @@ export function clientLeft(request: FastifyRequest, error: FastifyError): boolea
 
 const PARSER_PROBLEMS: Record<string, { slug: ProblemSlug; detail: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { slug: 'request-timeout', detail: REQUEST_TIMEOUT_DETAIL },
-  HPE_HEADER_OVERFLOW: { slug: 'request-header-fields-too-large', detail: 'The request headers are larger than the server reads.' },
+  HPE_HEADER_OVERFLOW: { slug: 'request-header-fields-too-large', detail: HEADERS_TOO_LARGE_DETAIL },
 };
 
 /**
@@ -131,25 +133,42 @@ export function clientErrorHandler(docsUrl: string) {
     const { slug, detail } = PARSER_PROBLEMS[error.code ?? ''] ?? { slug: 'bad-request' as const, detail: 'The request is not valid HTTP.' };
     const requestId = randomUUID();
     this.log.info({ request_id: requestId, code: error.code, status: PROBLEMS[slug].status }, 'refused a request at the HTTP parser');
-    // Write only when no response of this connection has begun, as Node itself does.
-    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (socket.writable && !inFlight?.headersSent) {
-      const body = JSON.stringify(problemBody(docsUrl, slug, detail, requestId));
-      const status = PROBLEMS[slug].status;
-      socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-      );
+    // Write only when no response of this connection is being written (on a keep-alive
+    // connection an earlier one may have been, and finished), as Node itself does.
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean; writableEnded?: boolean } })._httpMessage;
+    if (!socket.writable || (inFlight?.headersSent && !inFlight.writableEnded)) {
+      socket.destroy(error);
+      return;
     }
-    socket.destroy(error);
+    const body = JSON.stringify(problemBody(docsUrl, slug, detail, requestId));
+    const status = PROBLEMS[slug].status;
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    lingerThenClose(socket);
   };
 }
 
-export function installErrorHandling(
-  app: FastifyInstance,
-  docsUrl: string,
-  notFoundGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
-): void {
+/** How long a refused connection is read (and what arrives thrown away) after its answer. */
+const LINGER_MS = 2000;
+
+/**
+ * Closing a connection while the client is still sending (a 100 KB URL of which the parser
+ * read 16 KiB) makes the kernel reset it, and a reset can destroy the answer before the client
+ * reads it. So the rest of what it sends is read and dropped until it closes its side, or for
+ * LINGER_MS at most; only then is the connection destroyed.
+ */
+function lingerThenClose(socket: Duplex): void {
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.on('close', () => clearTimeout(timer));
+  socket.on('end', () => socket.destroy());
+  socket.on('error', () => socket.destroy());
+  socket.resume();
+}
+
+export function installErrorHandling(app: FastifyInstance, docsUrl: string, guards: SharedGuards): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (clientLeft(request, error)) {
       return sendProblem(request, reply, docsUrl, 'bad-request', 'The client closed the connection before the request was complete.');
@@ -160,12 +179,15 @@ export function installErrorHandling(
     if (error.validation) {
       const where = error.validationContext ?? 'body';
       if (where === 'body') {
+        const { errors, omitted } = toFieldErrors(error.validation as never);
         return sendProblem(request, reply, docsUrl, 'validation-failed', 'The body does not match the schema of this operation.', {
-          errors: toFieldErrors(error.validation as never),
+          errors,
+          errorsOmitted: omitted,
         });
       }
-      const fields = toFieldErrors(error.validation as never);
-      const described = fields.map((f) => `${f.pointer.replace(/^\//, '') || where} ${f.detail}`).join('; ');
+      const { errors: fields, omitted } = toFieldErrors(error.validation as never);
+      const more = omitted > 0 ? `; and ${omitted} more` : '';
+      const described = fields.map((f) => `${f.pointer.replace(/^\//, '') || where} ${f.detail}`).join('; ') + more;
       return sendProblem(request, reply, docsUrl, 'validation-failed', `Invalid ${where}: ${described}.`);
     }
     const fromDatabase = databaseProblem(request, error);
@@ -192,7 +214,7 @@ export function installErrorHandling(
     }
   });
 
-  app.setNotFoundHandler({ preValidation: notFoundGuard as never }, (request, reply) => {
+  app.setNotFoundHandler({ preValidation: guards.edge as never }, async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     // A route that matched but had nothing to show (callNotFound) is a plain 404.
     if (shadow.find(request.method as HTTPMethod, path) !== null) {
@@ -200,6 +222,10 @@ export function installErrorHandling(
     }
     const allowed = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) => shadow.find(m, path) !== null);
     if (allowed.length > 0) {
+      // The operator API's methods are its own business: authentication comes first there.
+      if (path.startsWith('/ops/')) {
+        await guards.operator(request, reply);
+      }
       return sendProblem(request, reply, docsUrl, 'method-not-allowed', `${request.method} is not allowed on ${path}.`, {
         headers: { allow: allowed.join(', ') },
       });

@@ -79,7 +79,20 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
-export function installGuard(app: FastifyInstance, options: GuardOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+export type RequestGuard = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** The guards that routes without one of their own need: the not-found handler's. */
+export interface SharedGuards {
+  /** The IP edge policy: unknown routes still count toward it. */
+  edge: RequestGuard;
+  /**
+   * The operator token alone (the edge policy already counted the request): a method the
+   * operator API does not take on a path it has is told only to the operator.
+   */
+  operator: RequestGuard;
+}
+
+export function installGuard(app: FastifyInstance, options: GuardOptions): SharedGuards {
   const { limiter, authenticator, parseKey } = options;
   const opsDigest = options.opsToken === null ? null : digest(options.opsToken);
 
@@ -134,6 +147,10 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
   async function opsGuard(request: FastifyRequest, reply: FastifyReply) {
     await edgeGuard(request, reply);
     if (reply.sent) return reply;
+    checkOpsToken(request);
+  }
+
+  function checkOpsToken(request: FastifyRequest): void {
     const header = authorizationOf(request);
     const given = header === DUPLICATED ? undefined : BEARER.exec(header ?? '')?.[1];
     if (opsDigest === null || given === undefined || !timingSafeEqual(digest(given), opsDigest)) {
@@ -189,8 +206,7 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): (requ
     };
   }
 
-  /** Unknown routes still count toward the IP edge policy. */
-  return edgeGuard;
+  return { edge: edgeGuard, operator: async (request) => checkOpsToken(request) };
 }
 
 const DUPLICATED = Symbol('more than one Authorization header');

@@ -1,5 +1,6 @@
 // Building blocks for operation schemas. One schema per operation feeds validation, the
 // TypeScript types (TypeBox), the OpenAPI document and, later, MCP tool inputs.
+import { MAX_FIELD_ERRORS, MAX_PROBLEM_TEXT } from '../problems.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 
 // An explicit pattern rather than Ajv's `uuid` format, which also takes a `urn:uuid:` prefix
@@ -47,7 +48,13 @@ export const ProblemSchema = Type.Object(
     status: Type.Integer(),
     detail: Type.String(),
     request_id: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String(), detail: Type.String() }))),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ pointer: Type.String(), detail: Type.String() }), {
+        maxItems: MAX_FIELD_ERRORS,
+        description: `The fields that failed, at most ${MAX_FIELD_ERRORS}; a pointer or detail past ${MAX_PROBLEM_TEXT} characters is cut and ends in "…".`,
+      }),
+    ),
+    errors_omitted: Type.Optional(Type.Integer({ minimum: 1, description: 'How many more field errors were found than `errors` lists.' })),
     code: Type.Optional(Type.String()),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' },

@@ -7,7 +7,7 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldError } from '../problems.js';
+import { type FieldError, MAX_FIELD_ERRORS } from '../problems.js';
 import { storableInstant } from '../instants.js';
 import { TEXT_PATTERN, UUID_PATTERN } from './schema-kit.js';
 
@@ -28,9 +28,49 @@ function makeAjv(options: Options): Ajv {
 const bodyAjv = makeAjv({ coerceTypes: false });
 const textAjv = makeAjv({ coerceTypes: 'array' });
 
+/** An integer as a query string or path writes it: decimal digits, perhaps a minus (not `1e2`, `0x10`, ` 5`). */
+const DECIMAL_INTEGER = /^-?\d+$/;
+
+type TextValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/**
+ * A validator of query strings or path parameters. Ajv's coercion reads a text as JavaScript
+ * reads a number, so `1e2` and `0x10` would pass as integers: the integer fields are checked
+ * for plain decimal digits first, and refused as Ajv would refuse a wrong type.
+ */
+function textValidator(schema: Schema): TextValidator {
+  const validate = textAjv.compile(schema);
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  const integers = Object.entries(properties).filter(([, field]) => field.type === 'integer');
+  if (integers.length === 0) return validate;
+  const checked: TextValidator = (data) => {
+    const errors: ErrorObject[] = integers
+      .filter(([name]) => {
+        const value = (data as Record<string, unknown> | null)?.[name];
+        return typeof value === 'string' && !DECIMAL_INTEGER.test(value);
+      })
+      .map(([name, field]) => ({
+        keyword: 'type',
+        instancePath: `/${escapePointer(name)}`,
+        schemaPath: `#/properties/${escapePointer(name)}/type`,
+        params: { type: 'integer' },
+        message: 'must be integer',
+        parentSchema: field,
+      }));
+    if (errors.length > 0) {
+      checked.errors = errors;
+      return false;
+    }
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  };
+  return checked;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  if (httpPart === 'body') return bodyAjv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  return textValidator(schema as Schema) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
 export const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -88,25 +128,38 @@ function kindsOf(schema: Schema | undefined, tag: string): string[] {
     .filter((kind): kind is string => typeof kind === 'string');
 }
 
+/** The member an error is about: the unknown, missing or tag member itself, else the value that failed. */
+function pointerOf(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `${error.instancePath}/${escapePointer(String(params.additionalProperty))}`;
+    case 'required':
+      return `${error.instancePath}/${escapePointer(String(params.missingProperty))}`;
+    case 'discriminator':
+      return `${error.instancePath}/${escapePointer(String(params.tag))}`;
+  }
+  return error.instancePath;
+}
+
 function detailOf(error: ErrorObject): { pointer: string; detail: string } {
   const params = error.params as Record<string, unknown>;
   const parent = error.parentSchema as Schema | undefined;
   const pointer = error.instancePath;
   switch (error.keyword) {
     case 'additionalProperties': {
-      const name = String(params.additionalProperty);
-      const renamed = (parent?.['x-renamed'] as Record<string, string> | undefined)?.[name];
-      return { pointer: `${pointer}/${escapePointer(name)}`, detail: renamed ? `was renamed to ${renamed}` : 'is not a recognized field' };
+      const renamed = (parent?.['x-renamed'] as Record<string, string> | undefined)?.[String(params.additionalProperty)];
+      return { pointer: pointerOf(error), detail: renamed ? `was renamed to ${renamed}` : 'is not a recognized field' };
     }
     case 'required':
-      return { pointer: `${pointer}/${escapePointer(String(params.missingProperty))}`, detail: 'is required' };
+      return { pointer: pointerOf(error), detail: 'is required' };
     case 'discriminator': {
       const kinds = kindsOf(parent, String(params.tag));
       const detail =
         params.error === 'tag' || kinds.length === 0
           ? `is required and must be ${kinds.length > 0 ? `one of ${kinds.join(', ')}` : 'a string'}`
           : `must be one of ${kinds.join(', ')}`;
-      return { pointer: `${pointer}/${escapePointer(String(params.tag))}`, detail };
+      return { pointer: pointerOf(error), detail };
     }
     case 'maxItems':
       return { pointer, detail: `must have at most ${String(params.limit)} items` };
@@ -124,12 +177,27 @@ function detailOf(error: ErrorObject): { pointer: string; detail: string } {
   return { pointer, detail: described === null ? (error.message ?? 'is invalid') : `must be ${described}` };
 }
 
+/** Field errors as a problem lists them: at most MAX_FIELD_ERRORS, and how many more there were. */
+export interface FieldErrorList {
+  errors: FieldError[];
+  omitted: number;
+}
+
+/**
+ * Validator errors read in full; those after are only counted, one per member they point at.
+ * Reading relates each union to the errors inside it (pairs of errors), so it is bounded here;
+ * the body's shape bounds how many errors there can be at all (json-limits.ts).
+ */
+const READ_IN_FULL = 200;
+
 /**
  * One `{pointer, detail}` per field; an unknown or missing member points at itself. A union
  * the value fails as a whole ("a UUID or null") is told once, as what it must be; when the
  * value took one branch's shape and failed inside it, the errors inside say what is wrong.
+ * At most MAX_FIELD_ERRORS are listed; the rest are counted.
  */
-export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
+export function toFieldErrors(all: readonly ErrorObject[]): FieldErrorList {
+  const errors = all.length > READ_IN_FULL ? all.slice(0, READ_IN_FULL) : all;
   const isUnion = (e: ErrorObject) => e.keyword === 'anyOf' || (e.keyword === 'oneOf' && !(e.parentSchema as Schema | undefined)?.discriminator);
   const inside = (union: ErrorObject, e: ErrorObject) =>
     e !== union && e.schemaPath.startsWith(`${union.schemaPath}/`) && e.instancePath.startsWith(union.instancePath);
@@ -151,11 +219,19 @@ export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
     if (!byPointer.has(pointer)) byPointer.set(pointer, detail); // the first word on a field is the one it gets
   }
   const out = [...byPointer].map(([pointer, detail]) => ({ pointer, detail }));
-  return out.length > 0 ? out : [{ pointer: '', detail: 'is invalid' }];
+  if (out.length === 0) out.push({ pointer: '', detail: 'is invalid' });
+  const unread = new Set<string>();
+  for (let i = READ_IN_FULL; i < all.length; i++) {
+    const pointer = pointerOf(all[i]!);
+    if (!byPointer.has(pointer)) unread.add(pointer);
+  }
+  return { errors: out.slice(0, MAX_FIELD_ERRORS), omitted: Math.max(0, out.length - MAX_FIELD_ERRORS) + unread.size };
 }
 
-/** Validates a value against a body schema outside HTTP (the CLI), with the same rules. */
-export function compileBodyValidator(schema: object): (value: unknown) => FieldError[] {
+const VALID: FieldErrorList = Object.freeze({ errors: [], omitted: 0 }) as FieldErrorList;
+
+/** Validates a value against a body schema outside HTTP (the CLI, MCP, bulk lines), with the same rules. */
+export function compileBodyValidator(schema: object): (value: unknown) => FieldErrorList {
   const validate = bodyAjv.compile(schema);
-  return (value) => (validate(value) ? [] : toFieldErrors(validate.errors ?? []));
+  return (value) => (validate(value) ? VALID : toFieldErrors(validate.errors ?? []));
 }
