@@ -108,7 +108,7 @@ describe('HTTP hardening', () => {
     await call('GET', `/v1/${account.key}/sensors`);
     await server.http.request('GET', `/v1/sensors?token=${account.key.replace('_', '%5F')}`, { headers: { authorization: `Bearer ${account.key}x` } });
     const logged = server.logs.join('');
-    assert.ok(logged.includes('/v1/sensors?api_key=evk_[redacted]'), 'the request is still logged, key replaced');
+    assert.ok(logged.includes('"route":"/v1/sensors","path":"/v1/sensors","query_others":2'), 'the request is still logged, without its query');
     assert.ok(!logged.includes(account.key.slice(4)), 'no part of the key after its prefix');
     assert.ok(!logged.includes(secret.slice(6, 30)) && !logged.includes(encodeURIComponent(secret).slice(6, 30)), 'no signing secret, raw or encoded');
   });

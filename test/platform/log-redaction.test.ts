@@ -1,13 +1,15 @@
 // decisions.md, "HTTP hardening": logs never contain a raw API key or signing secret, even one
 // a client put in a URL, in whatever spelling it wrote it. Real HTTPS requests to a running
 // server, its pino output captured; every string of every line is decoded here (by a decoder
-// of this file's own) before it is searched.
+// of this file's own: percent-escapes, HTML character references, `\u` escapes, `+` joins)
+// before it is searched.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { redactKeyShaped } from '../../src/platform/log-redaction.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
+import { bearer, OPS_TOKEN, startServer, type TestServer } from '../helpers/server.js';
 
 const newKey = () => `evk_${randomBytes(32).toString('base64url')}`;
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -15,14 +17,23 @@ const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 /** Every character as `%XX`. */
 const encodeWhole = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
 
-/** Every reading of a text: itself, then decoded again and again (every `%XX`, byte by byte) until it stops changing. */
+/** One round of every decoding a reader might apply: `%XX`, `&#NNN;`, `&#xHH;`, `\uXXXX`. */
+const decodeAll = (text: string) =>
+  text
+    .replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/&#x([0-9a-f]+);?/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/&#([0-9]+);?/g, (_, dec: string) => String.fromCharCode(Number.parseInt(dec, 10)))
+    .replace(/\\u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+
+/** Every reading of a text: itself, then decoded again and again until it stops changing, each also without `+` and spaces, and lower-cased. */
 function readings(text: string): string[] {
   const all = [text];
   for (;;) {
-    const next = all.at(-1)!.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-    if (next === all.at(-1)) return all;
+    const next = decodeAll(all.at(-1)!);
+    if (next === all.at(-1)) break;
     all.push(next);
   }
+  return all.flatMap((reading) => [reading, reading.replace(/[+ ]/g, '')]).flatMap((reading) => [reading, reading.toLowerCase()]);
 }
 
 /** Every string of a JSON value, object keys included. */
@@ -40,7 +51,7 @@ function stringsOf(value: unknown): string[] {
  */
 function assertNotLogged(lines: readonly string[], secret: string, context: string) {
   const random = secret.slice(secret.indexOf('_') + 1);
-  const pieces = Array.from({ length: random.length - 11 }, (_, i) => random.slice(i, i + 12));
+  const pieces = Array.from({ length: random.length - 11 }, (_, i) => random.slice(i, i + 12)).flatMap((piece) => [piece, piece.toLowerCase()]);
   for (const line of lines) {
     const texts = [line, ...stringsOf(JSON.parse(line))].flatMap(readings);
     for (const text of texts) {
@@ -77,7 +88,7 @@ describe('keys and secrets in URLs, in the log', () => {
     const response = await server.http.request('GET', path);
     const requestId = response.headers['x-request-id'];
     assert.ok(requestId, `${path}: ${response.status}`);
-    const logged = () => server.logs.slice(from).some((line) => line.includes(requestId) && JSON.parse(line).url !== undefined);
+    const logged = () => server.logs.slice(from).some((line) => line.includes(requestId) && JSON.parse(line).path !== undefined);
     const routable = decodable(path.split('?')[0]!);
     // The request's own line is written once the answer has gone out.
     const deadline = Date.now() + (routable ? 5000 : 50);
@@ -114,12 +125,103 @@ describe('keys and secrets in URLs, in the log', () => {
       const lines = await logsOf(path);
       assertNotLogged(lines, written, path);
     }
-    // The request is still logged, its URL decoded and the key replaced.
-    const [line] = (await logsOf(`/v1/sensors?auth=Bearer%20${key}&page=2`)).filter((l) => JSON.parse(l).msg === 'request');
-    assert.equal(JSON.parse(line!).url, '/v1/sensors?auth=Bearer evk_[redacted]&page=2');
-    // A URL without a key is logged as it came.
-    const [plain] = (await logsOf('/v1/sensors?q=a%20b%2Fc&evk=1')).filter((l) => JSON.parse(l).msg === 'request');
-    assert.equal(JSON.parse(plain!).url, '/v1/sensors?q=a%20b%2Fc&evk=1');
+    // The request is still logged: its route and path, the names of the parameters the route
+    // declares, and a count of the others; never the URL as written.
+    const [line] = (await logsOf(`/v1/sensors?auth=Bearer%20${key}&limit=2&page=2`)).filter((l) => JSON.parse(l).msg === 'request');
+    const logged = JSON.parse(line!);
+    assert.deepEqual(
+      { method: logged.method, route: logged.route, path: logged.path, query: logged.query, query_others: logged.query_others, url: logged.url },
+      { method: 'GET', route: '/v1/sensors', path: '/v1/sensors', query: ['limit'], query_others: 2, url: undefined },
+    );
+    // Ids in a path are kept; another value of a parameter is not.
+    const id = '3f1c2b9a-0d4e-4f5a-8b6c-7d8e9f0a1b2c';
+    const [byId] = (await logsOf(`/v1/sensors/${id}/deliveries?limit=1`)).filter((l) => JSON.parse(l).msg === 'request');
+    assert.equal(JSON.parse(byId!).path, `/v1/sensors/${id}/deliveries`);
+    const [byName] = (await logsOf(`/v1/sensors/${key}`)).filter((l) => JSON.parse(l).msg === 'request');
+    assert.equal(JSON.parse(byName!).path, '/v1/sensors/:id');
+    // An unmatched path keeps the service's own words and ids only.
+    const [unmatched] = (await logsOf(`/v1/${id}/nothing-here/${key}`)).filter((l) => JSON.parse(l).msg === 'request');
+    assert.deepEqual([JSON.parse(unmatched!).route, JSON.parse(unmatched!).path], [null, `/v1/${id}/*/*`]);
+  });
+
+  /**
+   * Every spelling of a secret a reader might decode back to it: as written, behind an HTML
+   * character reference or a `\u` escape for its first letter or for every character, its
+   * prefix in mixed case, percent-encoded once to three times, split by `+`, and its random
+   * part alone.
+   */
+  function spellings(secret: string): string[] {
+    const underscore = secret.indexOf('_');
+    const random = secret.slice(underscore + 1);
+    const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(4, '0');
+    const percent = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    return [
+      secret,
+      `&#${secret.charCodeAt(0)};${secret.slice(1)}`,
+      `&#x${secret.charCodeAt(0).toString(16)};${secret.slice(1)}`,
+      `\\u${hex(secret[0]!)}${secret.slice(1)}`,
+      [...secret].map((c) => `\\u${hex(c)}`).join(''),
+      [...secret].map((c) => `&#${c.charCodeAt(0)};`).join(''),
+      `${secret.slice(0, underscore).toUpperCase()}${secret.slice(underscore)}`,
+      `${secret.slice(0, 1).toUpperCase()}${secret.slice(1, underscore)}${secret.slice(underscore)}`,
+      percent(secret),
+      percent(percent(secret)),
+      percent(percent(percent(secret))),
+      secret.replace(/(.{5})/g, '$1+'),
+      random,
+    ];
+  }
+
+  /** Sends a request and answers the lines logged since, once its own request line is in. */
+  async function logsOfRequest(method: string, path: string, options: { headers?: Record<string, string>; rawBody?: string } = {}): Promise<string[]> {
+    const from = server.logs.length;
+    const response = await server.http.request(method, path, options);
+    const requestId = response.headers['x-request-id'];
+    assert.ok(requestId, `${method} ${path}: ${response.status}`);
+    const deadline = Date.now() + 5000;
+    while (!server.logs.slice(from).some((line) => line.includes(requestId) && JSON.parse(line).msg === 'request') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return server.logs.slice(from);
+  }
+
+  it('when a key, a signing secret or the operator token is spelled in any way in a path, a query, a body or a header, then no log line holds it', async () => {
+    // A budget that never runs out, so every request reaches the body's validation.
+    const plan = await server.http.request('PUT', '/ops/v1/plans/unmetered', {
+      headers: bearer(OPS_TOKEN),
+      body: { ...STANDARD_PLAN_FIELDS, rest_requests_per_minute: 1_000_000 },
+    });
+    assert.equal(plan.status, 200, plan.text);
+    const account = await server.ops.createAccount({ plan: 'unmetered' });
+    const realKey = await server.ops.createKey(account.id, ['SENSORS_WRITE', 'SENSORS_READ']);
+    const json = { authorization: `Bearer ${realKey}`, 'content-type': 'application/json' };
+    for (const secret of [newKey(), newSecret(), OPS_TOKEN]) {
+      for (const spelled of spellings(secret)) {
+        const inUrl = encodeURIComponent(spelled);
+        const sent: [string, string, { headers?: Record<string, string>; rawBody?: string }][] = [
+          ['GET', `/v1/sensors/${inUrl}`, { headers: json }],
+          ['GET', `/v1/${inUrl}/sensors`, {}],
+          ['GET', `/${inUrl}`, {}],
+          ['GET', `/v1/sensors?x=${inUrl}&limit=1`, { headers: json }],
+          ['GET', `/v1/sensors?x=${spelled.replace(/[#&]/g, encodeURIComponent)}`, { headers: json }],
+          ['GET', `/v1/sensors?${inUrl}=1`, { headers: json }],
+          ['GET', `/ops/v1/metrics?token=${inUrl}`, {}],
+          ['GET', `/ops/v1/plans/${inUrl}`, {}],
+          ['POST', '/v1/sensors', { headers: json, rawBody: JSON.stringify({ name: spelled, [spelled]: spelled, filter: { x: spelled } }) }],
+          [
+            'POST',
+            '/ops/v1/articles/bulk',
+            { headers: { ...bearer(OPS_TOKEN), 'content-type': 'application/x-ndjson' }, rawBody: `${JSON.stringify({ [spelled]: 1 })}\n` },
+          ],
+          ['GET', '/v1/sensors', { headers: { authorization: `Bearer ${spelled}` } }],
+          ['GET', '/v1/sensors', { headers: { ...json, 'x-forwarded-for': spelled, 'idempotency-key': spelled, cookie: `k=${inUrl}` } }],
+          ['POST', '/v1/sensors', { headers: { ...json, 'idempotency-key': spelled }, rawBody: '{}' }],
+        ];
+        for (const [method, path, options] of sent) {
+          assertNotLogged(await logsOfRequest(method, path, options), secret, `${method} ${path} ${JSON.stringify(options.headers ?? {})}`);
+        }
+      }
+    }
   });
 
   it('when random keys and secrets are spelled in random encodings after random prefixes in URLs, then no log line of the server holds one', async () => {
