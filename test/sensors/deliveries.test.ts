@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
+import selfsigned from 'selfsigned';
 import type { TestCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
@@ -299,6 +302,46 @@ describe('sensor deliveries', () => {
       assert.equal(delivery.last_error, 'no answer within 15 seconds');
     } finally {
       receiver.reply = previous;
+    }
+  });
+  it('when an attempt gets no answer for another reason, then last_error says so in the documented words, never in the words of the transport', async () => {
+    // A port with nothing listening; a TLS server whose certificate no CA vouches for (the
+    // service's own self-signed one is not among the trusted); a server that closes at once.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const refusedPort = (closed.address() as net.AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' });
+    const untrusted = tls.createServer({ cert: pems.cert, key: pems.private }, (socket) => socket.end());
+    await new Promise<void>((resolve) => untrusted.listen(0, '127.0.0.1', resolve));
+    const hangUp = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', resolve));
+    const port = (s: net.Server) => (s.address() as net.AddressInfo).port;
+    try {
+      const expected: [string, string][] = [
+        [`https://127.0.0.1:${refusedPort}/hook`, 'the connection was refused'],
+        [`https://localhost:${port(untrusted)}/hook`, "the webhook's TLS certificate was not accepted"],
+        [`https://127.0.0.1:${port(hangUp)}/hook`, 'the connection failed before an answer'],
+      ];
+      for (const [url, wording] of expected) {
+        const account = await corpus.account(0, SCOPES);
+        const type = await corpus.eventType();
+        const created = await server.http.post(
+          '/v1/sensors',
+          { name: 'unreachable', filter: { event_type_id: type.id }, actions: [{ type: 'webhook', url }] },
+          bearer(account.key),
+        );
+        assert.equal(created.status, 201, created.text);
+        await corpus.article({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: await corpus.entity() }] });
+        await drain();
+        const [delivery] = await deliveries(account.key, created.json.id);
+        assert.equal(delivery.attempts, 1, url);
+        assert.equal(delivery.last_status_code, null, url);
+        assert.equal(delivery.last_error, wording, url);
+      }
+    } finally {
+      untrusted.close();
+      hangUp.close();
     }
   });
 });
