@@ -83,39 +83,61 @@ function fastifyParse(parser: FastifyJsonParser, request: FastifyRequest, text: 
   return outcome.value;
 }
 
+/**
+ * A body read whole and refused. Fastify closes the connection after any parser error, since a
+ * parser may stop before the body ends; these parsers read every byte first, so the refusal is
+ * carried to the preValidation hook below instead, and the keep-alive connection stays open
+ * for the client's next request (a new TLS handshake each would cost more than the refusal).
+ */
+class RefusedBody {
+  constructor(readonly error: Error) {}
+}
+
+type ParserDone = (error: Error | null, body?: unknown) => void;
+
+/** The parser's answer, a refusal deferred to preValidation. */
+const answer = (done: ParserDone, error: Error | null, body?: unknown) => (error ? done(null, new RefusedBody(error)) : done(null, body));
+
 export function installBodyParsing(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
-    if (takesNdjson(request)) return done(ndjsonOnly(), undefined);
-    if ((body as Buffer).length === 0 && !takesBody(request)) return done(null, undefined);
+    if (takesNdjson(request)) return answer(done, ndjsonOnly());
+    if ((body as Buffer).length === 0 && !takesBody(request)) return answer(done, null, undefined);
     const charset = charsetProblem(request.headers['content-type']);
-    if (charset) return done(charset, undefined);
+    if (charset) return answer(done, charset);
     // Kept as bytes beside the parsed value, for idempotency's "same request" (idempotency.ts).
     request.rawBody = body as Buffer;
     const text = (body as Buffer).toString('utf8');
     if (request.headers['content-type']?.toLowerCase().startsWith('application/merge-patch+json') && request.method !== 'PATCH') {
-      return done(unsupported('application/merge-patch+json is for PATCH; send this body as application/json.'), undefined);
+      return answer(done, unsupported('application/merge-patch+json is for PATCH; send this body as application/json.'));
     }
     let parsed: unknown;
     try {
       parsed = parseJsonBody(text, (checked) => fastifyParse(parseJson, request, checked));
     } catch (error) {
-      return done(error as Error, undefined);
+      return answer(done, error as Error);
     }
-    done(null, parsed);
+    answer(done, null, parsed);
   });
   // NDJSON, on the routes that take it (bulk ingest), as text; each line is judged there.
   app.addContentTypeParser(NDJSON_TYPE, { parseAs: 'string' }, (request, body, done) => {
-    if (!takesNdjson(request)) return done(unsupported('Send the body as JSON with Content-Type: application/json.'), undefined);
-    const charset = charsetProblem(request.headers['content-type']);
-    done(charset, charset ? undefined : body);
+    if (!takesNdjson(request)) return answer(done, unsupported('Send the body as JSON with Content-Type: application/json.'));
+    answer(done, charsetProblem(request.headers['content-type']), body);
   });
   // Any other media type: an empty body on an operation that takes none is no body at all.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
-    if (takesNdjson(request)) return done(ndjsonOnly(), undefined);
-    if ((body as Buffer).length === 0 && !takesBody(request)) return done(null, undefined);
-    done(unsupported('Send the body as JSON with Content-Type: application/json (for PATCH also application/merge-patch+json).'), undefined);
+    if (takesNdjson(request)) return answer(done, ndjsonOnly());
+    if ((body as Buffer).length === 0 && !takesBody(request)) return answer(done, null, undefined);
+    answer(done, unsupported('Send the body as JSON with Content-Type: application/json (for PATCH also application/merge-patch+json).'));
+  });
+  // The refusal of a body read whole, before anything else looks at the body. The body is
+  // cleared first: a route's problem renderer reads "no body" as "not JSON" (MCP's parse error).
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (!(request.body instanceof RefusedBody)) return done();
+    const { error } = request.body;
+    request.body = undefined;
+    done(error);
   });
   // A compressed body would otherwise be read as (invalid) JSON. A callback hook: it runs on
   // every request, and a promise each would cost more than the check.
