@@ -18,7 +18,7 @@ export function checkLine(text: string): IngestArticleBody | ProblemError {
   let value: unknown;
   try {
     // As the single call reads a body: a byte-order mark and surrounding space are not JSON.
-    value = parseJsonBody(text.trim(), JSON.parse);
+    value = parseJsonBody(Buffer.from(text.trim()), JSON.parse);
   } catch (error) {
     if (error instanceof ProblemError) return error;
     return new ProblemError('validation-failed', 'The body is not valid JSON.', { errors: [{ pointer: '', detail: 'is not valid JSON' }] });

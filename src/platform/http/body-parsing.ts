@@ -47,14 +47,14 @@ export function unrepresentableNumbers(parsed: unknown): ProblemError | null {
 }
 
 /**
- * A body that is JSON text: its shape within bounds (json-limits.ts), then parsed, then its
+ * A JSON body: its shape within bounds (json-limits.ts), then decoded and parsed, then its
  * numbers representable. The one reading of JSON bodies, for every JSON endpoint and each bulk
  * line, so that all of them refuse the same bodies the same way.
  */
-export function parseJsonBody(text: string, parse: (text: string) => unknown): unknown {
-  const shape = jsonShapeProblem(text);
+export function parseJsonBody(bytes: Buffer, parse: (text: string) => unknown): unknown {
+  const shape = jsonShapeProblem(bytes);
   if (shape) throw shape;
-  const parsed = parse(text);
+  const parsed = parse(bytes.toString('utf8'));
   const numbers = unrepresentableNumbers(parsed);
   if (numbers) throw numbers;
   return parsed;
@@ -108,13 +108,12 @@ export function installBodyParsing(app: FastifyInstance): void {
     if (charset) return answer(done, charset);
     // Kept as bytes beside the parsed value, for idempotency's "same request" (idempotency.ts).
     request.rawBody = body as Buffer;
-    const text = (body as Buffer).toString('utf8');
     if (request.headers['content-type']?.toLowerCase().startsWith('application/merge-patch+json') && request.method !== 'PATCH') {
       return answer(done, unsupported('application/merge-patch+json is for PATCH; send this body as application/json.'));
     }
     let parsed: unknown;
     try {
-      parsed = parseJsonBody(text, (checked) => fastifyParse(parseJson, request, checked));
+      parsed = parseJsonBody(body as Buffer, (text) => fastifyParse(parseJson, request, text));
     } catch (error) {
       return answer(done, error as Error);
     }
