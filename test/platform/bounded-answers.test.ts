@@ -137,6 +137,16 @@ describe('bounded answers to bad requests', () => {
       ],
     );
     assert.match(response.json.results[1].problem.detail, /deeper than 32 levels/);
+    // The probe's line: 15.8 MB of 1.3 million unknown fields, beside a valid line.
+    const huge = unknownMembers(1_300_000);
+    const probe = await server.http.request('POST', '/ops/v1/articles/bulk', { headers: ops('application/x-ndjson'), rawBody: `${huge}\n${valid(4)}\n` });
+    assert.equal(probe.status, 200, probe.text.slice(0, 300));
+    assert.deepEqual(
+      probe.json.results.map((r: { status: number }) => r.status),
+      [400, 201],
+    );
+    assert.match(probe.json.results[0].problem.detail, /more than 1,000 members/);
+    assert.ok(probe.text.length <= 2 * 1024, `${probe.text.length} bytes`);
     assert.equal(response.json.results[3].problem.errors.length, MAX_ERRORS);
     assert.ok(response.json.results[3].problem.errors_omitted > 800);
     assert.ok(response.text.length <= 3 * PROBLEM_BYTES, `${response.text.length} bytes`);
