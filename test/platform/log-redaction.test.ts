@@ -79,22 +79,31 @@ describe('keys and secrets in URLs, in the log', () => {
   after(() => server.close());
 
   /**
-   * GETs a path; answers the lines logged since it was sent, once the request's own line (found
-   * by its request id, with its url) is in. A path the router cannot decode (`/a%zz`) is refused
-   * before any route and no line is written for it: then the lines written meanwhile.
+   * Sends a request; answers the lines logged since it was sent, once the request's own line
+   * (found by its request id, with its path) is in, or `waitMs` has passed: a request refused
+   * before any route (a path the router cannot decode, a parameter too long) writes no line.
    */
-  async function logsOf(path: string): Promise<string[]> {
+  async function sent(method: string, path: string, options: { headers?: Record<string, string>; rawBody?: string }, waitMs: number) {
     const from = server.logs.length;
-    const response = await server.http.request('GET', path);
+    const response = await server.http.request(method, path, options);
     const requestId = response.headers['x-request-id'];
-    assert.ok(requestId, `${path}: ${response.status}`);
+    assert.ok(requestId, `${method} ${path}: ${response.status}`);
     const logged = () => server.logs.slice(from).some((line) => line.includes(requestId) && JSON.parse(line).path !== undefined);
-    const routable = decodable(path.split('?')[0]!);
     // The request's own line is written once the answer has gone out.
-    const deadline = Date.now() + (routable ? 5000 : 50);
+    const deadline = Date.now() + waitMs;
     while (!logged() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    assert.equal(logged(), routable, `${path} (${response.status}): logged with its url if and only if its path can be decoded`);
-    return server.logs.slice(from);
+    return { lines: server.logs.slice(from), logged: logged(), status: response.status };
+  }
+
+  const logsOfRequest = async (method: string, path: string, options: { headers?: Record<string, string>; rawBody?: string } = {}) =>
+    (await sent(method, path, options, 1000)).lines;
+
+  /** GETs a path; its lines, which hold the request's own if and only if its path can be decoded. */
+  async function logsOf(path: string): Promise<string[]> {
+    const routable = decodable(path.split('?')[0]!);
+    const { lines, logged, status } = await sent('GET', path, {}, routable ? 5000 : 50);
+    assert.equal(logged, routable, `${path} (${status}): logged with its path if and only if its path can be decoded`);
+    return lines;
   }
 
   it('when a key or secret is written in a URL behind an escape or a letter, encoded whole, or its underscore encoded twice, then no log line holds it', async () => {
@@ -170,19 +179,6 @@ describe('keys and secrets in URLs, in the log', () => {
       secret.replace(/(.{5})/g, '$1+'),
       random,
     ];
-  }
-
-  /** Sends a request and answers the lines logged since, once its own request line is in. */
-  async function logsOfRequest(method: string, path: string, options: { headers?: Record<string, string>; rawBody?: string } = {}): Promise<string[]> {
-    const from = server.logs.length;
-    const response = await server.http.request(method, path, options);
-    const requestId = response.headers['x-request-id'];
-    assert.ok(requestId, `${method} ${path}: ${response.status}`);
-    const deadline = Date.now() + 5000;
-    while (!server.logs.slice(from).some((line) => line.includes(requestId) && JSON.parse(line).msg === 'request') && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    return server.logs.slice(from);
   }
 
   it('when a key, a signing secret or the operator token is spelled in any way in a path, a query, a body or a header, then no log line holds it', async () => {
