@@ -68,7 +68,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetr
     ...(tls
       ? {
           http2: true,
-          https: { allowHTTP1: true, cert: tls.cert, key: tls.key, maxHeaderSize: MAX_HEADER_BYTES, settings: { maxHeaderListSize: MAX_HTTP2_HEADER_LIST } },
+          https: { allowHTTP1: true, cert: tls.cert, key: tls.key, settings: { maxHeaderListSize: MAX_HTTP2_HEADER_LIST } },
         }
       : {}),
   };

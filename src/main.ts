@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.opsToken === null ? [] : [config.opsToken]);
 
   let runtime: Runtime;
   try {

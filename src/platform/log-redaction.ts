@@ -45,26 +45,40 @@ const cutKeys = (text: string): string => text.replace(KEY_SHAPED, (_match, apiK
  * letters an escape before it would absorb (`%4evk_…` reads `Nvk_…`) is cut while it still reads
  * as one.
  */
-export function redactKeysInText(text: string): string {
+function redactInText(text: string, cut: (text: string) => string): string {
   let current = text;
   let found = false;
   for (let round = 0; ; round++) {
-    const cut = cutKeys(current);
-    if (cut !== current) found = true;
-    const next = decodeOnce(cut);
-    if (next === cut) return found ? cut : text;
+    const cutText = cut(current);
+    if (cutText !== current) found = true;
+    const next = decodeOnce(cutText);
+    if (next === cutText) return found ? cutText : text;
     if (round === MAX_DECODINGS) return TOO_DEEP;
     current = next;
   }
 }
 
-/** A log line with every key-shaped string in it cut out (pino's streamWrite hook). */
-export function redactKeyShaped(line: string): string {
-  if (!MAYBE_KEY.test(line)) return line;
-  return line.replace(JSON_STRING, (literal) => {
-    if (!MAYBE_KEY.test(literal)) return literal;
-    const value = JSON.parse(literal) as string;
-    const redacted = redactKeysInText(value);
-    return redacted === value ? literal : JSON.stringify(redacted);
-  });
+export const redactKeysInText = (text: string): string => redactInText(text, cutKeys);
+
+/**
+ * A log line's redaction (pino's streamWrite hook): every key-shaped string cut out, and every
+ * secret of `secrets` (the operator token, which has no shape of its own), in any spelling a
+ * decoder reads back to it.
+ */
+export function lineRedactor(secrets: readonly string[]): (line: string) => string {
+  const named = secrets.filter((secret) => secret.length > 0);
+  const cut = named.length === 0 ? cutKeys : (text: string) => named.reduce((out, secret) => out.replaceAll(secret, '[redacted]'), cutKeys(text));
+  const maybe = (text: string) => MAYBE_KEY.test(text) || named.some((secret) => text.includes(secret));
+  return (line) => {
+    if (!maybe(line)) return line;
+    return line.replace(JSON_STRING, (literal) => {
+      if (!maybe(literal)) return literal;
+      const value = JSON.parse(literal) as string;
+      const redacted = redactInText(value, cut);
+      return redacted === value ? literal : JSON.stringify(redacted);
+    });
+  };
 }
+
+/** A log line with every key-shaped string in it cut out. */
+export const redactKeyShaped = lineRedactor([]);

@@ -5,7 +5,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { loggedRequest, type RouteWords } from './http/logged-request.js';
-import { redactKeyShaped } from './log-redaction.js';
+import { lineRedactor } from './log-redaction.js';
 
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -18,15 +18,25 @@ export const REDACT_PATHS = [
   'signing_secret',
 ];
 
-/** The logger's options, shared with tests that capture log lines. */
-export const loggerOptions = (level: string) => ({
-  level,
-  redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-  hooks: { streamWrite: redactKeyShaped },
+/**
+ * A request in a log call that passes one (Fastify's own error lines do): its method and
+ * route only, never its URL or headers (logged-request.ts says why).
+ */
+const requestSerializer = (request: { method?: string; routeOptions?: { url?: string } }) => ({
+  method: request.method,
+  route: request.routeOptions?.url ?? null,
 });
 
-export function createLogger(level: string): Logger {
-  return pino(loggerOptions(level));
+/** The logger's options, shared with tests that capture log lines; `secrets` (the operator token) are cut from every line too. */
+export const loggerOptions = (level: string, secrets: readonly string[] = []) => ({
+  level,
+  redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+  serializers: { req: requestSerializer },
+  hooks: { streamWrite: lineRedactor(secrets) },
+});
+
+export function createLogger(level: string, secrets: readonly string[] = []): Logger {
+  return pino(loggerOptions(level, secrets));
 }
 
 /**

@@ -225,12 +225,36 @@ export interface ProblemBody {
 
 /** A problem lists at most this many field errors, whatever the request held (docs/api-reference.md, "Errors"). */
 export const MAX_FIELD_ERRORS = 20;
-/** A pointer or detail longer than this (an unknown member's name echoed back) is cut to it, so a problem's size is bounded. */
+/** A pointer or field detail (an unknown member's name echoed back) takes at most this many bytes of the answer. */
 export const MAX_PROBLEM_TEXT = 200;
-/** A problem's `detail`, which may quote a query parameter's name, is cut to this many characters. */
+/** A problem's `detail`, which may quote a query parameter's name, takes at most this many bytes. */
 const MAX_DETAIL = 1000;
 
-const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+/** The bytes a code point takes in the JSON answer: escaped (`\u0001`, `\"`) or as UTF-8. */
+function jsonBytes(codePoint: number): number {
+  if (codePoint < 0x20) return 6;
+  if (codePoint === 0x22 || codePoint === 0x5c) return 2;
+  if (codePoint < 0x80) return 1;
+  if (codePoint < 0x800) return 2;
+  if (codePoint >= 0xd800 && codePoint <= 0xdfff) return 6; // a lone surrogate, escaped
+  return codePoint < 0x10000 ? 3 : 4;
+}
+
+/**
+ * The text cut so that it takes at most `maxBytes` bytes in the JSON answer, ending in `…` when
+ * cut; whole code points only, so a surrogate pair is never split.
+ */
+function cut(text: string, maxBytes: number): string {
+  if (text.length * 6 <= maxBytes) return text;
+  let bytes = 0;
+  let end = 0;
+  for (const char of text) {
+    bytes += jsonBytes(char.codePointAt(0)!);
+    if (bytes > maxBytes) return `${text.slice(0, end)}…`;
+    end += char.length;
+  }
+  return text;
+}
 
 /**
  * The body of a problem, bounded: at most MAX_FIELD_ERRORS field errors, the rest counted in

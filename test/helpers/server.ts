@@ -147,7 +147,7 @@ async function startServerOnce(env: Record<string, string>, port: number): Promi
       done();
     },
   });
-  const logger = pino(loggerOptions(config.logLevel), sink);
+  const logger = pino(loggerOptions(config.logLevel, config.opsToken === null ? [] : [config.opsToken]), sink);
   const runtime = await createRuntime(config, logger);
   const tls = await loadTls(config);
   const app = await buildApp(runtime, tls);

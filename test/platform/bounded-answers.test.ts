@@ -80,11 +80,22 @@ describe('bounded answers to bad requests', () => {
     assert.match(tooMany.detail, /more than 30,000 JSON values/);
   });
 
-  it('when an unknown member has a long name, then its pointer is cut at 200 characters', async () => {
+  it('when an unknown member has a long name, then its pointer is cut at 200 bytes of the answer, whole characters only', async () => {
     const name = 'n'.repeat(50_000);
     const problem = assertValidationProblem(await server.http.request('POST', '/v1/sensors', { headers: json(), rawBody: `{"${name}":1}` }), 'a long name');
     const long = problem.errors.find((e: { pointer: string }) => e.pointer.startsWith('/nnn'));
     assert.equal(long.pointer, `/${'n'.repeat(199)}…`);
+    // A surrogate pair at the cut is left out whole, never split.
+    const astral = assertValidationProblem(
+      await server.http.request('POST', '/v1/sensors', { headers: json(), rawBody: JSON.stringify({ [`${'a'.repeat(198)}😀x`]: 1 }) }),
+      'an emoji at the cut',
+    );
+    assert.ok(astral.errors.some((e: { pointer: string }) => e.pointer === `/${'a'.repeat(198)}…`));
+    // Names that JSON escapes six bytes a character are cut by what they take in the answer.
+    const escaped = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`${i}${'\u0001'.repeat(200)}`, 1]));
+    const response = await server.http.request('POST', '/v1/sensors', { headers: json(), rawBody: JSON.stringify(escaped) });
+    assertValidationProblem(response, 'escaped names');
+    assert.ok(Buffer.byteLength(response.text) <= 10 * 1024, `${Buffer.byteLength(response.text)} bytes`);
   });
 
   it('when JSON nests deeper than 32 levels, then every JSON endpoint answers 400 saying so, and 32 levels are read', async () => {
@@ -146,6 +157,15 @@ describe('bounded answers to bad requests', () => {
       [400, 201],
     );
     assert.match(probe.json.results[0].problem.detail, /more than 1,000 members/);
+    // A line that poisons a prototype is refused as the single call refuses it.
+    const poisoned = '{"__proto__":{"admin":true}}';
+    const single = await server.http.request('POST', '/ops/v1/articles', { headers: ops(), rawBody: poisoned });
+    const bulk = await server.http.request('POST', '/ops/v1/articles/bulk', { headers: ops('application/x-ndjson'), rawBody: `${poisoned}\n` });
+    assert.equal(single.status, 400);
+    assert.deepEqual(
+      [bulk.json.results[0].status, bulk.json.results[0].problem.detail, bulk.json.results[0].problem.errors],
+      [400, single.json.detail, single.json.errors],
+    );
     assert.ok(probe.text.length <= 2 * 1024, `${probe.text.length} bytes`);
     assert.equal(response.json.results[3].problem.errors.length, MAX_ERRORS);
     assert.ok(response.json.results[3].problem.errors_omitted > 800);
@@ -162,7 +182,7 @@ describe('bounded answers to bad requests', () => {
     assert.equal(response.json.results[1].problem.errors.length, MAX_ERRORS);
   });
 
-  it('when a body names a charset other than UTF-8, then it is 415, and UTF-8 named in any case is read', async () => {
+  it('when a body names a charset other than UTF-8, then it is 415, and UTF-8 (or US-ASCII, its subset) named in any case is read', async () => {
     for (const [path, type, headers] of [
       ['/v1/sensors', 'application/json; charset=utf-16', bearer(key)],
       ['/v1/sensors', 'application/json;charset="ISO-8859-1"', bearer(key)],
@@ -172,12 +192,14 @@ describe('bounded answers to bad requests', () => {
       assert.equal(response.status, 415, `${type}: ${response.text}`);
       assert.equal(response.json.type, `${server.docsUrl}/problems/unsupported-media-type`);
     }
-    const utf8 = await server.http.request('POST', '/v1/sensors', {
-      headers: { ...bearer(key), 'content-type': 'application/json; charset=UTF-8' },
-      rawBody: '{}',
-    });
-    assert.equal(utf8.status, 400, 'read, then refused by the schema');
-    assert.ok(utf8.json.errors.length > 0);
+    for (const charset of ['UTF-8', 'utf8', 'us-ascii']) {
+      const read = await server.http.request('POST', '/v1/sensors', {
+        headers: { ...bearer(key), 'content-type': `application/json; charset=${charset}` },
+        rawBody: '{}',
+      });
+      assert.equal(read.status, 400, `${charset}: read, then refused by the schema`);
+      assert.ok(read.json.errors.length > 0, charset);
+    }
   });
 
   it('when an integer query parameter is written other than in decimal digits, then it is 400 like a wrong type', async () => {
@@ -193,7 +215,7 @@ describe('bounded answers to bad requests', () => {
   });
 
   it('when the operator API is called with a method it does not take, then only the operator learns it: 401 without the token, 405 with it', async () => {
-    for (const path of ['/ops/v1/plans/', '/ops/v1/clock']) {
+    for (const path of ['/ops/v1/plans/', '/ops/v1/clock', '/%6Fps/v1/clock', '/ops/v1/%63lock']) {
       const anonymous = await server.http.request('DELETE', path);
       assert.equal(anonymous.status, 401, `${path}: ${anonymous.text}`);
       assert.equal(anonymous.headers.allow, undefined);
@@ -225,14 +247,18 @@ describe('bounded answers to bad requests', () => {
   it('when an HTTP/2 stream sends more than 16 KiB of headers, then that stream gets 431 and the session serves the next; past 64 KiB the stream is refused', async () => {
     const session = http2.connect(server.http.baseUrl, { ca: server.ca, servername: 'localhost' });
     const send = (headers: http2.OutgoingHttpHeaders) =>
-      new Promise<{ status: number; body: string; rstCode: number }>((resolve) => {
+      new Promise<{ status: number; body: string; rstCode: number; requestId: unknown }>((resolve) => {
         const stream = session.request(headers);
         let status = 0;
         let body = '';
-        stream.on('response', (h) => (status = Number(h[':status'])));
+        let requestId: unknown;
+        stream.on('response', (h) => {
+          status = Number(h[':status']);
+          requestId = h['x-request-id'];
+        });
         stream.on('data', (chunk) => (body += chunk));
         stream.on('error', () => undefined);
-        stream.on('close', () => resolve({ status, body, rstCode: stream.rstCode ?? 0 }));
+        stream.on('close', () => resolve({ status, body, rstCode: stream.rstCode ?? 0, requestId }));
         stream.end();
       });
     try {
@@ -242,6 +268,7 @@ describe('bounded answers to bad requests', () => {
         const over = await send({ ':path': '/v1/sensors', authorization: `Bearer ${key}`, 'x-padding': 'a'.repeat(size) });
         assert.equal(over.status, 431, `${size}: ${over.body}`);
         assert.equal(JSON.parse(over.body).type, `${server.docsUrl}/problems/request-header-fields-too-large`);
+        assert.equal(over.requestId, JSON.parse(over.body).request_id, 'the answer carries its request id');
       }
       const refused = await send({ ':path': '/healthz', 'x-padding': 'a'.repeat(70_000) });
       assert.equal(refused.status, 0);

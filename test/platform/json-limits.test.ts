@@ -51,6 +51,13 @@ describe('JSON shape limits', () => {
     // An array of as many items is not an object: only the value count bounds it.
     assert.equal(problemOf(Array.from({ length: 5000 }, (_, i) => i)), null);
     assert.match(problemOf(Array.from({ length: 30_001 }, (_, i) => i)) ?? '', /more than 30,000 JSON values/);
+    // Values are the body and each item or member's value: an empty array or object is one.
+    assert.equal(problemOf(Array.from({ length: 29_999 }, () => [])), null);
+    assert.equal(problemOf(Array.from({ length: 29_999 }, () => ({}))), null);
+    assert.match(problemOf(Array.from({ length: 30_000 }, () => [])) ?? '', /more than 30,000 JSON values/);
+    // {a: [[1], …]}: the body, a's array, and each [1] with its 1: 2 + 2 × n.
+    assert.equal(problemOf({ a: Array.from({ length: 14_999 }, () => [1]) }), null);
+    assert.match(problemOf({ a: Array.from({ length: 15_000 }, () => [1]) }) ?? '', /more than 30,000 JSON values/);
   });
 
   it('when a string never closes, or is all backslashes, then the check ends and passes it to the parser', () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { redactKeyShaped } from '../../src/platform/log-redaction.js';
+import { lineRedactor, redactKeyShaped } from '../../src/platform/log-redaction.js';
 import { STANDARD_PLAN_FIELDS } from '../helpers/fixtures.js';
 import { bearer, OPS_TOKEN, startServer, type TestServer } from '../helpers/server.js';
 
@@ -275,6 +275,16 @@ describe('keys and secrets in URLs, in the log', () => {
       ),
       { numRuns: 3000 },
     );
+  });
+
+  it('when a named secret without a shape of its own (the operator token) is in any string of a line, in any spelling, then it is cut', () => {
+    const token = `ops-${randomBytes(12).toString('hex')}`;
+    const redact = lineRedactor([token]);
+    for (const spelled of [token, encodeWhole(token), encodeWhole(encodeWhole(token)), `x${token}y`]) {
+      const line = redact(`${JSON.stringify({ msg: 'warn', err: { message: `Reply already sent for /ops/v1/metrics?token=${spelled}` } })}\n`);
+      assertNotLogged([line], token, spelled);
+      assert.match(JSON.parse(line).err.message, /token=.*\[redacted\]/);
+    }
   });
 
   it('when a URL is encoded more times over than is read, then it is not logged rather than logged unchecked', () => {

@@ -253,7 +253,7 @@ function refusalOf(error: unknown): AddressRefusedError | undefined {
  * reference lists them): a transport's own message names internals (addresses, host names,
  * library codes) and is kept for the server log.
  */
-export const ATTEMPT_ERRORS = {
+const ATTEMPT_ERRORS = {
   timeout: 'no answer within 15 seconds',
   refused: 'the connection was refused',
   certificate: "the webhook's TLS certificate was not accepted",

@@ -40,7 +40,7 @@ function unrepresentable(value: unknown, pointer: string, found: FieldError[]): 
 }
 
 /** The problem of a parsed body holding numbers a double cannot hold, or null. */
-export function unrepresentableNumbers(parsed: unknown): ProblemError | null {
+function unrepresentableNumbers(parsed: unknown): ProblemError | null {
   const errors: FieldError[] = [];
   unrepresentable(parsed, '', errors);
   return errors.length > 0 ? new ProblemError('validation-failed', 'The body holds a number that cannot be represented.', { errors }) : null;
@@ -66,7 +66,8 @@ export function parseJsonBody(bytes: Buffer, parse: (text: string) => unknown): 
  */
 function charsetProblem(contentType: string | undefined): ProblemError | null {
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
-  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return null;
+  // US-ASCII is UTF-8's first 128 characters: a body in it reads the same.
+  if (charset === undefined || ['utf-8', 'utf8', 'us-ascii', 'ascii'].includes(charset)) return null;
   return unsupported(`The body's charset ${charset || '(empty)'} is not accepted; send it in UTF-8 (or name no charset).`);
 }
 

@@ -163,7 +163,8 @@ function lingerThenClose(socket: Duplex): void {
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();
   socket.on('close', () => clearTimeout(timer));
-  socket.on('end', () => socket.destroy());
+  // The client closed its side: once the answer is all written, nothing more can happen.
+  socket.on('end', () => (socket.writableFinished ? socket.destroy() : socket.once('finish', () => socket.destroy())));
   socket.on('error', () => socket.destroy());
   socket.resume();
 }
@@ -202,12 +203,14 @@ export function installErrorHandling(app: FastifyInstance, docsUrl: string, guar
 
   // A shadow router of every declared route, so an unmatched request can tell "no such path"
   // (404) from "path exists, other method" (405 with Allow).
-  const shadow = FindMyWay({ ignoreTrailingSlash: false });
+  // Its parameters as long as the app's (app.ts), so a long id tells 405 from 404 alike.
+  const shadow = FindMyWay({ ignoreTrailingSlash: false, maxParamLength: 200 });
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       try {
-        shadow.on(method as HTTPMethod, route.url, () => undefined);
+        // The pattern is kept with each route: the router decodes a path before matching it.
+        shadow.on(method as HTTPMethod, route.url, () => undefined, { pattern: route.url });
       } catch {
         /* already present (HEAD mirrors GET) */
       }
@@ -220,12 +223,15 @@ export function installErrorHandling(app: FastifyInstance, docsUrl: string, guar
     if (shadow.find(request.method as HTTPMethod, path) !== null) {
       return sendProblem(request, reply, docsUrl, 'not-found', `Nothing at ${path}.`);
     }
-    const allowed = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) => shadow.find(m, path) !== null);
+    const matches = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).flatMap((method) => {
+      const found = shadow.find(method, path);
+      return found === null ? [] : [{ method, pattern: (found.store as { pattern: string }).pattern }];
+    });
+    const allowed = matches.map((match) => match.method);
     if (allowed.length > 0) {
-      // The operator API's methods are its own business: authentication comes first there.
-      if (path.startsWith('/ops/')) {
-        await guards.operator(request, reply);
-      }
+      // The operator API's methods are its own business: authentication comes first there,
+      // judged by the routes matched (`/%6Fps/v1/…` matches them as `/ops/v1/…` does).
+      if (matches.some((match) => match.pattern.startsWith('/ops/'))) await guards.operator(request, reply);
       return sendProblem(request, reply, docsUrl, 'method-not-allowed', `${request.method} is not allowed on ${path}.`, {
         headers: { allow: allowed.join(', ') },
       });

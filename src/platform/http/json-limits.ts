@@ -11,7 +11,7 @@ import { type FieldError, ProblemError } from '../problems.js';
 export const MAX_JSON_DEPTH = 32;
 /** Members of one object; the widest object an operation takes has about 30. */
 export const MAX_OBJECT_MEMBERS = 1000;
-/** Values in one document (each array item, member and the root); more than 1 MiB of ids can hold. */
+/** Values in one document: the root, each array item and each member's value; more than 1 MiB of ids can hold. */
 export const MAX_JSON_VALUES = 30_000;
 
 // What each byte is to the shape: most bytes are nothing (0), and are passed at one look-up.
@@ -62,9 +62,7 @@ export function jsonShapeProblem(bytes: Uint8Array): ProblemError | null {
     if (kind === 0) continue;
     if (kind === QUOTE) i = stringEnd(bytes, i);
     else if (kind === COMMA) {
-      if (++values > MAX_JSON_VALUES) {
-        return refusal(`The body holds more than ${MAX_JSON_VALUES.toLocaleString('en')} JSON values; no operation takes that many.`, 'holds too many values');
-      }
+      if (++values > MAX_JSON_VALUES) return tooManyValues();
       if (depth > 0 && isObject[depth] === 1 && ++commas[depth]! >= MAX_OBJECT_MEMBERS) {
         return refusal(
           `An object in the body has more than ${MAX_OBJECT_MEMBERS.toLocaleString('en')} members; no operation takes that many.`,
@@ -77,9 +75,25 @@ export function jsonShapeProblem(bytes: Uint8Array): ProblemError | null {
       }
       commas[depth] = 0;
       isObject[depth] = kind === OPEN_OBJECT ? 1 : 0;
-      // The container's first value; each comma after it adds one more.
+      // The container's first value, taken back at its close if it had none; each comma adds one more.
       values++;
-    } else if (kind === CLOSE && depth > 0) depth--;
+    } else if (kind === CLOSE && depth > 0) {
+      depth--;
+      if (opensBefore(bytes, i)) values--;
+      else if (values > MAX_JSON_VALUES) return tooManyValues();
+    }
   }
   return null;
 }
+
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** Whether the byte before `at`, past whitespace, opens a container: the one `at` closes is empty. */
+function opensBefore(bytes: Uint8Array, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && WHITESPACE.has(bytes[i]!)) i--;
+  return i >= 0 && (KIND[bytes[i]!] === OPEN_OBJECT || KIND[bytes[i]!] === OPEN_ARRAY);
+}
+
+const tooManyValues = () =>
+  refusal(`The body holds more than ${MAX_JSON_VALUES.toLocaleString('en')} JSON values; no operation takes that many.`, 'holds too many values');

@@ -23,6 +23,8 @@ export function sendProblem(
   detail: string,
   extras: ProblemExtras = {},
 ): FastifyReply {
+  // Every answer carries its request id; a problem may be sent before the hook that sets it ran.
+  reply.header('x-request-id', request.id);
   for (const [name, value] of Object.entries(extras.headers ?? {})) reply.header(name, value);
   if (slug === 'invalid-api-key') reply.header('www-authenticate', 'Bearer');
   const render = (request.routeOptions?.config as { renderProblem?: ProblemRenderer } | undefined)?.renderProblem;
