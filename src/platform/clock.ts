@@ -2,6 +2,9 @@
 // EVMON_TEST_CLOCK=1 the clock is frozen and moves only through the operator API, so tests
 // can cross month boundaries, 24-hour windows and retry schedules without sleeping.
 
+/** A day in milliseconds (UTC days: no leap seconds, no daylight saving). */
+export const DAY_MS = 86_400_000;
+
 export interface Clock {
   now(): Date;
   nowMs(): number;

@@ -1,7 +1,7 @@
 // Counts per UTC day over the last N days ending today (the injected clock's today, never the
 // wall clock's): the days a store groups by, and every day filled in, quiet ones with zeros.
 
-const DAY_MS = 86_400_000;
+import { DAY_MS } from './clock.js';
 
 export interface DayRange {
   /** The days, oldest first, as YYYY-MM-DD. */

@@ -11,8 +11,8 @@ import { filteredEvents } from '../filters/filtered-events.js';
 import type { Candidate } from './beat-entries.store.js';
 import { occurredAt, recording } from './beat-state.js';
 import { beatsStore, type BeatState } from './beats.store.js';
+import { DAY_MS } from '../../platform/clock.js';
 
-const DAY_MS = 86_400_000;
 const BATCH = 100;
 
 export interface BeatBackfillDeps {

@@ -15,8 +15,8 @@ import type { BeatEntries, BeatEntry, EntriesBody } from './beats.schemas.js';
 import { beatEntriesStore as store, type EntryAxis, type EntryRow, type WindowPosition } from './beat-entries.store.js';
 import { notEntitled } from './beats.service.js';
 import { beatsStore } from './beats.store.js';
+import { DAY_MS } from '../../platform/clock.js';
 
-const DAY_MS = 86_400_000;
 const DEFAULT_LIMIT = 20;
 /** How long a `next_cursor` stays valid. */
 export const ENTRY_CURSOR_TTL_MS = 3_600_000;

@@ -27,8 +27,9 @@ import {
 } from './events.service.js';
 import { type EventRow, type EventStateRow, eventsStore as store } from './events.store.js';
 import { referenceStore } from './reference.store.js';
+import { DAY_MS } from '../../platform/clock.js';
 
-const WINDOW_MS = CLUSTER_WINDOW_DAYS * 86_400_000;
+const WINDOW_MS = CLUSTER_WINDOW_DAYS * DAY_MS;
 /** Events per published change. */
 const CHANGE_EVENTS = 500;
 

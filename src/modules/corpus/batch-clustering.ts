@@ -4,8 +4,9 @@
 // been ingested one by one: every join moves the event's first report date, happened_on,
 // participants and named-role entities as the event's state would (event-state.ts).
 import { CLUSTER_WINDOW_DAYS, readHappenedOn, windowAnchor } from './clustering.js';
+import { DAY_MS } from '../../platform/clock.js';
 
-const WINDOW_MS = CLUSTER_WINDOW_DAYS * 86_400_000;
+const WINDOW_MS = CLUSTER_WINDOW_DAYS * DAY_MS;
 
 /** What clustering needs to know of an event. */
 export interface ClusterEvent {

@@ -20,8 +20,7 @@ import type { IngestArticleBody } from './events.schemas.js';
 import { type EventReportRow, type EventRow, eventsStore as store, type InPlaceChange, type NewReportRows, type ReportRow } from './events.store.js';
 import { type EventTypeRow, type EventTypeWithRoles, type LockedSurvivor, lockedSurvivors, referenceStore, type RoleRow } from './reference.store.js';
 import { refuse, resolveRoleValues } from './role-values.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../../platform/clock.js';
 
 export interface EventsDeps {
   db: Database;

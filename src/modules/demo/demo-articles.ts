@@ -14,10 +14,10 @@ import type { RoleEntry } from '../corpus/role-values.js';
 import type { DemoRole } from './demo-event-types.js';
 import type { DemoWorld, EntityPoolData, WorldType } from './demo-world.js';
 import { cumulativeShares, SeededRandom } from './seeded-random.js';
+import { DAY_MS } from '../../platform/clock.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
 
 // Codes every validator in the service accepts: ISO 4217, the kinds news reports quote.
 const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'CNY', 'INR', 'BRL', 'CAD', 'AUD'];

@@ -14,10 +14,10 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import { RECEIVED_UP_TO } from '../corpus/event-view.js';
 import type { EventFilter } from './filter.js';
 import type { EventPosition } from './filter.store.js';
+import { DAY_MS } from '../../platform/clock.js';
 
 /** Distinct sources are counted up to this many; min_reports above it visits the events. */
 export const SOURCES_CAP = 8;
-const DAY_MS = 86_400_000;
 /** The null type (all types) as a value a hash join can compare. */
 const ALL_TYPES = `'00000000-0000-0000-0000-000000000000'::uuid`;
 

@@ -7,8 +7,9 @@
 import { SOURCES_CAP } from './day-counts.js';
 import { PostingLists } from './posting-lists.js';
 import { lowerBound, resized } from './typed-arrays.js';
+import { DAY_MS } from '../../platform/clock.js';
 
-const DAY_US = 86_400_000_000;
+const DAY_US = DAY_MS * 1000;
 
 /** The UTC day (days since 1970-01-01) of a time in microseconds, exact at a day's edges. */
 export function dayOfUs(us: number): number {

@@ -15,6 +15,7 @@ import type { CompiledFilter, RoleValueTest } from './filter.js';
 import { IdTable, type IdTableParts } from './id-table.js';
 import { PostingLists, type PostingListsParts } from './posting-lists.js';
 import { lowerBound, resized, type Typed } from './typed-arrays.js';
+import { DAY_MS } from '../../platform/clock.js';
 
 /** One live event's facts, as memory-index.store.ts reads them. */
 export interface IndexedEvent {
@@ -73,8 +74,6 @@ class Column<T extends Typed> {
     return { items: this.items, length: this.length };
   }
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * The values of one role, from one kind of report (articles or structured), that carry the

@@ -19,8 +19,8 @@ import type { MemoryIndexSync } from '../filters/memory-index-sync.js';
 import { normalizeFilter, roleFilterValueErrors, type EventFilter } from '../filters/filter.js';
 import { FILTER_MEMBERS, LOOKBACK_DAYS, type SearchBody, type SearchResult } from './search.schemas.js';
 import { searchStore as store, type ExecutionRow } from './search.store.js';
+import { DAY_MS } from '../../platform/clock.js';
 
-const DAY_MS = 86_400_000;
 const DEFAULT_LIMIT = 20;
 const CURSOR_KIND = 'event-search';
 /** Cursors issued before the 2026-09-14 ordering change restart at page one, uncharged. */

@@ -5,9 +5,9 @@ import type { Queryable } from '../../platform/db/database.js';
 import { loadEventViews, receivedUpTo, searchEventOf, type SearchEvent } from '../corpus/event-view.js';
 import { filteredEvents } from '../filters/filtered-events.js';
 import type { SensorFilter } from './sensors.schemas.js';
+import { DAY_MS } from '../../platform/clock.js';
 
 export const TEST_EVENT_LOOKBACK_DAYS = 30;
-const DAY_MS = 86_400_000;
 
 export async function latestMatchingEvent(q: Queryable, filter: SensorFilter, now: Date): Promise<SearchEvent | null> {
   const countedUpTo = await receivedUpTo(q);
