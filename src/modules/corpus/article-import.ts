@@ -3,7 +3,6 @@
 // as the single call; the valid lines of a batch are written in one transaction
 // (EventsService.ingestArticles).
 import { performance } from 'node:perf_hooks';
-import secureJson from 'secure-json-parse';
 import { parseJsonBody } from '../../platform/http/body-parsing.js';
 import { compileBodyValidator } from '../../platform/http/validation.js';
 import { ProblemError } from '../../platform/problems.js';
@@ -14,18 +13,14 @@ export type { LineOutcome };
 
 const validate = compileBodyValidator(IngestArticleBody);
 
-/** JSON as the single call reads it: `__proto__` and `constructor.prototype` members are refused (prototype poisoning). */
-const parseRefusingPrototypes = (text: string): unknown => secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' });
-
 /** One line's text as an article body, or the problem the single call would answer for that body. */
 export function checkLine(text: string): IngestArticleBody | ProblemError {
   let value: unknown;
   try {
     // As the single call reads a body: a byte-order mark and surrounding space are not JSON.
-    value = parseJsonBody(Buffer.from(text.trim()), parseRefusingPrototypes);
+    value = parseJsonBody(Buffer.from(text.trim()));
   } catch (error) {
-    if (error instanceof ProblemError) return error;
-    return new ProblemError('validation-failed', 'The body is not valid JSON.', { errors: [{ pointer: '', detail: 'is not valid JSON' }] });
+    return error as ProblemError;
   }
   const { errors, omitted } = validate(value);
   if (errors.length > 0)

@@ -3,6 +3,7 @@
 // An operation without a body takes an empty one whatever its Content-Type, since clients
 // often send their default header on every call.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import secureJson from 'secure-json-parse';
 import { ProblemError, type FieldError } from '../problems.js';
 import { jsonShapeProblem } from './json-limits.js';
 import { escapePointer } from './validation.js';
@@ -46,15 +47,26 @@ function unrepresentableNumbers(parsed: unknown): ProblemError | null {
   return errors.length > 0 ? new ProblemError('validation-failed', 'The body holds a number that cannot be represented.', { errors }) : null;
 }
 
+const notJson = () => new ProblemError('validation-failed', 'The body is not valid JSON.', { errors: [{ pointer: '', detail: 'is not valid JSON' }] });
+const emptyBody = () => new ProblemError('validation-failed', 'The body is empty; send a JSON object.', { errors: [{ pointer: '', detail: 'is empty' }] });
+
 /**
- * A JSON body: its shape within bounds (json-limits.ts), then decoded and parsed, then its
- * numbers representable. The one reading of JSON bodies, for every JSON endpoint and each bulk
- * line, so that all of them refuse the same bodies the same way.
+ * A JSON body: its shape within bounds (json-limits.ts), then decoded and parsed with
+ * `__proto__` and `constructor.prototype` members refused (prototype poisoning, as Fastify's
+ * own parser does with the same library), then its numbers representable. The one reading of
+ * JSON bodies, for every JSON endpoint and each bulk line, so that all of them refuse the same
+ * bodies the same way; what it refuses it throws as a problem.
  */
-export function parseJsonBody(bytes: Buffer, parse: (text: string) => unknown): unknown {
+export function parseJsonBody(bytes: Buffer): unknown {
+  if (bytes.length === 0) throw emptyBody();
   const shape = jsonShapeProblem(bytes);
   if (shape) throw shape;
-  const parsed = parse(bytes.toString('utf8'));
+  let parsed: unknown;
+  try {
+    parsed = secureJson.parse(bytes.toString('utf8'), { protoAction: 'error', constructorAction: 'error' });
+  } catch {
+    throw notJson();
+  }
   const numbers = unrepresentableNumbers(parsed);
   if (numbers) throw numbers;
   return parsed;
@@ -69,19 +81,6 @@ function charsetProblem(contentType: string | undefined): ProblemError | null {
   // US-ASCII is UTF-8's first 128 characters: a body in it reads the same.
   if (charset === undefined || ['utf-8', 'utf8', 'us-ascii', 'ascii'].includes(charset)) return null;
   return unsupported(`The body's charset ${charset || '(empty)'} is not accepted; send it in UTF-8 (or name no charset).`);
-}
-
-type FastifyJsonParser = ReturnType<FastifyInstance['getDefaultJsonParser']>;
-
-/** Fastify's own JSON parser (prototype poisoning refused), which calls back before it returns. */
-function fastifyParse(parser: FastifyJsonParser, request: FastifyRequest, text: string): unknown {
-  let outcome: { error: Error | null; value: unknown } | undefined;
-  void parser(request, text, (error, value) => {
-    outcome = { error, value };
-  });
-  if (outcome === undefined) throw new Error('the JSON parser did not answer at once');
-  if (outcome.error) throw outcome.error;
-  return outcome.value;
 }
 
 /**
@@ -100,7 +99,6 @@ type ParserDone = (error: Error | null, body?: unknown) => void;
 const answer = (done: ParserDone, error: Error | null, body?: unknown) => (error ? done(null, new RefusedBody(error)) : done(null, body));
 
 export function installBodyParsing(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
     if (takesNdjson(request)) return answer(done, ndjsonOnly());
@@ -114,7 +112,7 @@ export function installBodyParsing(app: FastifyInstance): void {
     }
     let parsed: unknown;
     try {
-      parsed = parseJsonBody(body as Buffer, (text) => fastifyParse(parseJson, request, text));
+      parsed = parseJsonBody(body as Buffer);
     } catch (error) {
       return answer(done, error as Error);
     }
