@@ -224,15 +224,18 @@ describe('filter faces', () => {
       indexed++;
     }
 
+    // The index answers at the newest cut-off only, so that one is drawn half the time: about
+    // 110 of the 300 filters are held to the index (three quarters of filters are ones it answers).
+    const newestHalfTheTime = fc.constantFrom(...cutOffs, seqs.at(-1)!, seqs.at(-1)!);
     let nonEmpty = 0;
     await fc.assert(
-      fc.asyncProperty(filter, fc.constantFrom(...cutOffs), fc.constantFrom(null, null, 30, 40), async (eventFilter, cutOff, windowHours) => {
+      fc.asyncProperty(filter, newestHalfTheTime, fc.constantFrom(null, null, 30, 40), async (eventFilter, cutOff, windowHours) => {
         if ((await bothFaces(eventFilter, cutOff, windowHours)).length > 0) nonEmpty++;
       }),
       { numRuns: 300 },
     );
     assert.ok(nonEmpty >= 15, `only ${nonEmpty} of 300 filters found anything: the corpus does not exercise the faces`);
-    assert.ok(indexed >= 40, `only ${indexed} filters were held to the index`);
+    assert.ok(indexed >= 60, `only ${indexed} filters were held to the index`);
     await built.close();
 
     // Represented entities, drawn less often by chance: each grant's pinned entities (and a
