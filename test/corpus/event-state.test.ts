@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { refreshEvent } from '../../src/modules/corpus/events.service.js';
+import { refreshEvent } from '../../src/modules/corpus/event-refresh.js';
 import type { Queryable } from '../../src/platform/db/database.js';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
 import { isolatedDatabase, startServer, type TestServer } from '../helpers/server.js';

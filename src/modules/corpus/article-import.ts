@@ -7,7 +7,8 @@ import { parseJsonBody } from '../../platform/http/body-parsing.js';
 import { compileBodyValidator } from '../../platform/http/validation.js';
 import { ProblemError } from '../../platform/problems.js';
 import { IngestArticleBody } from './events.schemas.js';
-import type { EventsService, LineOutcome } from './events.service.js';
+import type { EventsService } from './events.service.js';
+import type { LineOutcome } from './new-report.js';
 
 export type { LineOutcome };
 

@@ -1,0 +1,81 @@
+// SQL for the reads of a bulk ingest's clustering (article-batch.ts): the corpus events a batch
+// can reach and what clustering reads of them. Returns plain rows.
+import type { Queryable } from '../../platform/db/database.js';
+import type { EventRow } from './events.store.js';
+
+/** One (type, participant) pair of a batch and the stretch of window anchors its reports reach (ms). */
+export interface ReachPair {
+  typeId: string;
+  entityId: string;
+  from: number;
+  to: number;
+}
+
+export type EventFate = Pick<EventRow, 'id' | 'event_type_id' | 'merged_into_event_id' | 'deleted_at'>;
+
+/** An event as clustering reads it: its fate, first report date, happened_on, and the report that gave its happened_at. */
+export type ClusterEventRow = EventFate & {
+  first_report_date: Date;
+  happened_on: string | null;
+  happened_from_date: Date | null;
+  happened_from_id: string | null;
+};
+
+export const clusterEventsStore = {
+  /**
+   * The live events of each pair's type that have its entity as a participant with a window
+   * anchor in the pair's stretch. On the participants' anchor index, as findCluster is: per
+   * pair, only the events around its reports' anchors are read, however many events its entity
+   * is named in. (OFFSET 0 keeps each lookup per pair: joined as sets, a planner with lagging
+   * statistics may hash whole tables.)
+   */
+  async reachedEvents(tx: Queryable, pairs: readonly ReachPair[]): Promise<string[]> {
+    if (pairs.length === 0) return [];
+    const rows = await tx.query<{ id: string }>(
+      `SELECT DISTINCT reached.id
+         FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::timestamptz[]) AS p(entity_id, type_id, reach_from, reach_to)
+         CROSS JOIN LATERAL (
+           SELECT e.id FROM event_entities ee JOIN events e ON e.id = ee.event_id
+            WHERE ee.entity_id = p.entity_id AND ee.participant AND ee.anchor BETWEEN p.reach_from AND p.reach_to
+              AND e.event_type_id = p.type_id AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
+           OFFSET 0) reached`,
+      [pairs.map((p) => p.entityId), pairs.map((p) => p.typeId), pairs.map((p) => new Date(p.from)), pairs.map((p) => new Date(p.to))],
+    );
+    return rows.map((row) => row.id);
+  },
+
+  /** The events these ids name, each with the event it was merged into (if any). */
+  namedEvents(tx: Queryable, ids: readonly string[]) {
+    if (ids.length === 0) return Promise.resolve([]);
+    return tx.query<{ id: string; merged_into_event_id: string | null }>('SELECT id, merged_into_event_id FROM events WHERE id = ANY($1::uuid[])', [ids]);
+  },
+
+  /** These events as clustering reads them (the caller holds their rows locked). */
+  clusterEvents(tx: Queryable, ids: readonly string[]) {
+    return tx.query<ClusterEventRow>(
+      `SELECT e.id, e.event_type_id, e.merged_into_event_id, e.deleted_at, e.first_report_date, to_char(e.happened_on, 'YYYY-MM-DD') AS happened_on,
+              h.report_date AS happened_from_date, h.id AS happened_from_id
+         FROM events e
+         LEFT JOIN LATERAL (SELECT r.report_date, r.id FROM reports r WHERE r.event_id = e.id AND r.happened_at IS NOT NULL
+                             ORDER BY r.report_date, r.id LIMIT 1) h ON true
+        WHERE e.id = ANY($1::uuid[])`,
+      [ids],
+    );
+  },
+
+  /** The participants (canonical entities in roles) of these events. */
+  participantsOf(tx: Queryable, ids: readonly string[]) {
+    return tx.query<{ event_id: string; entity_id: string }>(
+      'SELECT event_id, entity_id FROM event_entities WHERE event_id = ANY($1::uuid[]) AND participant',
+      [ids],
+    );
+  },
+
+  /** The entities each role of these events names (as indexed: live survivors). */
+  roleEntitiesOf(tx: Queryable, ids: readonly string[]) {
+    return tx.query<{ event_id: string; role_id: string; entity_id: string }>(
+      'SELECT DISTINCT event_id, role_id, entity_id FROM event_role_values WHERE event_id = ANY($1::uuid[]) AND entity_id IS NOT NULL',
+      [ids],
+    );
+  },
+};

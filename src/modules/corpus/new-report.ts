@@ -1,0 +1,227 @@
+// The rules of a new report, written once for both ingest paths: what an article's body makes
+// (its entities, report date, checked values and timestamps), the row it is stored as, the
+// source it counts as, the event an incident_id joins, and the report as the event's state
+// reads it. The single path (report-ingest.ts) and the bulk path (article-batch.ts) are peers
+// that take these and never each other, so a line of a bulk request is refused, placed and
+// counted exactly as the single call would.
+import type { Queryable } from '../../platform/db/database.js';
+import { databaseFailure, INVALID_VALUE_DETAIL } from '../../platform/db/failures.js';
+import { fieldProblem, ProblemError } from '../../platform/problems.js';
+import { DAY_MS } from '../../platform/clock.js';
+import type { StateReport } from './event-state.js';
+import type { EventRow } from './events.store.js';
+import type { IngestArticleBody } from './events.schemas.js';
+import { type EventTypeRow, type EventTypeWithRoles, type LockedSurvivor, referenceStore, type RoleRow } from './reference.store.js';
+import type { EventReportRow, ReportRow } from './reports.store.js';
+import { refuse, resolveRoleValues } from './role-values.js';
+
+/** A checked report of any source, ready to be added to the corpus. */
+export interface NewReport {
+  source: { kind: 'ARTICLE'; outletId: string } | { kind: 'STRUCTURED'; accountId: string; grantId: string | null };
+  type: EventTypeRow;
+  /** The type's current roles. */
+  roles: RoleRow[];
+  /** Values in role order, entities as given. */
+  values: { roleId: string; entityId: string | null; date: string | null; amount: { value: number; unit: string } | null; text: string | null }[];
+  /** Entity id as given → live canonical id, for every entity the report names. */
+  survivors: ReadonlyMap<string, string>;
+  /** Live canonical id → name, for the same entities. */
+  names: ReadonlyMap<string, string>;
+  mentioned: string[];
+  receivedAt: Date;
+  publishedAt: Date | null;
+  happenedAt: string | null;
+  headline: string | null;
+  url: string | null;
+  /** Join this event (or its survivor) instead of clustering. */
+  incidentId: string | null;
+}
+
+/** What became of one article of a batch: stored anew (201), stored already (200), or refused with its problem. */
+export type LineOutcome = { line: number; status: 201 | 200; id: string; incident_id: string } | { line: number; status: 400; problem: ProblemError };
+
+/**
+ * Entity id → live canonical id, for the ids that exist and whose survivor is not deleted, and
+ * those survivors' names (the survivors share-locked: referenceStore.resolveEntitiesLocked).
+ */
+export async function liveSurvivors(tx: Queryable, ids: readonly string[]) {
+  return survivorsOf(await referenceStore.resolveEntitiesLocked(tx, [...new Set(ids)]));
+}
+
+/** The live entities of locked survivor rows, as a report holds them. */
+export function survivorsOf(rows: readonly LockedSurvivor[]): Pick<NewReport, 'survivors' | 'names'> {
+  const live = rows.filter((r) => !r.deleted);
+  return { survivors: new Map(live.map((r) => [r.id, r.canonical_id])), names: new Map(live.map((r) => [r.canonical_id, r.name])) };
+}
+
+/** The refusal of an article whose outlet does not exist (both paths look the outlet up first). */
+export const noSuchOutlet = () => fieldProblem('/outlet_id', 'names no news outlet');
+
+/** Rule 3 of event search: the publish time, unless missing or more than a day after receipt. */
+export function reportDate(publishedAt: Date | null, receivedAt: Date): Date {
+  if (publishedAt === null || publishedAt.getTime() > receivedAt.getTime() + DAY_MS) return receivedAt;
+  return publishedAt;
+}
+
+/** Every entity an article names, in roles and mentions. */
+export function articleEntityIds(input: IngestArticleBody): string[] {
+  return [...input.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : [])), ...(input.mentioned_entity_ids ?? [])];
+}
+
+/**
+ * An article's report once its outlet is known and it is no stored article: its type, roles,
+ * entities and timestamps checked in the order the single call answers them (`survivors` and
+ * `names`: live entities → survivor → name, at least those it names).
+ */
+export async function articleReport(
+  input: IngestArticleBody,
+  known: EventTypeWithRoles | null | undefined,
+  { survivors, names }: Pick<NewReport, 'survivors' | 'names'>,
+  now: Date,
+): Promise<NewReport> {
+  if (!known) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
+  const { type, roles } = known;
+  const mentioned = [...new Set(input.mentioned_entity_ids ?? [])];
+  const values = await resolveRoleValues(input.roles, roles, async (ids) => new Set(ids.filter((id) => survivors.has(id))));
+  const missing = mentioned.findIndex((id) => !survivors.has(id));
+  if (missing >= 0) throw fieldProblem(`/mentioned_entity_ids/${(input.mentioned_entity_ids ?? []).indexOf(mentioned[missing]!)}`, 'names no entity');
+
+  const receivedAt = input.received_at ? new Date(input.received_at) : now;
+  const publishedAt = input.published_at ? new Date(input.published_at) : null;
+  if (Number.isNaN(receivedAt.getTime())) throw fieldProblem('/received_at', 'is not a readable timestamp');
+  if (publishedAt && Number.isNaN(publishedAt.getTime())) throw fieldProblem('/published_at', 'is not a readable timestamp');
+  return {
+    source: { kind: 'ARTICLE', outletId: input.outlet_id },
+    type,
+    roles,
+    values: values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })),
+    survivors,
+    names,
+    mentioned,
+    receivedAt,
+    publishedAt,
+    happenedAt: input.happened_at ?? null,
+    headline: input.headline ?? null,
+    url: input.url ?? null,
+    incidentId: input.incident_id ?? null,
+  };
+}
+
+/** The source a report counts as (decisions.md, Beats: a structured report counts as its filing account). */
+export function reportSource({ source }: NewReport): { kind: NewReport['source']['kind']; id: string } {
+  return { kind: source.kind, id: source.kind === 'ARTICLE' ? source.outletId : source.accountId };
+}
+
+/**
+ * The report's entity roles, each with the live survivor of its entity (a deleted entity counts
+ * for nothing): what clustering compares (its named roles) and whom the report brings in.
+ */
+export function namedRoles(report: NewReport): { roleId: string; entityId: string }[] {
+  return report.values.flatMap((v) => {
+    const entityId = v.entityId === null ? undefined : report.survivors.get(v.entityId);
+    return entityId === undefined ? [] : [{ roleId: v.roleId, entityId }];
+  });
+}
+
+/** The live canonical ids of the entities playing roles in the report: its participants. */
+export const participantsOf = (report: NewReport): string[] => [...new Set(namedRoles(report).map((role) => role.entityId))];
+
+/** The live canonical ids of the entities the report mentions, in id order. */
+export const mentionedSurvivors = (report: NewReport): string[] =>
+  [...new Set(report.mentioned.flatMap((id) => (report.survivors.has(id) ? [report.survivors.get(id)!] : [])))].sort();
+
+/** The stored row of a checked report, in event `eventId`. */
+export function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; now: Date }): ReportRow {
+  const { source } = report;
+  return {
+    id: at.id,
+    event_id: at.eventId,
+    source_kind: source.kind,
+    outlet_id: source.kind === 'ARTICLE' ? source.outletId : null,
+    account_id: source.kind === 'STRUCTURED' ? source.accountId : null,
+    grant_id: source.kind === 'STRUCTURED' ? source.grantId : null,
+    event_type_id: report.type.id,
+    published_at: report.publishedAt,
+    received_at: report.receivedAt,
+    report_date: at.date,
+    happened_at: report.happenedAt,
+    headline: report.headline,
+    url: report.url,
+    created_at: at.now,
+  };
+}
+
+/**
+ * The event a report names through incident_id joins: the survivor of `event` (`survivor`,
+ * the same row when it was not merged), refused when either is gone or of another type.
+ */
+export function incidentTarget<T extends Pick<EventRow, 'id' | 'event_type_id' | 'deleted_at'>>(
+  event: T | null | undefined,
+  survivor: T | null | undefined,
+  eventTypeId: string,
+): T {
+  if (!event || event.deleted_at) throw fieldProblem('/incident_id', 'names no event');
+  if (!survivor || survivor.deleted_at) throw fieldProblem('/incident_id', 'names an event that was merged into one since deleted');
+  if (survivor.event_type_id !== eventTypeId) throw fieldProblem('/incident_id', 'names an event of another event type');
+  return survivor;
+}
+
+/**
+ * A database refusal of one article's values as the single call answers it (400, the error
+ * handler's words); null for failures that are not the line's (the database unavailable, say).
+ */
+export function lineProblem(error: unknown): ProblemError | null {
+  return databaseFailure(error) === 'invalid-value' ? new ProblemError('validation-failed', INVALID_VALUE_DETAIL) : null;
+}
+
+/** A new report as event-state.ts reads one, stored as `id` on `date`: values whose entity is deleted count for nothing. */
+export function newReportState(report: NewReport, id: string, date: Date): StateReport {
+  return {
+    id,
+    reportDate: date,
+    happenedAt: report.happenedAt,
+    values: report.values.flatMap((v) => {
+      const entityId = v.entityId === null ? null : report.survivors.get(v.entityId);
+      if (entityId === undefined) return [];
+      return [
+        {
+          roleId: v.roleId,
+          entityId,
+          entityName: entityId === null ? null : (report.names.get(entityId) ?? null),
+          date: v.date,
+          amount: v.amount,
+          text: v.text,
+        },
+      ];
+    }),
+    mentions: mentionedSurvivors(report),
+  };
+}
+
+/** A stored report as the event state reads it. */
+export function storedReportState(report: EventReportRow): StateReport {
+  return {
+    id: report.id,
+    reportDate: report.report_date,
+    happenedAt: report.happened_at,
+    // A deleted entity's value counts for nothing: the next report's live one stands in.
+    values: report.values
+      .filter((v) => !v.entity_deleted)
+      .map((v) => ({
+        roleId: v.role_id,
+        entityId: v.entity_id,
+        entityName: v.entity_name,
+        date: v.date_value,
+        amount: v.amount_value === null ? null : { value: v.amount_value, unit: v.amount_unit ?? '' },
+        text: v.text_value,
+      })),
+    mentions: report.mentions,
+  };
+}
+
+/** When the event reached each of its distinct sources, ascending (events.source_seqs). */
+export function sourceSeqs(reports: readonly { received_seq: number; source_id: string }[]): number[] {
+  const first = new Map<string, number>();
+  for (const r of reports) first.set(r.source_id, Math.min(first.get(r.source_id) ?? Infinity, r.received_seq));
+  return [...first.values()].sort((a, b) => a - b);
+}

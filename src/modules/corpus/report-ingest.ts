@@ -1,0 +1,153 @@
+// The single path of ingest: one report, whatever its source, clustered into an event (or
+// joined to the one its incident_id names), written with its values and mentions, the event's
+// state updated and the change published, all in the caller's transaction. An article first
+// takes its locks and is looked up as stored. The rules it follows are new-report.ts's, which
+// the bulk path (article-batch.ts) follows too.
+import type { Clock } from '../../platform/clock.js';
+import type { Queryable } from '../../platform/db/database.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import { clusterQuery, readHappenedOn, windowAnchor } from './clustering.js';
+import type { EventChanges } from './event-changes.js';
+import { refreshEvent } from './event-refresh.js';
+import { eventState } from './event-state.js';
+import type { EventTypeCache } from './event-type-cache.js';
+import type { IngestArticleBody } from './events.schemas.js';
+import { type EventRow, eventsStore, type InPlaceChange } from './events.store.js';
+import { ingestLocksStore } from './ingest-locks.store.js';
+import {
+  articleEntityIds,
+  articleReport,
+  incidentTarget,
+  mentionedSurvivors,
+  namedRoles,
+  type NewReport,
+  newReportState,
+  noSuchOutlet,
+  participantsOf,
+  reportDate,
+  reportRow,
+  reportSource,
+  survivorsOf,
+} from './new-report.js';
+import type { NewReportRows } from './reports.store.js';
+
+export interface ReportIngestDeps {
+  clock: Clock;
+  newId: IdGenerator;
+  changes: EventChanges;
+  eventTypes: EventTypeCache;
+}
+
+const incidentReport = (id: string, incidentId: string, reportDate: Date) => ({
+  object: 'incident_report' as const,
+  id,
+  incident_id: incidentId,
+  report_date: reportDate.toISOString(),
+});
+
+/**
+ * Ingests one report taken from a news article: the article's own checks (outlet, entities,
+ * timestamps), then the source-neutral path. Answers its id, event and report date, and
+ * whether it was stored already (the same outlet and url), in which case nothing changed.
+ */
+export async function ingestArticle(tx: Queryable, deps: ReportIngestDeps, input: IngestArticleBody) {
+  const opened = await ingestLocksStore.openArticle(tx, { outletId: input.outlet_id, eventTypeId: input.event_type_id, url: input.url ?? null });
+  if (!opened.outlet) throw noSuchOutlet();
+  // Every entity the report names, resolved (live ones with their survivors) with the
+  // look-up of the stored article.
+  const { stored, entities } = await ingestLocksStore.storedArticle(tx, input.outlet_id, input.url ?? null, articleEntityIds(input));
+  if (stored) return { ...incidentReport(stored.id, stored.incident_id, stored.report_date), existing: true };
+  const known = await deps.eventTypes.get(tx, input.event_type_id, opened.typeVersion);
+  const added = await addReport(tx, deps, await articleReport(input, known, survivorsOf(entities), deps.clock.now()));
+  return { ...incidentReport(added.reportId, added.eventId, added.reportDate), existing: false };
+}
+
+/**
+ * Adds one checked report to the corpus, whatever its source: clustered into an event (or
+ * joined to `incidentId`), written with its values and mentions, the event's state updated
+ * and the change published, in the caller's transaction.
+ */
+export async function addReport(
+  tx: Queryable,
+  { clock, newId, changes }: ReportIngestDeps,
+  report: NewReport,
+): Promise<{ reportId: string; eventId: string; reportDate: Date }> {
+  const now = clock.now();
+  const { type } = report;
+  const date = reportDate(report.publishedAt, report.receivedAt);
+  const participants = participantsOf(report);
+  // Reports that share a participant cluster one at a time, so two at once cannot both
+  // open an event for it.
+  await ingestLocksStore.lockReportClustering(tx, type.id, participants);
+  const reportId = newId();
+  const rows = (eventId: string): NewReportRows => ({
+    values: report.values,
+    mentions: report.mentioned,
+    row: reportRow(report, { id: reportId, eventId, date, now }),
+  });
+  const index = { source: reportSource(report), values: report.values, survivors: report.survivors };
+  const inPlace = inPlaceChange(report, { date, now, index });
+  let joined: { event: EventRow; inPlace: boolean } | null = null; // the event the report joined, its row as locked before
+  if (report.incidentId) {
+    const event = await eventsStore.getEvent(tx, report.incidentId, true);
+    const survivor = !event || event.deleted_at || !event.merged_into_event_id ? event : await eventsStore.getEvent(tx, event.merged_into_event_id, true);
+    const target = incidentTarget(event, survivor, type.id);
+    joined = { event: target, inPlace: (await eventsStore.joinReport(tx, rows(target.id), { inPlace: inPlace(target) })).inPlace };
+  } else {
+    const roles = namedRoles(report);
+    const anchor = new Date(windowAnchor(readHappenedOn(report.happenedAt), date));
+    const query = clusterQuery({ eventTypeId: type.id, participantIds: participants, namedRoles: roles, anchor });
+    // The event found is locked in the same statement, before the report row's foreign key
+    // share-locks it: two reports joining one event (through different participants) would
+    // otherwise each hold that share lock while waiting for the other's to update it. An
+    // event deleted since it was found takes no more reports (merges wait for the type's
+    // clustering lock); one that took a report naming another entity in one of this report's
+    // roles meanwhile (read again by the insert, under the lock) is passed over, and the
+    // search runs again (it no longer finds that one).
+    for (let attempt = 0; query && attempt < 3 && joined === null; attempt++) {
+      const found = await eventsStore.lockedEventOf(tx, query);
+      if (!found) break;
+      if (found.deleted_at || found.merged_into_event_id) continue;
+      const written = await eventsStore.joinReport(tx, rows(found.id), { unlessNamingOthers: roles, inPlace: inPlace(found) });
+      if (written.written) joined = { event: found, inPlace: written.inPlace };
+    }
+  }
+  if (joined === null) {
+    // A new event: its state is its one report's, computed here as a refresh would read it back.
+    const eventId = newId();
+    const state = eventState([newReportState(report, reportId, date)], { template: type.sentence_template, roles: report.roles });
+    await eventsStore.insertEventWithReport(tx, rows(eventId), { at: now, state, typeVersion: type.version, index });
+    await changes.publish(tx, { kind: 'report-added', eventId, reportId });
+    return { reportId, eventId, reportDate: date };
+  }
+  const { event } = joined;
+  if (!joined.inPlace) await refreshEvent(tx, event.id, type.id, now, { type, roles: report.roles }, reportId, event);
+  await changes.publish(tx, { kind: 'report-added', eventId: event.id, reportId });
+  return { reportId, eventId: event.id, reportDate: date };
+}
+
+/**
+ * The event's state from the new report alone, in the statement that writes it, where that is
+ * exact (its type unchanged since the state was computed, the report sorting last, and what
+ * InPlaceChange says the statement checks); else undefined, and it is recomputed from all its
+ * reports.
+ */
+function inPlaceChange(report: NewReport, at: { date: Date; now: Date; index: InPlaceChange['index'] }) {
+  const mentioned = mentionedSurvivors(report);
+  return (event: EventRow): InPlaceChange | undefined =>
+    event.type_version === report.type.version && at.date.getTime() > event.last_report_date.getTime()
+      ? {
+          values: report.values.flatMap((v): { roleId: string; entityId: string | null }[] => {
+            if (v.entityId === null) return [{ roleId: v.roleId, entityId: null }];
+            const survivor = report.survivors.get(v.entityId);
+            return survivor === undefined ? [] : [{ roleId: v.roleId, entityId: survivor }]; // a deleted entity counts for nothing
+          }),
+          happenedOn: readHappenedOn(report.happenedAt),
+          newMentions: mentioned.filter((id) => !event.involved_entity_ids.includes(id)),
+          involved: event.involved_entity_ids,
+          firstReportDate: event.first_report_date,
+          at: at.now,
+          index: at.index,
+        }
+      : undefined;
+}

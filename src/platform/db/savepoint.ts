@@ -1,0 +1,22 @@
+// A part of a transaction that can fail on its own: work runs inside a savepoint, released when
+// it succeeds and rolled back to when it throws, so the transaction goes on without it.
+import type { Queryable } from './database.js';
+
+/**
+ * Runs `work` inside savepoint `name` (a plain SQL identifier) of `tx`. On an error the
+ * transaction is rolled back to the savepoint and the error thrown again; if even the
+ * rollback fails (the connection lost, say), the work's own error is the one thrown.
+ */
+export async function inSavepoint<T>(tx: Queryable, name: string, work: () => Promise<T>): Promise<T> {
+  await tx.query(`SAVEPOINT ${name}`);
+  try {
+    const result = await work();
+    await tx.query(`RELEASE SAVEPOINT ${name}`);
+    return result;
+  } catch (error) {
+    await tx.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => {
+      throw error;
+    });
+    throw error;
+  }
+}
