@@ -1,60 +1,29 @@
 // The set-based bulk ingest behind POST /ops/v1/articles/bulk and evmon import. A batch is
-// checked line by line by the rules the single call follows (new-report.ts), clustered
-// in memory against the corpus and against itself (batch-clustering.ts), and written with one
-// COPY or multi-row statement per table; each touched event's state is computed once, from its
-// stored reports and the batch's, and each touched event is published once. The caller's
-// transaction holds the clustering locks of every type of the batch and the article locks,
-// so no other ingest clusters into these types meanwhile.
+// checked line by line by the rules the single call follows (new-report.ts), clustered in
+// memory against the corpus and against itself (batch-clustering.ts), and written at once
+// (batch-write.ts). The caller's transaction holds the clustering locks of every type of the
+// batch and the article locks, so no other ingest clusters into these types meanwhile.
 import { DAY_MS } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError } from '../../platform/problems.js';
 import { addTo, BatchClusters, type ClusterCandidate, type ClusterEvent } from './batch-clustering.js';
+import { type Placed, writeBatch } from './batch-write.js';
 import { clusterEventsStore, type EventFate, type ReachPair } from './cluster-events.store.js';
-import { CLUSTER_WINDOW_DAYS, readHappenedOn, windowAnchor } from './clustering.js';
-import { type IndexRows, insertIndexRows, rebuildEventIndex } from './event-index.store.js';
-import type { EventChange, EventChanges } from './event-changes.js';
-import { eventState } from './event-state.js';
+import { CLUSTER_WINDOW_DAYS } from './clustering.js';
+import type { EventChanges } from './event-changes.js';
 import type { IngestArticleBody } from './events.schemas.js';
-import { type EventStateRow, eventsStore } from './events.store.js';
+import { eventsStore } from './events.store.js';
 import { articleKey, ingestLocksStore } from './ingest-locks.store.js';
-import {
-  articleEntityIds,
-  articleReport,
-  incidentTarget,
-  type LineOutcome,
-  namedRoles,
-  type NewReport,
-  newReportState,
-  noSuchOutlet,
-  participantsOf,
-  reportDate,
-  reportRow,
-  reportSource,
-  sourceSeqs,
-  storedReportState,
-  survivorsOf,
-} from './new-report.js';
+import { articleEntityIds, articleReport, incidentTarget, type LineOutcome, type NewReport, noSuchOutlet, placementOf, survivorsOf } from './new-report.js';
 import { referenceStore } from './reference.store.js';
-import { reportsStore } from './reports.store.js';
 
 const WINDOW_MS = CLUSTER_WINDOW_DAYS * DAY_MS;
-/** Events per published change. */
-const CHANGE_EVENTS = 500;
 
 export interface BatchDeps {
   newId: IdGenerator;
   changes: EventChanges;
   now: Date;
-}
-
-/** A line that will be stored: its checked report and where clustering put it. */
-interface Placed {
-  line: number;
-  id: string;
-  eventId: string;
-  report: NewReport;
-  date: Date;
 }
 
 export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
@@ -110,13 +79,13 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
       continue;
     }
     const report = result;
-    const date = reportDate(report.publishedAt, report.receivedAt);
-    const entityValues = namedRoles(report);
+    const placement = placementOf(report);
+    const { date, participants, namedRoles } = placement;
     let event: ClusterEvent | null = null;
     let eventId: string | null = null; // ids are drawn line by line, so they sort in line order as one by one
     if (report.incidentId) {
       try {
-        event = clusters.events.get(incidentTarget(loaded.rowOf(report.incidentId), loaded.survivorOf(report.incidentId), report.type.id).id)!;
+        event = clusters.events.get(loaded.incidentTarget(report.incidentId, report.type.id).id)!;
       } catch (error) {
         if (!(error instanceof ProblemError)) throw error;
         outcomes.push({ line, status: 400, problem: error });
@@ -127,15 +96,15 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
       eventTypeId: report.type.id,
       date: date.getTime(),
       happenedAt: report.happenedAt,
-      participants: participantsOf(report),
-      namedRoles: entityValues,
+      participants,
+      namedRoles,
     };
     event ??= clusters.find(candidate);
     if (!event) eventId = newId();
     const id = newId();
     event ??= clusters.open(eventId!, report.type.id, date.getTime());
-    clusters.join(event, { ...candidate, id }, entityValues);
-    const entry = { line, id, eventId: event.id, report, date };
+    clusters.join(event, { ...candidate, id }, namedRoles);
+    const entry = { line, id, eventId: event.id, report, placement };
     placed.push(entry);
     if (report.url) storedInBatch.set(articleKey(body.outlet_id, report.url), entry);
     outcomes.push({ line, status: 201, id, incident_id: event.id });
@@ -157,8 +126,8 @@ async function loadClusterEvents(tx: Queryable, reports: readonly NewReport[]) {
   // otherwise lock and read every event of its entities).
   const pairs = new Map<string, ReachPair>();
   for (const report of reports) {
-    const anchor = windowAnchor(readHappenedOn(report.happenedAt), reportDate(report.publishedAt, report.receivedAt));
-    for (const { entityId } of namedRoles(report)) {
+    const { anchor, namedRoles } = placementOf(report);
+    for (const { entityId } of namedRoles) {
       const key = `${report.type.id} ${entityId}`;
       const pair = pairs.get(key);
       if (pair) {
@@ -176,6 +145,10 @@ async function loadClusterEvents(tx: Queryable, reports: readonly NewReport[]) {
   const events = new Map<string, ClusterEvent>();
   const fates = new Map<string, EventFate>();
   const firstBefore = new Map<string, number>();
+  const targetOf = (incidentId: string, eventTypeId: string) => {
+    const row = fates.get(incidentId);
+    return incidentTarget(row, row && fates.get(row.merged_into_event_id ?? row.id), eventTypeId);
+  };
   if (ids.size > 0) {
     const all = [...ids];
     // Locked before they are read, so what is read stays true until commit (a deletion waits).
@@ -203,104 +176,7 @@ async function loadClusterEvents(tx: Queryable, reports: readonly NewReport[]) {
     has: (id: string) => events.has(id),
     /** The first report date (ms) the event had before the batch (clustering moves the live one). */
     firstBefore: (id: string) => firstBefore.get(id),
-    rowOf: (id: string) => fates.get(id),
-    survivorOf: (id: string) => {
-      const row = fates.get(id);
-      return row && fates.get(row.merged_into_event_id ?? row.id);
-    },
+    /** The event a report of this type naming `incidentId` joins (incidentTarget), or its refusal thrown. */
+    incidentTarget: targetOf,
   };
-}
-
-type Loaded = Awaited<ReturnType<typeof loadClusterEvents>>;
-
-/**
- * Writes the placed reports and the state of every event they touch, each computed once from
- * the event's stored reports and the batch's; then the search index rows and one change per
- * touched event.
- */
-async function writeBatch(
-  tx: Queryable,
-  { changes, now }: BatchDeps,
-  placed: readonly Placed[],
-  context: {
-    loaded: Loaded;
-    types: Awaited<ReturnType<typeof referenceStore.eventTypesWithRoles>>;
-  },
-): Promise<void> {
-  if (placed.length === 0) return;
-  const { types, loaded } = context;
-  const seqs = await reportsStore.nextReportSeqs(tx, placed.length);
-  const byEvent = new Map<string, { placed: Placed; seq: number }[]>();
-  placed.forEach((entry, i) => {
-    const list = byEvent.get(entry.eventId) ?? [];
-    list.push({ placed: entry, seq: seqs[i]! });
-    byEvent.set(entry.eventId, list);
-  });
-  const storedIds = [...byEvent.keys()].filter((id) => loaded.has(id));
-  const storedReports = new Map<string, Awaited<ReturnType<typeof reportsStore.reportsWithValuesOf>>>();
-  for (const row of await reportsStore.reportsWithValuesOf(tx, storedIds)) {
-    const list = storedReports.get(row.event_id) ?? [];
-    list.push(row);
-    storedReports.set(row.event_id, list);
-  }
-  const states: EventStateRow[] = [...byEvent].map(([eventId, added]) => {
-    const before = storedReports.get(eventId) ?? [];
-    const { type, roles } = types.get(added[0]!.placed.report.type.id)!;
-    const state = eventState([...before.map(storedReportState), ...added.map(({ placed: { id, report, date } }) => newReportState(report, id, date))], {
-      template: type.sentence_template,
-      roles,
-    });
-    const seqsBySource = [...before, ...added.map(({ placed: entry, seq }) => ({ received_seq: seq, source_id: reportSource(entry.report).id }))];
-    return { ...state, id: eventId, eventTypeId: type.id, isNew: !loaded.has(eventId), sourceSeqs: sourceSeqs(seqsBySource), typeVersion: type.version };
-  });
-  await eventsStore.writeStates(tx, states, now);
-  await reportsStore.insertReports(
-    tx,
-    placed.map(({ id, eventId, report, date }, i) => ({ ...reportRow(report, { id, eventId, date, now }), received_seq: seqs[i]! })),
-  );
-  await reportsStore.insertRoleValuesOf(
-    tx,
-    placed.flatMap(({ id, report }) => report.values.map((value, i) => ({ ...value, reportId: id, position: i + 1 }))),
-  );
-  await reportsStore.insertMentionsOf(
-    tx,
-    placed.flatMap(({ id, report }) => report.mentioned.map((entityId) => ({ reportId: id, entityId }))),
-  );
-  // An event whose first report date moved has every index row rebuilt (each carries that
-  // date); the others only gain their new reports' rows, made here from what the batch holds.
-  const moved = new Set(states.filter((state) => !state.isNew && state.first.getTime() !== loaded.firstBefore(state.id)).map((state) => state.id));
-  await rebuildEventIndex(tx, [...moved], { sourceSeqsWritten: true });
-  const rows: IndexRows = { sources: [], values: [] };
-  for (const state of states) {
-    if (moved.has(state.id)) continue;
-    const known = new Set((storedReports.get(state.id) ?? []).map((report) => report.source_id));
-    for (const { placed: entry, seq } of byEvent.get(state.id)!) {
-      const { report } = entry;
-      const source = reportSource(report);
-      if (!known.has(source.id)) {
-        known.add(source.id);
-        rows.sources.push({ eventId: state.id, sourceId: source.id, sourceKind: source.kind, firstSeq: seq, firstReportDate: state.first });
-      }
-      for (const v of report.values) {
-        const entityId = v.entityId ? report.survivors.get(v.entityId)! : null;
-        rows.values.push({
-          eventId: state.id,
-          roleId: v.roleId,
-          sourceKind: report.source.kind,
-          seq,
-          firstReportDate: state.first,
-          entityId,
-          date: v.date,
-          amount: v.amount,
-        });
-      }
-    }
-  }
-  await insertIndexRows(tx, rows);
-  // Each touched event named once, in changes of at most CHANGE_EVENTS events: a subscriber
-  // matches a change's events together, and a retry of one change repeats only its share.
-  const touched = [...byEvent.keys()];
-  const published: EventChange[] = [];
-  for (let i = 0; i < touched.length; i += CHANGE_EVENTS) published.push({ kind: 'reports-added', eventIds: touched.slice(i, i + CHANGE_EVENTS) });
-  await changes.publishAll(tx, published);
 }

@@ -2,9 +2,9 @@
 // added in place, a merge, or an entity merged or deleted (the refresh job).
 import type { Queryable } from '../../platform/db/database.js';
 import { indexNewReports, rebuildEventIndex } from './event-index.store.js';
-import { eventState } from './event-state.js';
+import { eventState, storedReportState } from './event-state.js';
 import { eventsStore } from './events.store.js';
-import { sourceSeqs, storedReportState } from './new-report.js';
+import { sourceSeqs } from './new-report.js';
 import { type EventTypeRow, referenceStore, type RoleRow } from './reference.store.js';
 import { reportsStore } from './reports.store.js';
 

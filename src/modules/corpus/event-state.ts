@@ -3,6 +3,7 @@
 // two equal).
 import { readHappenedOn } from './clustering.js';
 import type { RoleRow } from './reference.store.js';
+import type { EventReportRow } from './reports.store.js';
 import { displayValue } from './role-values.js';
 import { renderSentence } from './sentence.js';
 
@@ -78,5 +79,59 @@ export function eventState(reports: readonly StateReport[], type: { template: st
     sentence: renderSentence(type.template, sentenceValues),
     involved,
     participants,
+  };
+}
+
+/** A new report as event-state.ts reads one, stored as `id` on `date`: values whose entity is deleted count for nothing. */
+/** What newReportState reads of a new report (new-report.ts's NewReport): its values with entities as given, and its survivors and their names. */
+interface NewReportFacts {
+  happenedAt: string | null;
+  values: readonly (Omit<StateRoleValue, 'entityName'> & { entityId: string | null })[];
+  survivors: ReadonlyMap<string, string>;
+  names: ReadonlyMap<string, string>;
+}
+
+export function newReportState(report: NewReportFacts, at: { id: string; date: Date; mentioned: readonly string[] }): StateReport {
+  const { id, date } = at;
+  return {
+    id,
+    reportDate: date,
+    happenedAt: report.happenedAt,
+    values: report.values.flatMap((v) => {
+      const entityId = v.entityId === null ? null : report.survivors.get(v.entityId);
+      if (entityId === undefined) return [];
+      return [
+        {
+          roleId: v.roleId,
+          entityId,
+          entityName: entityId === null ? null : (report.names.get(entityId) ?? null),
+          date: v.date,
+          amount: v.amount,
+          text: v.text,
+        },
+      ];
+    }),
+    mentions: at.mentioned,
+  };
+}
+
+/** A stored report as the event state reads it. */
+export function storedReportState(report: EventReportRow): StateReport {
+  return {
+    id: report.id,
+    reportDate: report.report_date,
+    happenedAt: report.happened_at,
+    // A deleted entity's value counts for nothing: the next report's live one stands in.
+    values: report.values
+      .filter((v) => !v.entity_deleted)
+      .map((v) => ({
+        roleId: v.role_id,
+        entityId: v.entity_id,
+        entityName: v.entity_name,
+        date: v.date_value,
+        amount: v.amount_value === null ? null : { value: v.amount_value, unit: v.amount_unit ?? '' },
+        text: v.text_value,
+      })),
+    mentions: report.mentions,
   };
 }

@@ -1,18 +1,18 @@
 // The rules of a new report, written once for both ingest paths: what an article's body makes
 // (its entities, report date, checked values and timestamps), the row it is stored as, the
-// source it counts as, the event an incident_id joins, and the report as the event's state
-// reads it. The single path (report-ingest.ts) and the bulk path (article-batch.ts) are peers
-// that take these and never each other, so a line of a bulk request is refused, placed and
+// source it counts as, the event an incident_id joins, and what placing it in an event reads
+// (event-state.ts reads it as the event's state does). The single path (report-ingest.ts)
+// and the bulk path (article-batch.ts) are peers that take these and never each other, so a line of a bulk request is refused, placed and
 // counted exactly as the single call would.
 import type { Queryable } from '../../platform/db/database.js';
 import { databaseFailure, INVALID_VALUE_DETAIL } from '../../platform/db/failures.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import { DAY_MS } from '../../platform/clock.js';
-import type { StateReport } from './event-state.js';
-import type { EventRow } from './events.store.js';
+import { readHappenedOn, windowAnchor } from './clustering.js';
+import type { EventRow, InPlaceChange } from './events.store.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { type EventTypeRow, type EventTypeWithRoles, type LockedSurvivor, referenceStore, type RoleRow } from './reference.store.js';
-import type { EventReportRow, ReportRow } from './reports.store.js';
+import type { NewReportRows, ReportRow } from './reports.store.js';
 import { refuse, resolveRoleValues } from './role-values.js';
 
 /** A checked report of any source, ready to be added to the corpus. */
@@ -116,22 +116,88 @@ export function reportSource({ source }: NewReport): { kind: NewReport['source']
  * The report's entity roles, each with the live survivor of its entity (a deleted entity counts
  * for nothing): what clustering compares (its named roles) and whom the report brings in.
  */
-export function namedRoles(report: NewReport): { roleId: string; entityId: string }[] {
+function namedRoles(report: NewReport): { roleId: string; entityId: string }[] {
   return report.values.flatMap((v) => {
     const entityId = v.entityId === null ? undefined : report.survivors.get(v.entityId);
     return entityId === undefined ? [] : [{ roleId: v.roleId, entityId }];
   });
 }
 
-/** The live canonical ids of the entities playing roles in the report: its participants. */
-export const participantsOf = (report: NewReport): string[] => [...new Set(namedRoles(report).map((role) => role.entityId))];
-
 /** The live canonical ids of the entities the report mentions, in id order. */
-export const mentionedSurvivors = (report: NewReport): string[] =>
+const mentionedSurvivors = (report: NewReport): string[] =>
   [...new Set(report.mentioned.flatMap((id) => (report.survivors.has(id) ? [report.survivors.get(id)!] : [])))].sort();
 
+/** What placing a report in an event reads of it, worked out once for either path. */
+export interface Placement {
+  /** Its report date (rule 3 of event search). */
+  date: Date;
+  /** Its entity roles with live survivors (namedRoles). */
+  namedRoles: { roleId: string; entityId: string }[];
+  /** The distinct survivors among them: the report's participants. */
+  participants: string[];
+  source: ReturnType<typeof reportSource>;
+  /** The survivors it mentions, in id order. */
+  mentioned: string[];
+  /** Its rows as stored with id `id` in event `eventId`. */
+  rows(at: { id: string; eventId: string; now: Date }): NewReportRows;
+  /** Its index rows, as a statement that writes the report adds them. */
+  index: InPlaceChange['index'];
+  /**
+   * The event's state from this report alone, in the statement that writes it, where that is
+   * exact (its type unchanged since the state was computed, the report sorting last, and what
+   * InPlaceChange says the statement checks); else undefined, and it is recomputed from all
+   * its reports.
+   */
+  inPlace(event: EventRow, now: Date): InPlaceChange | undefined;
+  happenedOn: string | null;
+  /** Its window anchor (ms): clustering looks for events around it. */
+  anchor: number;
+}
+
+export function placementOf(report: NewReport): Placement {
+  const date = reportDate(report.publishedAt, report.receivedAt);
+  const roles = namedRoles(report);
+  const source = reportSource(report);
+  const mentioned = mentionedSurvivors(report);
+  const index = { source, values: report.values, survivors: report.survivors };
+  const rows = (at: { id: string; eventId: string; now: Date }): NewReportRows => ({
+    values: report.values,
+    mentions: report.mentioned,
+    row: reportRow(report, { ...at, date }),
+  });
+  const inPlace = (event: EventRow, now: Date): InPlaceChange | undefined =>
+    event.type_version === report.type.version && date.getTime() > event.last_report_date.getTime()
+      ? {
+          values: report.values.flatMap((v): { roleId: string; entityId: string | null }[] => {
+            if (v.entityId === null) return [{ roleId: v.roleId, entityId: null }];
+            const survivor = report.survivors.get(v.entityId);
+            return survivor === undefined ? [] : [{ roleId: v.roleId, entityId: survivor }]; // a deleted entity counts for nothing
+          }),
+          happenedOn,
+          newMentions: mentioned.filter((id) => !event.involved_entity_ids.includes(id)),
+          involved: event.involved_entity_ids,
+          firstReportDate: event.first_report_date,
+          at: now,
+          index,
+        }
+      : undefined;
+  const happenedOn = readHappenedOn(report.happenedAt);
+  return {
+    date,
+    namedRoles: roles,
+    participants: [...new Set(roles.map((role) => role.entityId))],
+    source,
+    mentioned,
+    rows,
+    index,
+    inPlace,
+    happenedOn,
+    anchor: windowAnchor(happenedOn, date),
+  };
+}
+
 /** The stored row of a checked report, in event `eventId`. */
-export function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; now: Date }): ReportRow {
+function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; now: Date }): ReportRow {
   const { source } = report;
   return {
     id: at.id,
@@ -172,51 +238,6 @@ export function incidentTarget<T extends Pick<EventRow, 'id' | 'event_type_id' |
  */
 export function lineProblem(error: unknown): ProblemError | null {
   return databaseFailure(error) === 'invalid-value' ? new ProblemError('validation-failed', INVALID_VALUE_DETAIL) : null;
-}
-
-/** A new report as event-state.ts reads one, stored as `id` on `date`: values whose entity is deleted count for nothing. */
-export function newReportState(report: NewReport, id: string, date: Date): StateReport {
-  return {
-    id,
-    reportDate: date,
-    happenedAt: report.happenedAt,
-    values: report.values.flatMap((v) => {
-      const entityId = v.entityId === null ? null : report.survivors.get(v.entityId);
-      if (entityId === undefined) return [];
-      return [
-        {
-          roleId: v.roleId,
-          entityId,
-          entityName: entityId === null ? null : (report.names.get(entityId) ?? null),
-          date: v.date,
-          amount: v.amount,
-          text: v.text,
-        },
-      ];
-    }),
-    mentions: mentionedSurvivors(report),
-  };
-}
-
-/** A stored report as the event state reads it. */
-export function storedReportState(report: EventReportRow): StateReport {
-  return {
-    id: report.id,
-    reportDate: report.report_date,
-    happenedAt: report.happened_at,
-    // A deleted entity's value counts for nothing: the next report's live one stands in.
-    values: report.values
-      .filter((v) => !v.entity_deleted)
-      .map((v) => ({
-        roleId: v.role_id,
-        entityId: v.entity_id,
-        entityName: v.entity_name,
-        date: v.date_value,
-        amount: v.amount_value === null ? null : { value: v.amount_value, unit: v.amount_unit ?? '' },
-        text: v.text_value,
-      })),
-    mentions: report.mentions,
-  };
 }
 
 /** When the event reached each of its distinct sources, ascending (events.source_seqs). */

@@ -6,30 +6,15 @@
 import type { Clock } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { clusterQuery, readHappenedOn, windowAnchor } from './clustering.js';
+import { clusterQuery } from './clustering.js';
 import type { EventChanges } from './event-changes.js';
 import { refreshEvent } from './event-refresh.js';
-import { eventState } from './event-state.js';
+import { eventState, newReportState } from './event-state.js';
 import type { EventTypeCache } from './event-type-cache.js';
 import type { IngestArticleBody } from './events.schemas.js';
-import { type EventRow, eventsStore, type InPlaceChange } from './events.store.js';
+import { type EventRow, eventsStore } from './events.store.js';
 import { ingestLocksStore } from './ingest-locks.store.js';
-import {
-  articleEntityIds,
-  articleReport,
-  incidentTarget,
-  mentionedSurvivors,
-  namedRoles,
-  type NewReport,
-  newReportState,
-  noSuchOutlet,
-  participantsOf,
-  reportDate,
-  reportRow,
-  reportSource,
-  survivorsOf,
-} from './new-report.js';
-import type { NewReportRows } from './reports.store.js';
+import { articleEntityIds, articleReport, incidentTarget, type NewReport, noSuchOutlet, placementOf, survivorsOf } from './new-report.js';
 
 export interface ReportIngestDeps {
   clock: Clock;
@@ -58,7 +43,8 @@ export async function ingestArticle(tx: Queryable, deps: ReportIngestDeps, input
   const { stored, entities } = await ingestLocksStore.storedArticle(tx, input.outlet_id, input.url ?? null, articleEntityIds(input));
   if (stored) return { ...incidentReport(stored.id, stored.incident_id, stored.report_date), existing: true };
   const known = await deps.eventTypes.get(tx, input.event_type_id, opened.typeVersion);
-  const added = await addReport(tx, deps, await articleReport(input, known, survivorsOf(entities), deps.clock.now()));
+  const report = await articleReport(input, known, survivorsOf(entities), deps.clock.now());
+  const added = await addReport(tx, deps, report);
   return { ...incidentReport(added.reportId, added.eventId, added.reportDate), existing: false };
 }
 
@@ -74,19 +60,14 @@ export async function addReport(
 ): Promise<{ reportId: string; eventId: string; reportDate: Date }> {
   const now = clock.now();
   const { type } = report;
-  const date = reportDate(report.publishedAt, report.receivedAt);
-  const participants = participantsOf(report);
+  const placing = placementOf(report);
+  const { date, participants } = placing;
   // Reports that share a participant cluster one at a time, so two at once cannot both
   // open an event for it.
   await ingestLocksStore.lockReportClustering(tx, type.id, participants);
   const reportId = newId();
-  const rows = (eventId: string): NewReportRows => ({
-    values: report.values,
-    mentions: report.mentioned,
-    row: reportRow(report, { id: reportId, eventId, date, now }),
-  });
-  const index = { source: reportSource(report), values: report.values, survivors: report.survivors };
-  const inPlace = inPlaceChange(report, { date, now, index });
+  const rows = (eventId: string) => placing.rows({ id: reportId, eventId, now });
+  const inPlace = (event: EventRow) => placing.inPlace(event, now);
   let joined: { event: EventRow; inPlace: boolean } | null = null; // the event the report joined, its row as locked before
   if (report.incidentId) {
     const event = await eventsStore.getEvent(tx, report.incidentId, true);
@@ -94,9 +75,8 @@ export async function addReport(
     const target = incidentTarget(event, survivor, type.id);
     joined = { event: target, inPlace: (await eventsStore.joinReport(tx, rows(target.id), { inPlace: inPlace(target) })).inPlace };
   } else {
-    const roles = namedRoles(report);
-    const anchor = new Date(windowAnchor(readHappenedOn(report.happenedAt), date));
-    const query = clusterQuery({ eventTypeId: type.id, participantIds: participants, namedRoles: roles, anchor });
+    const roles = placing.namedRoles;
+    const query = clusterQuery({ eventTypeId: type.id, participantIds: participants, namedRoles: roles, anchor: new Date(placing.anchor) });
     // The event found is locked in the same statement, before the report row's foreign key
     // share-locks it: two reports joining one event (through different participants) would
     // otherwise each hold that share lock while waiting for the other's to update it. An
@@ -115,8 +95,11 @@ export async function addReport(
   if (joined === null) {
     // A new event: its state is its one report's, computed here as a refresh would read it back.
     const eventId = newId();
-    const state = eventState([newReportState(report, reportId, date)], { template: type.sentence_template, roles: report.roles });
-    await eventsStore.insertEventWithReport(tx, rows(eventId), { at: now, state, typeVersion: type.version, index });
+    const state = eventState([newReportState(report, { id: reportId, date, mentioned: placing.mentioned })], {
+      template: type.sentence_template,
+      roles: report.roles,
+    });
+    await eventsStore.insertEventWithReport(tx, rows(eventId), { at: now, state, typeVersion: type.version, index: placing.index });
     await changes.publish(tx, { kind: 'report-added', eventId, reportId });
     return { reportId, eventId, reportDate: date };
   }
@@ -124,30 +107,4 @@ export async function addReport(
   if (!joined.inPlace) await refreshEvent(tx, event.id, type.id, now, { type, roles: report.roles }, reportId, event);
   await changes.publish(tx, { kind: 'report-added', eventId: event.id, reportId });
   return { reportId, eventId: event.id, reportDate: date };
-}
-
-/**
- * The event's state from the new report alone, in the statement that writes it, where that is
- * exact (its type unchanged since the state was computed, the report sorting last, and what
- * InPlaceChange says the statement checks); else undefined, and it is recomputed from all its
- * reports.
- */
-function inPlaceChange(report: NewReport, at: { date: Date; now: Date; index: InPlaceChange['index'] }) {
-  const mentioned = mentionedSurvivors(report);
-  return (event: EventRow): InPlaceChange | undefined =>
-    event.type_version === report.type.version && at.date.getTime() > event.last_report_date.getTime()
-      ? {
-          values: report.values.flatMap((v): { roleId: string; entityId: string | null }[] => {
-            if (v.entityId === null) return [{ roleId: v.roleId, entityId: null }];
-            const survivor = report.survivors.get(v.entityId);
-            return survivor === undefined ? [] : [{ roleId: v.roleId, entityId: survivor }]; // a deleted entity counts for nothing
-          }),
-          happenedOn: readHappenedOn(report.happenedAt),
-          newMentions: mentioned.filter((id) => !event.involved_entity_ids.includes(id)),
-          involved: event.involved_entity_ids,
-          firstReportDate: event.first_report_date,
-          at: at.now,
-          index: at.index,
-        }
-      : undefined;
 }

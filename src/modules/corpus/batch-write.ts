@@ -1,0 +1,130 @@
+// The writes of a bulk ingest (article-batch.ts places the lines): the placed reports with
+// one COPY or multi-row statement per table, the state of every event they touch computed
+// once from its stored reports and the batch's, the search index rows, and one published
+// change per touched event.
+import type { Queryable } from '../../platform/db/database.js';
+import { type IndexRows, insertIndexRows, rebuildEventIndex } from './event-index.store.js';
+import type { EventChange, EventChanges } from './event-changes.js';
+import { eventState, newReportState, storedReportState } from './event-state.js';
+import { type EventStateRow, eventsStore } from './events.store.js';
+import { type NewReport, type Placement, sourceSeqs } from './new-report.js';
+import type { EventTypeWithRoles } from './reference.store.js';
+import { reportsStore } from './reports.store.js';
+
+/** Events per published change. */
+const CHANGE_EVENTS = 500;
+
+/** A line that will be stored: its checked report and where clustering put it. */
+export interface Placed {
+  line: number;
+  id: string;
+  eventId: string;
+  report: NewReport;
+  placement: Placement;
+}
+
+/** What the batch loaded of the corpus events it reaches (article-batch.ts loadClusterEvents). */
+export interface LoadedEvents {
+  /** Whether the event was in the corpus before the batch (loaded), not opened by it. */
+  has(id: string): boolean;
+  /** The first report date (ms) the event had before the batch (clustering moves the live one). */
+  firstBefore(id: string): number | undefined;
+}
+
+/**
+ * Writes the placed reports and the state of every event they touch, each computed once from
+ * the event's stored reports and the batch's; then the search index rows and one change per
+ * touched event.
+ */
+export async function writeBatch(
+  tx: Queryable,
+  { changes, now }: { changes: EventChanges; now: Date },
+  placed: readonly Placed[],
+  context: {
+    loaded: LoadedEvents;
+    types: ReadonlyMap<string, EventTypeWithRoles>;
+  },
+): Promise<void> {
+  if (placed.length === 0) return;
+  const { types, loaded } = context;
+  const seqs = await reportsStore.nextReportSeqs(tx, placed.length);
+  const byEvent = new Map<string, { placed: Placed; seq: number }[]>();
+  placed.forEach((entry, i) => {
+    const list = byEvent.get(entry.eventId) ?? [];
+    list.push({ placed: entry, seq: seqs[i]! });
+    byEvent.set(entry.eventId, list);
+  });
+  const storedIds = [...byEvent.keys()].filter((id) => loaded.has(id));
+  const storedReports = new Map<string, Awaited<ReturnType<typeof reportsStore.reportsWithValuesOf>>>();
+  for (const row of await reportsStore.reportsWithValuesOf(tx, storedIds)) {
+    const list = storedReports.get(row.event_id) ?? [];
+    list.push(row);
+    storedReports.set(row.event_id, list);
+  }
+  const states: EventStateRow[] = [...byEvent].map(([eventId, added]) => {
+    const before = storedReports.get(eventId) ?? [];
+    const { type, roles } = types.get(added[0]!.placed.report.type.id)!;
+    const state = eventState(
+      [
+        ...before.map(storedReportState),
+        ...added.map(({ placed: { id, report, placement } }) => newReportState(report, { id, date: placement.date, mentioned: placement.mentioned })),
+      ],
+      {
+        template: type.sentence_template,
+        roles,
+      },
+    );
+    const seqsBySource = [...before, ...added.map(({ placed: entry, seq }) => ({ received_seq: seq, source_id: entry.placement.source.id }))];
+    return { ...state, id: eventId, eventTypeId: type.id, isNew: !loaded.has(eventId), sourceSeqs: sourceSeqs(seqsBySource), typeVersion: type.version };
+  });
+  await eventsStore.writeStates(tx, states, now);
+  await reportsStore.insertReports(
+    tx,
+    placed.map(({ id, eventId, placement }, i) => ({ ...placement.rows({ id, eventId, now }).row, received_seq: seqs[i]! })),
+  );
+  await reportsStore.insertRoleValuesOf(
+    tx,
+    placed.flatMap(({ id, report }) => report.values.map((value, i) => ({ ...value, reportId: id, position: i + 1 }))),
+  );
+  await reportsStore.insertMentionsOf(
+    tx,
+    placed.flatMap(({ id, report }) => report.mentioned.map((entityId) => ({ reportId: id, entityId }))),
+  );
+  // An event whose first report date moved has every index row rebuilt (each carries that
+  // date); the others only gain their new reports' rows, made here from what the batch holds.
+  const moved = new Set(states.filter((state) => !state.isNew && state.first.getTime() !== loaded.firstBefore(state.id)).map((state) => state.id));
+  await rebuildEventIndex(tx, [...moved], { sourceSeqsWritten: true });
+  const rows: IndexRows = { sources: [], values: [] };
+  for (const state of states) {
+    if (moved.has(state.id)) continue;
+    const known = new Set((storedReports.get(state.id) ?? []).map((report) => report.source_id));
+    for (const { placed: entry, seq } of byEvent.get(state.id)!) {
+      const { report } = entry;
+      const { source } = entry.placement;
+      if (!known.has(source.id)) {
+        known.add(source.id);
+        rows.sources.push({ eventId: state.id, sourceId: source.id, sourceKind: source.kind, firstSeq: seq, firstReportDate: state.first });
+      }
+      for (const v of report.values) {
+        const entityId = v.entityId ? report.survivors.get(v.entityId)! : null;
+        rows.values.push({
+          eventId: state.id,
+          roleId: v.roleId,
+          sourceKind: source.kind,
+          seq,
+          firstReportDate: state.first,
+          entityId,
+          date: v.date,
+          amount: v.amount,
+        });
+      }
+    }
+  }
+  await insertIndexRows(tx, rows);
+  // Each touched event named once, in changes of at most CHANGE_EVENTS events: a subscriber
+  // matches a change's events together, and a retry of one change repeats only its share.
+  const touched = [...byEvent.keys()];
+  const published: EventChange[] = [];
+  for (let i = 0; i < touched.length; i += CHANGE_EVENTS) published.push({ kind: 'reports-added', eventIds: touched.slice(i, i + CHANGE_EVENTS) });
+  await changes.publishAll(tx, published);
+}
