@@ -2,8 +2,6 @@
 // frozen and passed down (operations.md, "Configuration").
 import { isIP } from 'node:net';
 import path from 'node:path';
-import type { SlowClientTimeouts } from './platform/http/slow-clients.js';
-import { decodeKey } from './platform/secret-box.js';
 
 export type DatabaseTarget = { kind: 'pglite'; dataDir: string } | { kind: 'pglite-memory' } | { kind: 'postgres'; url: string };
 
@@ -49,6 +47,31 @@ export interface Config {
   readonly testSearchPause: 'before-charge' | 'after-charge' | null;
   /** EVMON_TEST_ANSWER_PAUSE: every POST with an Idempotency-Key waits after its effect, before its answer is sent. */
   readonly testAnswerPause: boolean;
+}
+
+/** The slow-client limits (platform/http/slow-clients.ts applies them). */
+export interface SlowClientTimeouts {
+  readonly headersMs: number;
+  readonly bodyMs: number;
+  readonly keepAliveMs: number;
+}
+
+/** An encryption key's length: AES-256 (platform/secret-box.ts seals with it). */
+export const KEY_BYTES = 32;
+
+/**
+ * 32 bytes written as 64 hex digits or in base64 (standard or URL-safe alphabet, padding
+ * optional), or null. Only the canonical spelling is taken, so one key has one base64 form.
+ * Here rather than beside the secret box: the configuration refuses a key so written before
+ * anything opens, and the embedded database's key file is read the same way.
+ */
+export function decodeKey(text: string): Buffer | null {
+  const written = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(written)) return Buffer.from(written, 'hex');
+  if (!/^[A-Za-z0-9+/]{43}=?$/.test(written) && !/^[A-Za-z0-9_-]{43}=?$/.test(written)) return null;
+  const key = Buffer.from(written, 'base64');
+  const canonical = written.replace(/=$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  return key.length === KEY_BYTES && key.toString('base64url') === canonical ? key : null;
 }
 
 export class ConfigError extends Error {

@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import { decodeKey, EncryptionKeyError, KEY_BYTES, secretBox, type SecretBox } from './secret-box.js';
+import { type Config, decodeKey, KEY_BYTES } from '../config.js';
+import { EncryptionKeyError, secretBox, type SecretBox } from './secret-box.js';
 
 export const KEY_FILE = 'encryption.key';
 

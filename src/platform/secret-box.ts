@@ -7,8 +7,8 @@
 // still sealed under the previous one. The context (say, the sensor's id) is authenticated
 // data: a sealed value copied onto another row does not open there.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { KEY_BYTES } from '../config.js';
 
-export const KEY_BYTES = 32;
 const VERSION = 'v1';
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
@@ -18,19 +18,6 @@ export class EncryptionKeyError extends Error {}
 
 /** A stored value that does not open with any key this process has (wrong key, altered, or not sealed). */
 export class UnreadableSecretError extends Error {}
-
-/**
- * 32 bytes written as 64 hex digits or in base64 (standard or URL-safe alphabet, padding
- * optional), or null. Only the canonical spelling is taken, so one key has one base64 form.
- */
-export function decodeKey(text: string): Buffer | null {
-  const written = text.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(written)) return Buffer.from(written, 'hex');
-  if (!/^[A-Za-z0-9+/]{43}=?$/.test(written) && !/^[A-Za-z0-9_-]{43}=?$/.test(written)) return null;
-  const key = Buffer.from(written, 'base64');
-  const canonical = written.replace(/=$/, '').replace(/\+/g, '-').replace(/\//g, '_');
-  return key.length === KEY_BYTES && key.toString('base64url') === canonical ? key : null;
-}
 
 /** The id a key's sealed values carry: 8 characters of a hash of the key, which tells keys apart and reveals nothing of them. */
 export function keyIdOf(key: Buffer): string {

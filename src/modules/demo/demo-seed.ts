@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import type { ConsoleUsers } from '../../console/console-users.js';
 import { SCOPES } from '../../platform/scopes.js';
 import { settings } from '../../platform/settings.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
@@ -24,7 +23,15 @@ export interface DemoSeedDeps extends DemoDeps {
   config: Pick<Config, 'publicBaseUrl' | 'demoEvents'>;
   logger: Logger;
   accounts: Pick<AccountsService, 'createAccount' | 'createApiKey'>;
-  consoleUsers: Pick<ConsoleUsers, 'create'>;
+  consoleUsers: DemoConsoleUsers;
+}
+
+/**
+ * The one thing seeding asks of the console's users (console/console-users.ts, which the
+ * runtime passes): declared here, since the console stands above the features it shows.
+ */
+export interface DemoConsoleUsers {
+  create(accountId: string, input: { email: string; password: string }): Promise<unknown>;
 }
 
 export interface DemoAccountSeed {

@@ -3,13 +3,8 @@
 // after 75 s.
 import { Http2ServerRequest } from 'node:http2';
 import type { FastifyInstance } from 'fastify';
+import type { SlowClientTimeouts } from '../../config.js';
 import { sendProblem } from './reply-problem.js';
-
-export interface SlowClientTimeouts {
-  readonly headersMs: number;
-  readonly bodyMs: number;
-  readonly keepAliveMs: number;
-}
 
 export const REQUEST_TIMEOUT_DETAIL = 'The request did not arrive in time: headers within 15 s, the whole body within 30 s.';
 

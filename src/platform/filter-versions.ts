@@ -1,6 +1,7 @@
 // Versions of what compiled filters depend on (migration 004). A process that keeps compiled
-// filters in memory reads these before matching and recompiles when one moved.
-import type { Queryable } from '../../platform/db/database.js';
+// filters in memory reads these before matching and recompiles when one moved. Below the
+// features: the corpus (entity merges), sensors and beats move them, the filters' caches read them.
+import type { Queryable } from './db/database.js';
 
 export type FilterVersionName = 'sensors' | 'beats' | 'entities';
 
