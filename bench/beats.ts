@@ -21,7 +21,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { bumpFilterVersion } from '../src/platform/filter-versions.js';
+import { bumpFilterVersion } from '../src/modules/corpus/filter-versions.store.js';
 import { cursorSigner } from '../src/platform/cursors.js';
 import { createRuntime } from '../src/runtime.js';
 import { benchKeyEnv } from './encryption-key.js';

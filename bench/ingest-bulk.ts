@@ -43,7 +43,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { importArticles } from '../src/modules/corpus/article-import.js';
 import { BULK_MAX_LINES } from '../src/modules/corpus/events.routes.js';
-import { bumpFilterVersion } from '../src/platform/filter-versions.js';
+import { bumpFilterVersion } from '../src/modules/corpus/filter-versions.store.js';
 import { createRuntime } from '../src/runtime.js';
 import { type BulkArticleType, bulkArticles } from './bulk-articles.js';
 import { bareCopy } from './bare-copy.js';

@@ -14,7 +14,7 @@ import { accountAndPlan, lockAccount } from '../accounts/billing.js';
 import type { PlanRow } from '../accounts/accounts.store.js';
 import { referenceStore } from '../corpus/reference.store.js';
 import { entityListReferences, entityListsInaccessible, unusableEntityLists } from '../filters/entity-list-access.js';
-import { bumpFilterVersion } from '../../platform/filter-versions.js';
+import { bumpFilterVersion } from '../corpus/filter-versions.store.js';
 import { normalizeFilter, roleFilterValueErrors } from '../filters/filter.js';
 import { asOf, closeGap, statusOf } from './beat-state.js';
 import { BEAT_BACKFILL_JOB } from './beat-recording.js';

@@ -1,7 +1,7 @@
 // SQL for the corpus reference data. Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
-import { bumpFilterVersion } from '../../platform/filter-versions.js';
+import { bumpFilterVersion } from './filter-versions.store.js';
 
 export interface EntityRow {
   id: string;

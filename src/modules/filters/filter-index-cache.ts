@@ -2,7 +2,7 @@
 // again when a filter version they depend on moved: the filters themselves were written, or
 // an entity was merged or deleted (filters resolve entity ids to survivors).
 import type { Queryable } from '../../platform/db/database.js';
-import { readFilterVersions, type FilterVersionName } from '../../platform/filter-versions.js';
+import { readFilterVersions, type FilterVersionName } from '../corpus/filter-versions.store.js';
 
 export interface FilterIndexCache<T> {
   /** An index at least as new as the versions committed when it was called. */

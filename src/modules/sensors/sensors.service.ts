@@ -12,7 +12,7 @@ import { listPage } from '../../platform/list-page.js';
 import { ProblemError, type FieldError } from '../../platform/problems.js';
 import { referenceStore } from '../corpus/reference.store.js';
 import { entityListReferences, entityListsInaccessible, unusableEntityLists } from '../filters/entity-list-access.js';
-import { bumpFilterVersion } from '../../platform/filter-versions.js';
+import { bumpFilterVersion } from '../corpus/filter-versions.store.js';
 import { normalizeFilter } from '../filters/filter.js';
 import type { CreateSensorBody, PatchSensorBody, Sensor, SensorDelivery, SensorFilter } from './sensors.schemas.js';
 import { sensorsStore as store, type DeliveryRow, type SensorRow, type StoredAction } from './sensors.store.js';

@@ -1,7 +1,8 @@
 // Versions of what compiled filters depend on (migration 004). A process that keeps compiled
-// filters in memory reads these before matching and recompiles when one moved. Below the
-// features: the corpus (entity merges), sensors and beats move them, the filters' caches read them.
-import type { Queryable } from './db/database.js';
+// filters in memory reads these before matching and recompiles when one moved. In the corpus,
+// the lowest of the features that move them (entity merges; sensors and beats move theirs),
+// so every writer and the filters' caches that read them import it downwards.
+import type { Queryable } from '../../platform/db/database.js';
 
 export type FilterVersionName = 'sensors' | 'beats' | 'entities';
 
