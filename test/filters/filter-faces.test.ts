@@ -11,8 +11,8 @@ import { databaseEntityResolver } from '../../src/modules/filters/entity-resolve
 import { SqlParams } from '../../src/platform/db/sql-params.js';
 import { filterConditions } from '../../src/modules/filters/filter-sql.js';
 import { filterStore } from '../../src/modules/filters/filter.store.js';
-import { MemoryIndex } from '../../src/modules/filters/memory-index.js';
-import { memoryIndexSync } from '../../src/modules/filters/memory-index-sync.js';
+import { MemoryIndex } from '../../src/modules/search/index/memory-index.js';
+import { memoryIndexSync } from '../../src/modules/search/index/memory-index-sync.js';
 import { compileFilter, normalizeFilter, type EventFilter, type RoleFilter } from '../../src/modules/filters/filter.js';
 import { matchesFilter } from '../../src/modules/filters/matching.js';
 import { testCorpus } from '../helpers/corpus.js';

@@ -13,10 +13,10 @@
 // Given a file, a process saves its index there when it stops and loads it when it starts
 // (memory-index-file.ts), then catches up from the saved position as if it had never stopped.
 import type { Logger } from 'pino';
-import type { Database, Queryable } from '../../platform/db/database.js';
-import type { EventFilter } from './filter.js';
-import type { EventPosition } from './filter.store.js';
-import { compileWithRoleIds } from './filtered-events.js';
+import type { Database, Queryable } from '../../../platform/db/database.js';
+import type { EventFilter } from '../../filters/filter.js';
+import type { EventPosition } from '../../filters/filter.store.js';
+import { compileWithRoleIds } from '../../filters/filtered-events.js';
 import { MemoryIndex } from './memory-index.js';
 import { loadIndex, saveIndex } from './memory-index-file.js';
 import { memoryIndexStore as store, type LogPosition } from './memory-index.store.js';

@@ -1,7 +1,7 @@
 // SQL of the in-memory search index (memory-index.ts, memory-index-sync.ts): the events'
 // facts as the filter's SQL face reads them, the change log (migration 019) and its purge.
-import type { Queryable } from '../../platform/db/database.js';
-import { RECEIVED_UP_TO } from '../corpus/event-view.js';
+import type { Queryable } from '../../../platform/db/database.js';
+import { RECEIVED_UP_TO } from '../../corpus/event-view.js';
 import type { IndexedEvent } from './memory-index.js';
 
 /** Where a snapshot stands in the change log. */

@@ -1,4 +1,4 @@
-// The search index in memory: what the filter's SQL face (filter-sql.ts) reads of each live
+// The search index in memory: what the filter's SQL face (filters/filter-sql.ts) reads of each live
 // event, held in typed arrays and posting lists, so a search counts its matches and finds its
 // newest ones by visiting only the postings its filter names, never the database's rows.
 //
@@ -11,11 +11,11 @@
 // conditions on receive-sequence values (`<= cut-off`) hold for every row held here.
 import { SOURCES_CAP } from './day-counts.js';
 import { DayTallies, dayOfUs, EVERY_TYPE } from './day-tallies.js';
-import type { CompiledFilter, RoleValueTest } from './filter.js';
+import type { CompiledFilter, RoleValueTest } from '../../filters/filter.js';
 import { IdTable, type IdTableParts } from './id-table.js';
 import { PostingLists, type PostingListsParts } from './posting-lists.js';
 import { lowerBound, resized, type Typed } from './typed-arrays.js';
-import { DAY_MS } from '../../platform/clock.js';
+import { DAY_MS } from '../../../platform/clock.js';
 
 /** One live event's facts, as memory-index.store.ts reads them. */
 export interface IndexedEvent {
