@@ -10,7 +10,8 @@ import { describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
 import type { CompiledFilter } from '../../../src/modules/filters/filter.js';
 import { loadIndex, saveIndex } from '../../../src/modules/search/index/memory-index-file.js';
-import { type IndexedEvent, MemoryIndex } from '../../../src/modules/search/index/memory-index.js';
+import type { IndexedEvent } from '../../../src/modules/search/index/indexed-event.js';
+import { MemoryIndex } from '../../../src/modules/search/index/memory-index.js';
 import { tempDir } from '../../helpers/server.js';
 
 const DAY_US = 86_400_000_000;

@@ -2,7 +2,7 @@
 // facts as the filter's SQL face reads them, the change log (migration 019) and its purge.
 import type { Queryable } from '../../../platform/db/database.js';
 import { RECEIVED_UP_TO } from '../../corpus/event-view.js';
-import type { IndexedEvent } from './memory-index.js';
+import type { IndexedEvent } from './indexed-event.js';
 
 /** Where a snapshot stands in the change log. */
 export interface LogPosition {
