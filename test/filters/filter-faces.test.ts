@@ -1,7 +1,7 @@
 // The filter vocabulary has two faces: SQL over the corpus (search, backfill) and matching
 // one changed event against saved filters (sensors, beats). On random filters over a corpus
 // with merges, deletions, mentions and late reports, both must find the same events. The
-// search index in memory (memory-index.ts) is held to the SQL face too, at its own cut-off:
+// search index in memory (search/index/memory-index.ts) is held to the SQL face too, at its own cut-off:
 // the server's, caught up through every change that made the corpus, and one built afresh.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
