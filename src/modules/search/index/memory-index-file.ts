@@ -185,6 +185,7 @@ export async function loadOnStart(
   const started = performance.now();
   try {
     const saved = await loadIndex(file);
+    // Stopping already: the file stays as it is, and nothing is caught up or saved again.
     if (stopping()) return true;
     if (saved !== null) {
       const now = await store.identity(db);
