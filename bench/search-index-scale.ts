@@ -1,4 +1,4 @@
-// The search index in memory (src/modules/filters/memory-index.ts) alone, at the corpus's size
+// The search index in memory (src/modules/search/index/memory-index.ts) alone, at the corpus's size
 // and at BENCH_COPIES times it (default 10: ten million events from a corpus of one million,
 // where there is no disk or time for a real one). Each copy of an event is the same event
 // under another id: the same day, type, entities, outlets and role values, so every posting
@@ -20,12 +20,13 @@ import { rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { countableByDay } from '../src/modules/filters/day-counts.js';
+import { countableByDay } from '../src/modules/search/index/day-counts.js';
 import { normalizeFilter } from '../src/modules/filters/filter.js';
 import { compileWithRoleIds } from '../src/modules/filters/filtered-events.js';
-import { type IndexedEvent, MemoryIndex } from '../src/modules/filters/memory-index.js';
-import { loadIndex, saveIndex } from '../src/modules/filters/memory-index-file.js';
-import { memoryIndexStore as store } from '../src/modules/filters/memory-index.store.js';
+import type { IndexedEvent } from '../src/modules/search/index/indexed-event.js';
+import { MemoryIndex } from '../src/modules/search/index/memory-index.js';
+import { loadIndex, saveIndex } from '../src/modules/search/index/memory-index-file.js';
+import { memoryIndexStore as store } from '../src/modules/search/index/memory-index.store.js';
 import { createRuntime } from '../src/runtime.js';
 import { benchKeyEnv } from './encryption-key.js';
 import { searchMix, typeIds } from './search-mix.js';

@@ -1,7 +1,7 @@
 // The filter vocabulary has two faces: SQL over the corpus (search, backfill) and matching
 // one changed event against saved filters (sensors, beats). On random filters over a corpus
 // with merges, deletions, mentions and late reports, both must find the same events. The
-// search index in memory (memory-index.ts) is held to the SQL face too, at its own cut-off:
+// search index in memory (search/index/memory-index.ts) is held to the SQL face too, at its own cut-off:
 // the server's, caught up through every change that made the corpus, and one built afresh.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -11,8 +11,8 @@ import { databaseEntityResolver } from '../../src/modules/filters/entity-resolve
 import { SqlParams } from '../../src/platform/db/sql-params.js';
 import { filterConditions } from '../../src/modules/filters/filter-sql.js';
 import { filterStore } from '../../src/modules/filters/filter.store.js';
-import { MemoryIndex } from '../../src/modules/filters/memory-index.js';
-import { memoryIndexSync } from '../../src/modules/filters/memory-index-sync.js';
+import { MemoryIndex } from '../../src/modules/search/index/memory-index.js';
+import { memoryIndexSync } from '../../src/modules/search/index/memory-index-sync.js';
 import { compileFilter, normalizeFilter, type EventFilter, type RoleFilter } from '../../src/modules/filters/filter.js';
 import { matchesFilter } from '../../src/modules/filters/matching.js';
 import { testCorpus } from '../helpers/corpus.js';

@@ -1,16 +1,16 @@
 // Event search counts its widest searches (no filter, or a type and min_reports) from the day
-// counts (migration 018, filters/day-counts.ts). On a corpus changed at random, round after
+// counts (migration 018, search/index/day-counts.ts). On a corpus changed at random, round after
 // round (articles on random days, reports joining events from new and known outlets, reports
 // dated before their event's first, merges, deletions, and the deltas folded now and then),
 // those counts must equal the SQL face's count at the same cut-off, for every type, window
 // and min_reports, whole days and partial ones; and a search's total_count must equal the
 // events its pages then list. The search index in memory, caught up round by round, is held
 // to the SQL face the same way: on entity and outlet conditions, and on a type and
-// min_reports alone, which it counts from its own day tallies (filters/day-tallies.ts), as
+// min_reports alone, which it counts from its own day tallies (search/index/day-tallies.ts), as
 // the service does once the index is built.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { countByDay, countableByDay, foldDayCounts, SOURCES_CAP } from '../../src/modules/filters/day-counts.js';
+import { countByDay, countableByDay, foldDayCounts, SOURCES_CAP } from '../../src/modules/search/index/day-counts.js';
 import { filteredEvents } from '../../src/modules/filters/filtered-events.js';
 import { normalizeFilter } from '../../src/modules/filters/filter.js';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';

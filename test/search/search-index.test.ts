@@ -1,4 +1,4 @@
-// The search index in memory (filters/memory-index*.ts): a search counted from it counts every
+// The search index in memory (search/index/memory-index*.ts): a search counted from it counts every
 // report committed before the search began, whichever process answers; an index the change
 // log was purged past rebuilds and answers the same; a restarted process builds it again from
 // the tables and answers the same counts. (Its counts against the SQL face, on random filters:
@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { memoryIndexSync, purgeSearchLog } from '../../src/modules/filters/memory-index-sync.js';
+import { memoryIndexSync } from '../../src/modules/search/index/memory-index-sync.js';
+import { purgeSearchLog } from '../../src/modules/search/index/memory-index.store.js';
 import type { Queryable } from '../../src/platform/db/database.js';
 import { normalizeFilter } from '../../src/modules/filters/filter.js';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';

@@ -23,7 +23,7 @@ export interface SearchEvent {
 
 /**
  * The last receive-sequence value handed out, as SQL, for a statement that reads it beside what
- * it counts (filters/day-counts.ts, filters/memory-index.store.ts). That every report committed
+ * it counts (search/index/day-counts.ts, search/index/memory-index.store.ts). That every report committed
  * in the statement's snapshot is at or below it relies on the sequence handing values out one
  * at a time (CACHE 1, the default of the serial column): with a cache, a session could hold
  * values above what another session last read.

@@ -13,7 +13,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import type { EventsService } from '../corpus/events.service.js';
 import type { ReferenceService } from '../corpus/reference.service.js';
 import { referenceStore } from '../corpus/reference.store.js';
-import { foldDayCounts } from '../filters/day-counts.js';
+import { foldDayCounts } from '../search/index/day-counts.js';
 import { bcubed } from './bcubed.js';
 import { demoArticleBatches, TRUE_EVENT_OF_URL } from './demo-articles.js';
 import { DEMO_EVENT_TYPES } from './demo-event-types.js';

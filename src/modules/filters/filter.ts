@@ -1,8 +1,15 @@
 // The one filter vocabulary of event search, sensors and beat clauses (v1 document: sensor
 // filter, beat clause, event search request; decisions.md: "Event search", "Beats").
-// This file holds its meaning; matching.ts is its matching face (one changed event against
-// many saved filters), and filter-sql.ts its SQL face (queries over the whole corpus, which
-// filtered-events.ts runs).
+// This file holds its meaning, which four faces answer alike:
+// - the SQL face, filter-sql.ts: queries over the whole corpus, which filtered-events.ts runs;
+// - the matching face, matching.ts: one changed event against many saved filters;
+// - the search index in memory, search/index/memory-index.ts: a search's count and newest
+//   events without reading the database's rows;
+// - the day counts, search/index/day-counts.ts: the widest searches (a type and min_reports
+//   at most) counted by day.
+// test/filters/filter-faces.test.ts holds the first three to one another on random filters;
+// test/search/search-counts.test.ts holds the day counts (and the index's own day tallies) to
+// the SQL face.
 import { storableInstant } from '../../platform/instants.js';
 
 export type ReportSourceKind = 'ANY' | 'ARTICLES_ONLY' | 'USER_REPORTS_ONLY' | 'REPRESENTED_ONLY';

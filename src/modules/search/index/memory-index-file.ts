@@ -13,12 +13,17 @@
 // the whole index (ten million events make several gigabytes, past what one buffer or one
 // read may be). Written to a temporary file of its own and renamed, so a crash or another
 // process stopping at the same moment leaves the last whole file (or none).
+//
+// A process loads the file as it starts (loadOnStart) and saves it as it stops (saveOnStop);
+// memory-index-sync.ts catches the loaded index up and keeps it.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
-import type { MemoryIndexParts } from './memory-index.js';
-import type { LogPosition } from './memory-index.store.js';
+import type { Logger } from 'pino';
+import type { Queryable } from '../../../platform/db/database.js';
+import { MemoryIndex, type MemoryIndexParts } from './memory-index.js';
+import { memoryIndexStore as store, type LogPosition } from './memory-index.store.js';
 import type { Typed } from './typed-arrays.js';
 
 /**
@@ -153,6 +158,59 @@ export async function loadIndex(file: string): Promise<SavedIndex | null> {
     };
   } finally {
     await handle.close();
+  }
+}
+
+/** An index, the database it was read from (its index epoch), and where it stands in that database's change log. */
+export interface PlacedIndex {
+  index: MemoryIndex;
+  epoch: string;
+  position: LogPosition;
+}
+
+/**
+ * Loads the index saved at the last stop when it is this database's (the same index epoch,
+ * and a clock that has not gone back past its position), and hands it to `install`, which
+ * catches it up and puts it in place (false: the log was purged past it). Answers whether it
+ * is in place; false when there is no such file or it could not be used (logged): the index is
+ * then built from the tables. `stopping()` is asked once the file is read: a process stopping
+ * already leaves the file as it is and asks the database nothing (true: nothing to build).
+ */
+export async function loadOnStart(
+  db: Queryable,
+  file: string,
+  logger: Logger,
+  { stopping, install }: { stopping: () => boolean; install: (saved: PlacedIndex) => Promise<boolean> },
+): Promise<boolean> {
+  const started = performance.now();
+  try {
+    const saved = await loadIndex(file);
+    // Stopping already: the file stays as it is, and nothing is caught up or saved again.
+    if (stopping()) return true;
+    if (saved !== null) {
+      const now = await store.identity(db);
+      const index = saved.epoch === now.epoch && saved.position.xmin <= now.xmin ? MemoryIndex.fromParts(saved.index) : null;
+      if (index !== null && (await install({ index, epoch: saved.epoch, position: saved.position }))) {
+        logger.info({ events: index.size, ms: Math.round(performance.now() - started) }, 'search index loaded');
+        return true;
+      }
+      logger.info('the saved search index is of another database, or the change log was purged past it: building it from the tables');
+    }
+  } catch (error) {
+    logger.warn({ err: error }, 'loading the saved search index failed; building it from the tables');
+  }
+  return false;
+}
+
+/** Saves the index of a process that is stopping; a failure is logged (the next start builds it from the tables). */
+export async function saveOnStop(file: string, { index, epoch, position }: PlacedIndex, logger: Logger): Promise<void> {
+  const started = performance.now();
+  try {
+    index.compact(); // the process is stopping: nothing will grow it again
+    const bytes = await saveIndex(file, { epoch, position, index: index.parts() });
+    logger.info({ events: index.size, bytes, ms: Math.round(performance.now() - started) }, 'search index saved');
+  } catch (error) {
+    logger.warn({ err: error }, 'saving the search index failed; the next start builds it from the tables');
   }
 }
 

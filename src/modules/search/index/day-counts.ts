@@ -7,14 +7,14 @@
 // The count and the cut-off are read in one statement: its snapshot holds exactly the changes
 // committed before it began, each of whose reports took its receive-sequence value earlier,
 // so all of them are at or below the sequence's last value read during the statement. The
-// count is then the SQL face's count at that cut-off (filter-sql.ts: source_seqs[N] <= cut-off
+// count is then the SQL face's count at that cut-off (filters/filter-sql.ts: source_seqs[N] <= cut-off
 // for a committed event is N <= its distinct sources), less only reports still uncommitted,
 // which that face leaves out too.
-import type { Database, Queryable } from '../../platform/db/database.js';
-import { RECEIVED_UP_TO } from '../corpus/event-view.js';
-import type { EventFilter } from './filter.js';
-import type { EventPosition } from './filter.store.js';
-import { DAY_MS } from '../../platform/clock.js';
+import type { Database, Queryable } from '../../../platform/db/database.js';
+import { RECEIVED_UP_TO } from '../../corpus/event-view.js';
+import type { EventFilter } from '../../filters/filter.js';
+import type { EventPosition } from '../../filters/filter.store.js';
+import { DAY_MS } from '../../../platform/clock.js';
 
 /** Distinct sources are counted up to this many; min_reports above it visits the events. */
 export const SOURCES_CAP = 8;

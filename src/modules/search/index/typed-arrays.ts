@@ -1,5 +1,5 @@
-// The typed arrays the search index in memory is made of (memory-index.ts, id-table.ts,
-// posting-lists.ts), and the one way they grow or shrink.
+// The typed arrays the search index in memory is made of (memory-index.ts and the files beside
+// it), and the one way they grow or shrink.
 
 export type Typed = Uint8Array | Uint32Array | Int32Array | Float64Array;
 

@@ -8,10 +8,11 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
-import type { CompiledFilter } from '../../src/modules/filters/filter.js';
-import { loadIndex, saveIndex } from '../../src/modules/filters/memory-index-file.js';
-import { type IndexedEvent, MemoryIndex } from '../../src/modules/filters/memory-index.js';
-import { tempDir } from '../helpers/server.js';
+import type { CompiledFilter } from '../../../src/modules/filters/filter.js';
+import { loadIndex, saveIndex } from '../../../src/modules/search/index/memory-index-file.js';
+import type { IndexedEvent } from '../../../src/modules/search/index/indexed-event.js';
+import { MemoryIndex } from '../../../src/modules/search/index/memory-index.js';
+import { tempDir } from '../../helpers/server.js';
 
 const DAY_US = 86_400_000_000;
 const NOW_US = Date.parse('2026-11-20T00:00:00Z') * 1000;

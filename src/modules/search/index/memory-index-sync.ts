@@ -7,18 +7,21 @@
 // the SQL face would count it. Until the index is built (or
 // while it is rebuilt after the change log was purged past it) searches count in SQL.
 //
-// Catching up is shared: searches arriving while one catch-up runs wait for the next, which
-// they all share. A timer catches up every second between searches, so each stays short.
+// Catching up is shared (platform/catch-up.ts): searches arriving while one catch-up runs
+// wait for the next, which they all share. A timer catches up every second between searches,
+// so each stays short.
 //
 // Given a file, a process saves its index there when it stops and loads it when it starts
 // (memory-index-file.ts), then catches up from the saved position as if it had never stopped.
+// The log is purged by the retention sweeper (purgeSearchLog, memory-index.store.ts).
 import type { Logger } from 'pino';
-import type { Database, Queryable } from '../../platform/db/database.js';
-import type { EventFilter } from './filter.js';
-import type { EventPosition } from './filter.store.js';
-import { compileWithRoleIds } from './filtered-events.js';
+import { sharedCatchUp } from '../../../platform/catch-up.js';
+import type { Database, Queryable } from '../../../platform/db/database.js';
+import type { EventFilter } from '../../filters/filter.js';
+import type { EventPosition } from '../../filters/filter.store.js';
+import { compileWithRoleIds } from '../../filters/filtered-events.js';
 import { MemoryIndex } from './memory-index.js';
-import { loadIndex, saveIndex } from './memory-index-file.js';
+import { loadOnStart, type PlacedIndex, saveOnStop } from './memory-index-file.js';
 import { memoryIndexStore as store, type LogPosition } from './memory-index.store.js';
 
 /** Events read per statement catching up. */
@@ -40,9 +43,8 @@ export interface IndexAtSnapshot {
   countedUpTo: number;
 }
 
-interface Held {
-  index: MemoryIndex;
-  position: LogPosition;
+/** The index in place: where it stands in the log of the database it was read from, and the cut-off read there. */
+interface Held extends PlacedIndex {
   countedUpTo: number;
 }
 
@@ -57,7 +59,7 @@ async function inSnapshot<T>(db: Database, work: (tx: Queryable) => Promise<T>):
  * Brings `index` from `from` to a snapshot taken now: the changed events' facts replace what
  * it held of them. Answers null when the log was purged past `from` (rebuild instead).
  */
-async function advance(db: Database, index: MemoryIndex, from: LogPosition): Promise<Omit<Held, 'index'> | null> {
+async function advance(db: Database, index: MemoryIndex, from: LogPosition): Promise<{ position: LogPosition; countedUpTo: number } | null> {
   // Mostly nothing has changed: one statement, whose snapshot holds the position and the cut-off.
   const glance = await store.readLog(db, from);
   if (glance.purgedPast) return null;
@@ -75,6 +77,19 @@ async function advance(db: Database, index: MemoryIndex, from: LogPosition): Pro
   return { position: read.log.position, countedUpTo: read.log.countedUpTo };
 }
 
+/** What a sync holds, and what it is doing. */
+interface SyncState {
+  /** The index in place; null until a build or a load puts one, and again while a rebuild runs after the log was purged past it. */
+  held: Held | null;
+  /** The file to load the index from, instead of building it, until the first build starts. */
+  toLoad: string | null;
+  /** The load or build in progress. */
+  building: Promise<void> | null;
+  /** The catch-up timer, and the start's load, once started. */
+  started: { timer: NodeJS.Timeout; loaded: Promise<void> } | null;
+  closed: boolean;
+}
+
 export interface MemoryIndexSyncOptions {
   /** Where the index is saved at a stop and loaded from at a start; null: built every start. */
   file?: string | null;
@@ -83,21 +98,9 @@ export interface MemoryIndexSyncOptions {
 }
 
 export function memoryIndexSync(db: Database, logger: Logger, { file = null, beforeBuild }: MemoryIndexSyncOptions = {}) {
-  let held: Held | null = null;
-  /** The database's index epoch, read before the held index was. */
-  let epoch: string | null = null;
-  let loadFirst = file !== null;
-  let building: Promise<void> | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  let starting: Promise<void> | null = null;
-  let closed = false;
-  /** Catch-ups and the swap after a build, one at a time. */
-  let lock: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
-    const result = lock.then(work);
-    lock = result.catch(() => undefined);
-    return result;
-  };
+  const state: SyncState = { held: null, toLoad: file, building: null, started: null, closed: false };
+  // Catch-ups, the swap after a build or a load, and reads of the index, one at a time.
+  const runs = sharedCatchUp(catchUpOnce);
 
   async function advanceOrFail(index: MemoryIndex, from: LogPosition) {
     const caught = await advance(db, index, from);
@@ -105,11 +108,10 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
     return caught;
   }
 
-  /** Puts `index` in place, caught up from `position` (the last of it inside the lock), read from the database of `readEpoch`. */
-  async function install(index: MemoryIndex, position: LogPosition, readEpoch: string): Promise<void> {
-    await exclusive(async () => {
-      held = { index, ...(await advanceOrFail(index, position)) };
-      epoch = readEpoch;
+  /** Puts `index` in place, caught up from `position` (the last of it between catch-ups), read from the database of `epoch`. */
+  async function install(index: MemoryIndex, position: LogPosition, epoch: string): Promise<void> {
+    await runs.between(async () => {
+      state.held = { index, epoch, ...(await advanceOrFail(index, position)) };
     });
   }
 
@@ -118,11 +120,11 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
     await beforeBuild?.();
     const started = performance.now();
     const fresh = new MemoryIndex();
-    const readEpoch = (await store.identity(db)).epoch;
+    const epoch = (await store.identity(db)).epoch;
     // Where the log stands before the first chunk: whatever changes after it is caught up.
     let position = (await store.readLog(db, null)).position;
     let caughtUpAt = performance.now();
-    for (let after: string | null = null; !closed; ) {
+    for (let after: string | null = null; !state.closed; ) {
       const chunkStarted = performance.now();
       const chunk = await store.eventsAfter(db, after, BUILD_CHUNK);
       for (const event of chunk) fresh.put(event.id, event);
@@ -136,100 +138,53 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
         caughtUpAt = performance.now();
       }
     }
-    if (closed) return;
+    if (state.closed) return;
     fresh.compact();
-    // Most of the catching up outside the lock; the rest, and the swap, inside it.
+    // Most of the catching up outside the turns; the rest, and the swap, in one.
     position = (await advanceOrFail(fresh, position)).position;
-    await install(fresh, position, readEpoch);
+    await install(fresh, position, epoch);
     logger.info({ events: fresh.size, ms: Math.round(performance.now() - started) }, 'search index built');
   }
 
-  /**
-   * Puts the index saved at the last stop in place, caught up, when it is this database's and
-   * the log still reaches it; false when there is none such (logged), and a build must run.
-   */
-  async function loadSaved(path: string): Promise<boolean> {
-    const started = performance.now();
-    try {
-      const saved = await loadIndex(path);
-      // Stopping already: the file stays as it is, and nothing is caught up or saved again.
-      if (closed) return true;
-      if (saved !== null) {
-        const now = await store.identity(db);
-        const index = saved.epoch === now.epoch && saved.position.xmin <= now.xmin ? MemoryIndex.fromParts(saved.index) : null;
-        const caught = index === null ? null : await advance(db, index, saved.position);
-        if (index !== null && caught !== null) {
-          await install(index, caught.position, saved.epoch);
-          logger.info({ events: index.size, ms: Math.round(performance.now() - started) }, 'search index loaded');
-          return true;
-        }
-        logger.info('the saved search index is of another database, or the change log was purged past it: building it from the tables');
-      }
-    } catch (error) {
-      logger.warn({ err: error }, 'loading the saved search index failed; building it from the tables');
-    }
-    return false;
-  }
-
-  async function save(path: string): Promise<void> {
-    if (!held || epoch === null) return;
-    const started = performance.now();
-    try {
-      held.index.compact(); // the process is stopping: nothing will grow it again
-      const bytes = await saveIndex(path, { epoch, position: held.position, index: held.index.parts() });
-      logger.info({ events: held.index.size, bytes, ms: Math.round(performance.now() - started) }, 'search index saved');
-    } catch (error) {
-      logger.warn({ err: error }, 'saving the search index failed; the next start builds it from the tables');
-    }
+  /** The index saved at the last stop, caught up and put in place; false when there is none such (logged), and a build must run. */
+  function loadSaved(path: string): Promise<boolean> {
+    return loadOnStart(db, path, logger, {
+      stopping: () => state.closed,
+      install: async ({ index, epoch, position }) => {
+        const caught = await advance(db, index, position);
+        if (caught === null) return false;
+        await install(index, caught.position, epoch);
+        return true;
+      },
+    });
   }
 
   /** Starts the load of the saved index (the first time) or a build, unless one runs; answers the load (false: none, a build runs on). */
   function ensureBuilding(): Promise<boolean> {
-    if (building || closed) return Promise.resolve(false);
-    const loaded = loadFirst && file !== null ? loadSaved(file) : Promise.resolve(false);
-    loadFirst = false;
-    building = loaded
+    if (state.building || state.closed) return Promise.resolve(false);
+    const loaded = state.toLoad !== null ? loadSaved(state.toLoad) : Promise.resolve(false);
+    state.toLoad = null;
+    state.building = loaded
       .then((done) => (done ? undefined : build()))
       .catch((error) => logger.warn({ err: error }, 'building the search index failed; searches count in SQL until a build succeeds'))
       .finally(() => {
-        building = null;
+        state.building = null;
       });
     return loaded;
   }
 
-  function catchUpOnce(): Promise<void> {
-    return exclusive(async () => {
-      if (!held) return;
-      const caught = await advance(db, held.index, held.position);
-      if (caught === null) {
-        logger.warn('the search log was purged past this process: rebuilding the search index');
-        held = null;
-        void ensureBuilding();
-        return;
-      }
-      held = { ...held, ...caught };
-      if (held.index.garbage() > held.index.size + GARBAGE_ALLOWED) void ensureBuilding();
-    });
-  }
-
-  // A catch-up whose snapshot may predate a caller cannot serve it: callers arriving while one
-  // runs share the next.
-  let running: Promise<void> | null = null;
-  let queued: Promise<void> | null = null;
-  function catchUp(): Promise<void> {
-    if (!running) {
-      running = catchUpOnce().finally(() => {
-        running = null;
-      });
-      return running;
+  async function catchUpOnce(): Promise<void> {
+    const held = state.held;
+    if (!held) return;
+    const caught = await advance(db, held.index, held.position);
+    if (caught === null) {
+      logger.warn('the search log was purged past this process: rebuilding the search index');
+      state.held = null;
+      void ensureBuilding();
+      return;
     }
-    queued ??= running
-      .catch(() => undefined)
-      .then(() => {
-        queued = null;
-        return catchUp();
-      });
-    return queued;
+    state.held = { ...held, ...caught };
+    if (held.index.garbage() > held.index.size + GARBAGE_ALLOWED) void ensureBuilding();
   }
 
   /**
@@ -239,7 +194,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
    */
   async function caughtUp(): Promise<{ error: unknown } | null> {
     try {
-      await catchUp();
+      await runs.catchUp();
       return null;
     } catch (error) {
       return { error };
@@ -252,7 +207,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
 
   /** `read` on the index as the last catch-up left it (any catch-up since took a later snapshot still). */
   function readCaughtUp<T>(read: (at: IndexAtSnapshot) => T): Promise<T | null> {
-    return exclusive(async () => (held ? read({ index: held.index, countedUpTo: held.countedUpTo }) : null));
+    return runs.between(async () => (state.held ? read({ index: state.held.index, countedUpTo: state.held.countedUpTo }) : null));
   }
 
   return {
@@ -262,7 +217,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
      * yet (a build is started): the caller counts in SQL.
      */
     async read<T>(read: (at: IndexAtSnapshot) => T): Promise<T | null> {
-      if (!held) {
+      if (!state.held) {
         void ensureBuilding();
         return null;
       }
@@ -276,7 +231,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
      * not built yet, or a filter it does not hold the facts for (REPRESENTED_ONLY).
      */
     async search(filter: EventFilter, windowStart: Date, limit: number): Promise<{ countedUpTo: number; count: number; page: EventPosition[] } | null> {
-      if (!held) {
+      if (!state.held) {
         void ensureBuilding();
         return null;
       }
@@ -308,47 +263,30 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
      * thread with the load. Calling it again does nothing more.
      */
     start(): Promise<void> {
-      if (starting) return starting;
-      timer = setInterval(() => void catchUp().catch((error) => logger.warn({ err: error }, 'catching up the search index failed')), CATCH_UP_EVERY_MS);
+      if (state.started) return state.started.loaded;
+      const timer = setInterval(
+        () => void runs.catchUp().catch((error) => logger.warn({ err: error }, 'catching up the search index failed')),
+        CATCH_UP_EVERY_MS,
+      );
       timer.unref();
-      starting = ensureBuilding().then(() => undefined);
-      return starting;
+      state.started = { timer, loaded: ensureBuilding().then(() => undefined) };
+      return state.started.loaded;
     },
 
     /** Waits for a build in progress (tests, benches). */
     async built(): Promise<void> {
-      await building;
+      await state.building;
     },
 
     /** Stops catching up and, given a file, saves the index there. */
     async close(): Promise<void> {
-      closed = true;
-      if (timer) clearInterval(timer);
-      await building;
-      await lock;
-      if (file !== null) await save(file);
+      state.closed = true;
+      if (state.started) clearInterval(state.started.timer);
+      await state.building;
+      await runs.settled();
+      if (file !== null && state.held) await saveOnStop(file, state.held, logger);
     },
   };
 }
 
 export type MemoryIndexSync = ReturnType<typeof memoryIndexSync>;
-
-/** Rows deleted per statement, and statements per sweep: a bulk load writes several rows per event. */
-const PURGE_BATCH = 10_000;
-const PURGE_BATCHES = 100;
-
-/**
- * The change log's sweep (once a minute), in two steps an hour apart by the database's
- * clock (or at `at`, for tests): the horizon moves to the xmin noted last time, then the rows
- * below it are deleted, in short statements. Answers the rows deleted.
- */
-export async function purgeSearchLog(db: Queryable, at: { now: Date; notedBefore: Date } | null = null): Promise<number> {
-  const below = await store.moveHorizon(db, at);
-  let deleted = 0;
-  for (let batch = 0; batch < PURGE_BATCHES; batch++) {
-    const rows = (await store.deleteBelow(db, PURGE_BATCH, below)).length;
-    deleted += rows;
-    if (rows < PURGE_BATCH) break;
-  }
-  return deleted;
-}

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
-import { IdTable } from '../../src/modules/filters/id-table.js';
-import { PostingLists } from '../../src/modules/filters/posting-lists.js';
+import { IdTable } from '../../../src/modules/search/index/id-table.js';
+import { PostingLists } from '../../../src/modules/search/index/posting-lists.js';
 
 /** A small deterministic generator, so a failure repeats. */
 function seeded(seed: number): () => number {

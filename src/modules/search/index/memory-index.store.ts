@@ -1,8 +1,9 @@
 // SQL of the in-memory search index (memory-index.ts, memory-index-sync.ts): the events'
-// facts as the filter's SQL face reads them, the change log (migration 019) and its purge.
-import type { Queryable } from '../../platform/db/database.js';
-import { RECEIVED_UP_TO } from '../corpus/event-view.js';
-import type { IndexedEvent } from './memory-index.js';
+// facts as the filter's SQL face reads them, the change log (migration 019) and its purge
+// (purgeSearchLog, the sweeper's).
+import type { Queryable } from '../../../platform/db/database.js';
+import { RECEIVED_UP_TO } from '../../corpus/event-view.js';
+import type { IndexedEvent } from './indexed-event.js';
 
 /** Where a snapshot stands in the change log. */
 export interface LogPosition {
@@ -121,6 +122,26 @@ export const memoryIndexStore = {
     ]);
   },
 };
+
+/** Rows deleted per statement, and statements per sweep: a bulk load writes several rows per event. */
+const PURGE_BATCH = 10_000;
+const PURGE_BATCHES = 100;
+
+/**
+ * The change log's sweep (once a minute), in two steps an hour apart by the database's
+ * clock (or at `at`, for tests): the horizon moves to the xmin noted last time, then the rows
+ * below it are deleted, in short statements. Answers the rows deleted.
+ */
+export async function purgeSearchLog(db: Queryable, at: { now: Date; notedBefore: Date } | null = null): Promise<number> {
+  const below = await memoryIndexStore.moveHorizon(db, at);
+  let deleted = 0;
+  for (let batch = 0; batch < PURGE_BATCHES; batch++) {
+    const rows = (await memoryIndexStore.deleteBelow(db, PURGE_BATCH, below)).length;
+    deleted += rows;
+    if (rows < PURGE_BATCH) break;
+  }
+  return deleted;
+}
 
 /**
  * The live events `where` selects (over `e`, with its own ORDER BY and LIMIT), with their facts

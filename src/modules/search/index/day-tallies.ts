@@ -7,7 +7,7 @@
 import { SOURCES_CAP } from './day-counts.js';
 import { PostingLists } from './posting-lists.js';
 import { lowerBound, resized } from './typed-arrays.js';
-import { DAY_MS } from '../../platform/clock.js';
+import { DAY_MS } from '../../../platform/clock.js';
 
 const DAY_US = DAY_MS * 1000;
 
