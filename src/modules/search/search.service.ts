@@ -116,24 +116,39 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
       new ProblemError('insufficient-credits', `A search costs ${cost} credit${cost === 1 ? '' : 's'}; the balance cannot cover it. Nothing was charged.`);
     if (account.credit_balance < cost) throw insufficient();
     const { reportSeq, totalCount, page } = await countAndFirstPage(filter, windowStart, Math.min(limit, plan.search_max_results));
-    const execution: ExecutionRow = {
+    const execution = executionOf(searcher, { filter, windowStart, executedAt, reportSeq, totalCount }, plan);
+
+    await pause?.('before-charge');
+    if (!(await charge(execution))) throw insufficient();
+    await pause?.('after-charge');
+    return result(execution, { returned: 0, limit }, page);
+  }
+
+  /** A new execution's record, as charged: what it counted and the plan's terms. */
+  function executionOf(
+    searcher: Searcher,
+    counted: { filter: EventFilter; windowStart: Date; executedAt: Date; reportSeq: number; totalCount: number },
+    plan: { search_credit_cost: number; search_max_results: number; search_execution_retention_seconds: number },
+  ): ExecutionRow {
+    const { executedAt } = counted;
+    return {
       id: newId(),
       account_id: searcher.accountId,
       api_key_id: searcher.keyId,
-      filter,
-      window_start: windowStart,
+      filter: counted.filter,
+      window_start: counted.windowStart,
       executed_at: executedAt,
-      report_seq: reportSeq,
+      report_seq: counted.reportSeq,
       expires_at: new Date(executedAt.getTime() + plan.search_execution_retention_seconds * 1000),
-      total_count: totalCount,
+      total_count: counted.totalCount,
       max_results: plan.search_max_results,
-      credits: cost,
+      credits: plan.search_credit_cost,
     };
+  }
 
-    await pause?.('before-charge');
-    await charge(execution, insufficient);
-    await pause?.('after-charge');
-    return result(execution, { returned: 0, limit }, page);
+  /** The events of `filter` as counted at `countedUpTo` (reports received up to it), first reported from `windowStart`. */
+  function eventsOf(filter: EventFilter, countedUpTo: number, windowStart: Date) {
+    return filteredEvents(db, [filter], { countedUpTo, windowStart });
   }
 
   /**
@@ -148,7 +163,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart, limit) : null;
     if (byDay) return { reportSeq: byDay.countedUpTo, totalCount: byDay.count, newest: byDay.newest };
     const reportSeq = await receivedUpTo(db);
-    const counted = await (await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart })).countAndNewest(limit);
+    const counted = await (await eventsOf(filter, reportSeq, windowStart)).countAndNewest(limit);
     return { reportSeq, totalCount: counted.count, newest: counted.page };
   }
 
@@ -156,9 +171,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
   async function countAndFirstPage(filter: EventFilter, windowStart: Date, size: number) {
     const { reportSeq, totalCount, newest } = await count(filter, windowStart, size + 1);
     const page =
-      newest && size > 0
-        ? await pageOf(newest, size, reportSeq)
-        : await readPage(await filteredEvents(db, [filter], { countedUpTo: reportSeq, windowStart }), reportSeq, null, size);
+      newest && size > 0 ? await pageOf(newest, size, reportSeq) : await readPage(await eventsOf(filter, reportSeq, windowStart), reportSeq, null, size);
     return { reportSeq, totalCount, page };
   }
 
@@ -204,11 +217,13 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     };
   }
 
-  /** The charge and the execution record, in one statement (one round trip); the last step before answering. */
-  async function charge(execution: ExecutionRow, insufficient: () => ProblemError): Promise<void> {
-    let charged: boolean;
+  /**
+   * The charge and the execution record, in one statement (one round trip); the last step
+   * before answering. Answers whether the balance covered it (if not, nothing was written).
+   */
+  async function charge(execution: ExecutionRow): Promise<boolean> {
     try {
-      charged = await chargeSearch(db, execution.account_id, execution.credits, execution.id, execution.executed_at, onLedger, (params) =>
+      return await chargeSearch(db, execution.account_id, execution.credits, execution.id, execution.executed_at, onLedger, (params) =>
         store.insertExecutionIfSpent(params, execution),
       );
     } catch (error) {
@@ -223,7 +238,6 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
       }
       throw error;
     }
-    if (!charged) throw insufficient();
   }
 
   function readCursor(token: string): CursorState {
@@ -265,7 +279,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     const limit = body.limit ?? state.limit;
     const size = Math.max(0, Math.min(limit, execution.max_results - state.returned));
     // The corpus as the execution saw it: reports received up to its cut-off, events within its window.
-    const events = await filteredEvents(db, [execution.filter], { countedUpTo: execution.report_seq, windowStart: execution.window_start });
+    const events = await eventsOf(execution.filter, execution.report_seq, execution.window_start);
     const page = await readPage(events, execution.report_seq, state.position, size);
     return result(execution, { returned: state.returned, limit }, page);
   }
@@ -289,23 +303,9 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
       const filter = normalizeFilter({ event_type_id: null });
       await findAccountAndPlan(db, NO_ONE);
       const { reportSeq, totalCount } = await countAndFirstPage(filter, windowStart, DEFAULT_LIMIT);
-      const execution: ExecutionRow = {
-        id: newId(),
-        account_id: NO_ONE,
-        api_key_id: NO_ONE,
-        filter,
-        window_start: windowStart,
-        executed_at: executedAt,
-        report_seq: reportSeq,
-        expires_at: executedAt,
-        total_count: totalCount,
-        max_results: 0,
-        credits: 1,
-      };
-      const charged = await chargeSearch(db, NO_ONE, execution.credits, execution.id, executedAt, onLedger, (params) =>
-        store.insertExecutionIfSpent(params, execution),
-      );
-      if (charged) throw new Error('the warm-up charged an account'); // there is no such account
+      const nothing = { search_credit_cost: 1, search_max_results: 0, search_execution_retention_seconds: 0 };
+      const execution = executionOf({ accountId: NO_ONE, keyId: NO_ONE }, { filter, windowStart, executedAt, reportSeq, totalCount }, nothing);
+      if (await charge(execution)) throw new Error('the warm-up charged an account'); // there is no such account
     },
 
     /** Deletes executions a week past their retention. */
