@@ -335,6 +335,12 @@ export const eventsStore = {
     await db.copyRows('event_entities', ENTITY_COLUMNS, entityRows(created));
   },
 
+  /** The events that involve an entity, in id order. */
+  async eventsNaming(db: Queryable, entityId: string): Promise<string[]> {
+    const rows = await db.query<{ event_id: string }>('SELECT DISTINCT event_id FROM event_entities WHERE entity_id = $1 ORDER BY event_id', [entityId]);
+    return rows.map((row) => row.event_id);
+  },
+
   /** The entities (as indexed: live survivors, participants and mentioned) these events involve. */
   async entitiesOf(db: Queryable, eventIds: readonly string[]): Promise<string[]> {
     const rows = await db.query<{ entity_id: string }>('SELECT DISTINCT entity_id FROM event_entities WHERE event_id = ANY($1::uuid[])', [eventIds]);

@@ -67,14 +67,11 @@ function checkRolesAndTemplate(roles: readonly { code_name: string }[], template
 export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
   /** The events naming an entity get their state recomputed in the background. */
   async function refreshEventsOf(tx: Queryable, entityId: string): Promise<void> {
-    const rows = await tx.query<{ event_id: string }>('SELECT DISTINCT event_id FROM event_entities WHERE entity_id = $1 ORDER BY event_id', [entityId]);
+    const eventIds = await eventsStore.eventsNaming(tx, entityId);
     // Locked before their entity rows are rewritten (eventsStore.lockEvents). No event gains a
     // row for this entity meanwhile: ingest share-locks the entity, which the caller holds.
-    await eventsStore.lockEvents(
-      tx,
-      rows.map((r) => r.event_id),
-    );
-    if (rows.length > 0) await jobs.enqueue(tx, REFRESH_EVENTS_JOB, { event_ids: rows.map((r) => r.event_id) });
+    await eventsStore.lockEvents(tx, eventIds);
+    if (eventIds.length > 0) await jobs.enqueue(tx, REFRESH_EVENTS_JOB, { event_ids: eventIds });
   }
 
   async function loadEventType(tx: Queryable, id: string, forUpdate = false): Promise<OpsEventType> {
