@@ -15,7 +15,17 @@ import type { EventChanges } from './event-changes.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { eventsStore } from './events.store.js';
 import { articleKey, ingestLocksStore } from './ingest-locks.store.js';
-import { articleEntityIds, articleReport, incidentTarget, type LineOutcome, type NewReport, noSuchOutlet, placementOf, survivorsOf } from './new-report.js';
+import {
+  articleEntityIds,
+  articleReport,
+  incidentTarget,
+  type LineOutcome,
+  type NewReport,
+  noSuchOutlet,
+  type Placement,
+  placementOf,
+  survivorsOf,
+} from './new-report.js';
 import { referenceStore } from './reference.store.js';
 
 const WINDOW_MS = CLUSTER_WINDOW_DAYS * DAY_MS;
@@ -56,8 +66,9 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
     }),
   );
   const reports = checked.flatMap(({ result }) => (result instanceof ProblemError || !('source' in result) ? [] : [result]));
+  const placements = new Map(reports.map((report) => [report, placementOf(report)]));
 
-  const loaded = await loadClusterEvents(tx, reports);
+  const loaded = await loadClusterEvents(tx, placements);
   const clusters = new BatchClusters(loaded.values());
   const outcomes: LineOutcome[] = [];
   const placed: Placed[] = [];
@@ -79,7 +90,7 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
       continue;
     }
     const report = result;
-    const placement = placementOf(report);
+    const placement = placements.get(report)!;
     const { date, participants, namedRoles } = placement;
     let event: ClusterEvent | null = null;
     let eventId: string | null = null; // ids are drawn line by line, so they sort in line order as one by one
@@ -120,13 +131,12 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
  * incident_id (with their survivors). An event outside these is one no report of the batch
  * can join, so nothing the batch does moves it into reach.
  */
-async function loadClusterEvents(tx: Queryable, reports: readonly NewReport[]) {
+async function loadClusterEvents(tx: Queryable, placements: ReadonlyMap<NewReport, Placement>) {
   // Each (type, participant) pair reaches the events around its own reports' anchors: one
   // window per pair, not one spanning the whole batch (a batch of a year's articles would
   // otherwise lock and read every event of its entities).
   const pairs = new Map<string, ReachPair>();
-  for (const report of reports) {
-    const { anchor, namedRoles } = placementOf(report);
+  for (const [report, { anchor, namedRoles }] of placements) {
     for (const { entityId } of namedRoles) {
       const key = `${report.type.id} ${entityId}`;
       const pair = pairs.get(key);
@@ -137,7 +147,7 @@ async function loadClusterEvents(tx: Queryable, reports: readonly NewReport[]) {
     }
   }
   const ids = new Set(await clusterEventsStore.reachedEvents(tx, [...pairs.values()]));
-  const named = [...new Set(reports.flatMap((report) => (report.incidentId ? [report.incidentId] : [])))];
+  const named = [...new Set([...placements.keys()].flatMap((report) => (report.incidentId ? [report.incidentId] : [])))];
   for (const row of await clusterEventsStore.namedEvents(tx, named)) {
     ids.add(row.id);
     if (row.merged_into_event_id) ids.add(row.merged_into_event_id);

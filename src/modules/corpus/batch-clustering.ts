@@ -60,7 +60,7 @@ export class BatchClusters {
   }
 
   /**
-   * The event findCluster would choose for the report: the live event of its type sharing a
+   * The event clusterQuery (clustering.ts) would choose for the report: the live event of its type sharing a
    * participant, within the window, naming no other entity in one of its named roles, most
    * recently first reported (ties: greatest id); null when none.
    */

@@ -24,7 +24,7 @@ export type ClusterEventRow = EventFate & {
 export const clusterEventsStore = {
   /**
    * The live events of each pair's type that have its entity as a participant with a window
-   * anchor in the pair's stretch. On the participants' anchor index, as findCluster is: per
+   * anchor in the pair's stretch. On the participants' anchor index, as clusterQuery's is: per
    * pair, only the events around its reports' anchors are read, however many events its entity
    * is named in. (OFFSET 0 keeps each lookup per pair: joined as sets, a planner with lagging
    * statistics may hash whole tables.)

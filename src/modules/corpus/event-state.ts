@@ -82,7 +82,6 @@ export function eventState(reports: readonly StateReport[], type: { template: st
   };
 }
 
-/** A new report as event-state.ts reads one, stored as `id` on `date`: values whose entity is deleted count for nothing. */
 /** What newReportState reads of a new report (new-report.ts's NewReport): its values with entities as given, and its survivors and their names. */
 interface NewReportFacts {
   happenedAt: string | null;
@@ -91,6 +90,7 @@ interface NewReportFacts {
   names: ReadonlyMap<string, string>;
 }
 
+/** A new report as the state reads one, stored as `id` on `date`: values whose entity is deleted count for nothing. */
 export function newReportState(report: NewReportFacts, at: { id: string; date: Date; mentioned: readonly string[] }): StateReport {
   const { id, date } = at;
   return {

@@ -79,7 +79,8 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
 
     /**
      * Ingests checked articles in one transaction, the clustering locks of their types and the
-     * articles' locks taken first (article-batch.ts); answers each one's outcome, in order.
+     * articles' locks taken first (ingest-locks.store.ts), set-based (article-batch.ts);
+     * answers each one's outcome, in order.
      */
     async ingestArticles(items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
       if (items.length === 0) return [];

@@ -245,6 +245,7 @@ export const eventsStore = {
       { prepared: true },
     );
   },
+
   /** The event's summary and its entity index rows, in one statement. */
   async writeSummary(
     db: Queryable,

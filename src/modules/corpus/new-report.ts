@@ -2,8 +2,8 @@
 // (its entities, report date, checked values and timestamps), the row it is stored as, the
 // source it counts as, the event an incident_id joins, and what placing it in an event reads
 // (event-state.ts reads it as the event's state does). The single path (report-ingest.ts)
-// and the bulk path (article-batch.ts) are peers that take these and never each other, so a line of a bulk request is refused, placed and
-// counted exactly as the single call would.
+// and the bulk path (article-batch.ts) are peers that take these and never each other, so a
+// line of a bulk request is refused, placed and counted exactly as the single call would.
 import type { Queryable } from '../../platform/db/database.js';
 import { databaseFailure, INVALID_VALUE_DETAIL } from '../../platform/db/failures.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
@@ -165,6 +165,7 @@ export function placementOf(report: NewReport): Placement {
     mentions: report.mentioned,
     row: reportRow(report, { ...at, date }),
   });
+  const happenedOn = readHappenedOn(report.happenedAt);
   const inPlace = (event: EventRow, now: Date): InPlaceChange | undefined =>
     event.type_version === report.type.version && date.getTime() > event.last_report_date.getTime()
       ? {
@@ -181,7 +182,6 @@ export function placementOf(report: NewReport): Placement {
           index,
         }
       : undefined;
-  const happenedOn = readHappenedOn(report.happenedAt);
   return {
     date,
     namedRoles: roles,

@@ -60,14 +60,14 @@ export async function addReport(
 ): Promise<{ reportId: string; eventId: string; reportDate: Date }> {
   const now = clock.now();
   const { type } = report;
-  const placing = placementOf(report);
-  const { date, participants } = placing;
+  const placement = placementOf(report);
+  const { date, participants } = placement;
   // Reports that share a participant cluster one at a time, so two at once cannot both
   // open an event for it.
   await ingestLocksStore.lockReportClustering(tx, type.id, participants);
   const reportId = newId();
-  const rows = (eventId: string) => placing.rows({ id: reportId, eventId, now });
-  const inPlace = (event: EventRow) => placing.inPlace(event, now);
+  const rows = (eventId: string) => placement.rows({ id: reportId, eventId, now });
+  const inPlace = (event: EventRow) => placement.inPlace(event, now);
   let joined: { event: EventRow; inPlace: boolean } | null = null; // the event the report joined, its row as locked before
   if (report.incidentId) {
     const event = await eventsStore.getEvent(tx, report.incidentId, true);
@@ -75,8 +75,8 @@ export async function addReport(
     const target = incidentTarget(event, survivor, type.id);
     joined = { event: target, inPlace: (await eventsStore.joinReport(tx, rows(target.id), { inPlace: inPlace(target) })).inPlace };
   } else {
-    const roles = placing.namedRoles;
-    const query = clusterQuery({ eventTypeId: type.id, participantIds: participants, namedRoles: roles, anchor: new Date(placing.anchor) });
+    const roles = placement.namedRoles;
+    const query = clusterQuery({ eventTypeId: type.id, participantIds: participants, namedRoles: roles, anchor: new Date(placement.anchor) });
     // The event found is locked in the same statement, before the report row's foreign key
     // share-locks it: two reports joining one event (through different participants) would
     // otherwise each hold that share lock while waiting for the other's to update it. An
@@ -95,11 +95,11 @@ export async function addReport(
   if (joined === null) {
     // A new event: its state is its one report's, computed here as a refresh would read it back.
     const eventId = newId();
-    const state = eventState([newReportState(report, { id: reportId, date, mentioned: placing.mentioned })], {
+    const state = eventState([newReportState(report, { id: reportId, date, mentioned: placement.mentioned })], {
       template: type.sentence_template,
       roles: report.roles,
     });
-    await eventsStore.insertEventWithReport(tx, rows(eventId), { at: now, state, typeVersion: type.version, index: placing.index });
+    await eventsStore.insertEventWithReport(tx, rows(eventId), { at: now, state, typeVersion: type.version, index: placement.index });
     await changes.publish(tx, { kind: 'report-added', eventId, reportId });
     return { reportId, eventId, reportDate: date };
   }

@@ -4,8 +4,9 @@ import type { Queryable } from './database.js';
 
 /**
  * Runs `work` inside savepoint `name` (a plain SQL identifier) of `tx`. On an error the
- * transaction is rolled back to the savepoint and the error thrown again; if even the
- * rollback fails (the connection lost, say), the work's own error is the one thrown.
+ * transaction is rolled back to the savepoint and the error thrown again. If the rollback
+ * itself fails (the connection lost, say), its error is thrown instead: the caller must not
+ * take the transaction for usable and go on.
  */
 export async function inSavepoint<T>(tx: Queryable, name: string, work: () => Promise<T>): Promise<T> {
   await tx.query(`SAVEPOINT ${name}`);
@@ -14,9 +15,7 @@ export async function inSavepoint<T>(tx: Queryable, name: string, work: () => Pr
     await tx.query(`RELEASE SAVEPOINT ${name}`);
     return result;
   } catch (error) {
-    await tx.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => {
-      throw error;
-    });
+    await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
     throw error;
   }
 }
