@@ -108,7 +108,7 @@ export async function articleReport(
 }
 
 /** The source a report counts as (decisions.md, Beats: a structured report counts as its filing account). */
-export function reportSource({ source }: NewReport): { kind: NewReport['source']['kind']; id: string } {
+function reportSource({ source }: NewReport): { kind: NewReport['source']['kind']; id: string } {
   return { kind: source.kind, id: source.kind === 'ARTICLE' ? source.outletId : source.accountId };
 }
 
