@@ -14,6 +14,7 @@ export const IngestArticleBody = StrictObject({
   incident_id: Type.Optional(Uuid),
   headline: Type.Optional(Text({ maxLength: 1000 })),
   url: Type.Optional(Text({ maxLength: 2000 })),
+  text: Type.Optional(Type.String({ maxLength: 200_000 })),
 });
 export type IngestArticleBody = Static<typeof IngestArticleBody>;
 
