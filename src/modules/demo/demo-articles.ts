@@ -6,13 +6,18 @@
 // record. Some events of one type share a participant within days (an acquirer buying two
 // companies in a week, an investor leading two rounds). Nothing here touches the database.
 //
+// Each article carries a text (article-texts.ts): a story written apart, or an outlet's copy of
+// a wire story that several outlets carry.
+//
 // Only events whose articles are not all out yet are held in memory (a few days of news), so
-// a corpus of any size streams in batches. Which true event an article reports is in its url
-// (TRUE_EVENT_OF_URL reads it back), so clustering quality is measured from the database.
+// a corpus of any size streams in batches. Which true event an article reports, and which story
+// it tells, is in its url (TRUE_EVENT_OF_URL and TRUE_STORY_OF_URL read them back), so
+// clustering and copy detection are measured from the database.
 import type { IngestArticleBody } from '../corpus/events.schemas.js';
 import type { RoleEntry } from '../corpus/role-values.js';
 import type { DemoRole } from './demo-event-types.js';
 import type { DemoWorld, EntityPoolData, WorldType } from './demo-world.js';
+import { ArticleTexts, type StoryPlan } from './article-texts.js';
 import { cumulativeShares, SeededRandom } from './seeded-random.js';
 import { DAY_MS } from '../../platform/clock.js';
 
@@ -32,18 +37,30 @@ const ALIAS_SHARE = 0.3;
 /** Popularity: an entity at rank x of n is drawn with density ∝ x^(-1/2) (n·u²). */
 const SKEW = 2;
 
-/** The true event of an article, from its url (".../{event}-{k}", made in `article` below): SQL over a text column. */
+/**
+ * The true event of an article, from its url (".../s{story}/{event}-{k}", made in `article`
+ * below): SQL over a text column.
+ */
 export const TRUE_EVENT_OF_URL = (column: string) => `substring(${column} from '/([0-9a-z]+)-[0-9]+$')`;
+/**
+ * The true story of an article ("s{story}/{event}"): the articles that are one story with edits
+ * (a wire story's copies) share it; each story written apart has its own. SQL over a text column.
+ */
+export const TRUE_STORY_OF_URL = (column: string) => `substring(${column} from '/(s[0-9]+/[0-9a-z]+)-[0-9]+$')`;
 
 type RoleTruth = { entity: number } | { amount: number; unit: string } | { text: string } | { date: string };
 
 interface TrueEvent {
   key: string;
   type: WorldType;
+  typeIndex: number;
   at: number;
   day: string;
   values: RoleTruth[];
-  headline: string;
+  /** Each role's value as its texts write it. */
+  roleTexts: string[];
+  textSeed: number;
+  plan: StoryPlan;
   outlets: number[];
   /** Publish times of its articles, ascending. */
   times: number[];
@@ -104,6 +121,20 @@ export interface ArticleBatch {
   articles: IngestArticleBody[];
   /** Events whose articles are all in this batch or an earlier one. */
   eventsDone: number;
+  /** With `truth`: what each article is, in the order of `articles` (tests). */
+  truths?: ArticleTruth[];
+}
+
+/** What the url says of an article, and the wire text a copy was made from (for tests). */
+export interface ArticleTruth {
+  /** The story, as TRUE_STORY_OF_URL reads it ("s1/3f"). */
+  story: string;
+  /** One of the outlets carrying a wire story (the first of them included). */
+  wire: boolean;
+  /** A republication of a story another outlet carried before. */
+  copy: boolean;
+  /** The wire story as the agency wrote it, paragraphs joined by blank lines (wire articles only). */
+  wireText?: string;
 }
 
 const dayNames = new Map<number, { name: string; path: string; stamp: string }>();
@@ -138,8 +169,9 @@ function figure(value: number, unit: string): string {
 }
 
 /** The articles about `events` true events in the past year before world.now, in batches of `batchSize`, in publish order. */
-export function* demoArticleBatches(world: DemoWorld, options: { events: number; seed: number; batchSize: number }): Generator<ArticleBatch> {
+export function* demoArticleBatches(world: DemoWorld, options: { events: number; seed: number; batchSize: number; truth?: boolean }): Generator<ArticleBatch> {
   const { events, batchSize } = options;
+  const texts = new ArticleTexts(world, options.seed);
   const r = new SeededRandom(options.seed);
   const { now, outlets, pools } = world;
   const latest = now - MINUTE_MS; // nothing is published or received after now
@@ -173,35 +205,15 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
 
   // The last few events of each type: where a sibling event finds the participant it shares.
   const recent = world.types.map((): TrueEvent[] => []);
-  // Each type's sentence template as text between its roles' places: a headline is a join.
-  const headlines = world.types.map(({ spec }) => {
-    const texts: string[] = [];
-    const places: number[] = [];
-    const parts = spec.sentence_template.split(/\{(\w+)\}/);
-    parts.forEach((part, i) => {
-      if (i % 2 === 0) texts.push(part);
-      else places.push(spec.roles.findIndex((role) => role.code_name === part));
-    });
-    return { texts, places };
-  });
-  const headlineOf = (typeIndex: number, values: readonly RoleTruth[]) => {
-    const { texts, places } = headlines[typeIndex]!;
-    const roles = world.types[typeIndex]!.spec.roles;
-    let text = texts[0]!;
-    for (let i = 0; i < places.length; i++) {
-      const j = places[i]!;
-      const value = values[j]!;
-      text +=
-        ('entity' in value
-          ? pools[roles[j]!.pool!].named(value.entity).name
-          : 'amount' in value
-            ? figure(value.amount, value.unit)
-            : 'text' in value
-              ? value.text
-              : value.date) + texts[i + 1]!;
-    }
-    return text;
-  };
+  // A role's value as the texts write it: an entity's name, a figure, a text, a day.
+  const valueText = (role: DemoRole, value: RoleTruth) =>
+    'entity' in value
+      ? pools[role.pool!].named(value.entity).name
+      : 'amount' in value
+        ? figure(value.amount, value.unit)
+        : 'text' in value
+          ? value.text
+          : value.date;
 
   function trueEvent(n: number, at: number): TrueEvent {
     const typeIndex = r.weighted(world.typeShares);
@@ -227,7 +239,7 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
       }
       values[j] = { entity: index };
     }
-    const headline = headlineOf(typeIndex, values);
+    const roleTexts = roles.map((role, j) => valueText(role, values[j]!));
 
     const count = ARTICLE_COUNTS[r.weighted(ARTICLE_COUNT_SHARES)]!;
     const order: number[] = [];
@@ -246,7 +258,11 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
       for (; i > 0 && times[i - 1]! > time; i--) times[i] = times[i - 1]!;
       times[i] = time;
     }
-    const event: TrueEvent = { key: n.toString(36), type, at, day, values, headline, outlets: order, times, emitted: 0 };
+    // The texts draw from the event's own generators, not `r`: the articles' other fields are
+    // what they were before articles had texts.
+    const textSeed = ArticleTexts.eventSeed(options.seed, n);
+    const plan = ArticleTexts.plan(textSeed, count);
+    const event: TrueEvent = { key: n.toString(36), type, typeIndex, at, day, values, roleTexts, textSeed, plan, outlets: order, times, emitted: 0 };
     const ring = recent[typeIndex]!;
     ring.push(event);
     if (ring.length > 8) ring.shift();
@@ -254,7 +270,7 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
   }
 
   const STYLES = ['', 'BREAKING: ', 'Update: ', 'Report: '];
-  function article(event: TrueEvent, k: number): IngestArticleBody {
+  function article(event: TrueEvent, k: number): { body: IngestArticleBody; truth?: ArticleTruth } {
     const { type, values } = event;
     const roles: RoleEntry[] = [];
     const specs = type.spec.roles;
@@ -273,14 +289,17 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
     const outletIndex = event.outlets[k]!;
     const outlet = outlets[outletIndex]!;
     const published = timestamp(at);
+    const written = texts.article(event, k, outletIndex);
+    const story = `s${written.story}/${event.key}`;
     const body: IngestArticleBody = {
       outlet_id: outlet.id,
       event_type_id: type.id,
       published_at: k > 0 && r.chance(0.05) ? null : published,
       received_at: timestamp(Math.min(latest, at + r.between(MINUTE_MS, 30 * MINUTE_MS))),
       roles,
-      headline: `${STYLES[outletIndex % STYLES.length]}${event.headline}`,
-      url: `https://${outlet.domain}/${dayOf(Math.floor(at / DAY_MS)).path}/${type.section}/${event.key}-${k}`,
+      headline: `${STYLES[outletIndex % STYLES.length]}${written.headline}`,
+      url: `https://${outlet.domain}/${dayOf(Math.floor(at / DAY_MS)).path}/${type.section}/${story}-${k}`,
+      text: written.text,
     };
     // When it happened, as the outlet says it: mostly the day (now and then the local day
     // before or after), sometimes the time, sometimes not at all.
@@ -293,22 +312,29 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
       if (r.chance(0.5)) mentioned.push(idOf(pools.PERSON, draw(pools.PERSON)));
       body.mentioned_entity_ids = mentioned;
     }
-    return body;
+    if (!options.truth) return { body };
+    const wire = written.story === event.plan.wire;
+    const wireText = wire ? texts.story(event, written.story).paragraphs.join('\n\n') : undefined;
+    return { body, truth: { story, wire, copy: written.copy, ...(wireText === undefined ? {} : { wireText }) } };
   }
 
   const queue = new PublishQueue();
   let seq = 0;
   let eventsDone = 0;
   let batch: IngestArticleBody[] = [];
+  let truths: ArticleTruth[] = [];
   // Emits, in publish order, every article published up to `until`.
   function* publishUntil(until: number): Generator<ArticleBatch> {
     for (let next = queue.peek(); next && next.at <= until; next = queue.peek()) {
       queue.pop();
-      batch.push(article(next.event, next.k));
+      const { body, truth } = article(next.event, next.k);
+      batch.push(body);
+      if (truth) truths.push(truth);
       if (++next.event.emitted === next.event.times.length) eventsDone++;
       if (batch.length >= batchSize) {
-        yield { articles: batch, eventsDone };
+        yield options.truth ? { articles: batch, eventsDone, truths } : { articles: batch, eventsDone };
         batch = [];
+        truths = [];
       }
     }
   }
@@ -324,5 +350,5 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
     yield* publishUntil(at);
   }
   yield* publishUntil(Infinity);
-  if (batch.length > 0) yield { articles: batch, eventsDone };
+  if (batch.length > 0) yield options.truth ? { articles: batch, eventsDone, truths } : { articles: batch, eventsDone };
 }
