@@ -220,7 +220,7 @@ function reportRow(report: NewReport, at: { id: string; eventId: string; date: D
     headline: report.headline,
     url: report.url,
     created_at: at.now,
-    fingerprint: report.text === null ? null : `\\x${Buffer.from(report.text.fingerprint).toString('hex')}`,
+    fingerprint: report.text === null ? null : Buffer.from(report.text.fingerprint).toString('hex'),
     copy_group: at.copyGroup,
   };
 }

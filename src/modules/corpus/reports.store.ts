@@ -51,7 +51,7 @@ export interface ReportRow {
   headline: string | null;
   url: string | null;
   created_at: Date;
-  /** The text's fingerprint as bytea input ('\\x' and hex), or null. */
+  /** The text's fingerprint, in hex, or null. */
   fingerprint: string | null;
   /** The copy group's id (its first report's), or null: a group of its own. */
   copy_group: string | null;
@@ -97,7 +97,7 @@ export const reportRows = (from: string) => `report AS (
          INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
                               report_date, happened_at, headline, url, created_at, fingerprint, copy_group)
          SELECT $1::uuid, ${from ? 'e.id' : '$2::uuid'}, $3, $4::uuid, $5::uuid, $6::uuid, $7::uuid, $8::timestamptz, $9::timestamptz, $10::timestamptz,
-                $11, $12, $13, $14::timestamptz, $22::bytea, $23::uuid ${from}
+                $11, $12, $13, $14::timestamptz, decode($22::text, 'hex'), $23::uuid ${from}
          RETURNING id, received_seq
        ), roles AS (
          INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)
@@ -189,7 +189,8 @@ export const reportsStore = {
     return db.copyRows(
       'reports',
       REPORT_COLUMNS,
-      rows.map((row) => REPORT_COLUMNS.map((column) => row[column])),
+      // COPY's text format reads bytea as \x and hex.
+      rows.map((row) => REPORT_COLUMNS.map((column) => (column === 'fingerprint' && row.fingerprint !== null ? `\\x${row.fingerprint}` : row[column]))),
     );
   },
 
