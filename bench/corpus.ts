@@ -114,6 +114,7 @@ const compiled = (eventTypeId: string | null, entities: string[] | null): Compil
   sourceKind: 'ANY',
   represented: null,
   minReports: 1,
+  minIndependent: 1,
   roleFilters: [],
 });
 const filter = (i: number): CompiledFilter => {
@@ -127,7 +128,7 @@ const events: EventFacts[] = Array.from({ length: 2_000 }, (_, i) => ({
   live: true,
   involved: new Set(Array.from({ length: 6 }, () => pick(hot))),
   participants: new Set(),
-  reports: [{ sourceKind: 'ARTICLE', sourceId: 'o1', outletId: 'o1', represented: new Set(), values: [] }],
+  reports: [{ sourceKind: 'ARTICLE', sourceId: 'o1', outletId: 'o1', represented: new Set(), values: [], group: 'r1', date: 0, seq: 1 }],
 }));
 function measure(size: number) {
   const index = new FilterIndex();

@@ -46,7 +46,7 @@ interface Copy extends ArticleCopy, CopyNames {
   outcome(line: number, status: number, body: any): unknown;
 }
 
-function corpusCopy(type: { id: string; code_name: string }, urlPrefix: string): Copy {
+function corpusCopy(type: { id: string; code_name: string }, urlPrefix: string, wordSuffix: string): Copy {
   const eventKey = new Map<string, string>();
   const eventIds = new Map<string, string>();
   const reportLine = new Map<string, number>();
@@ -59,6 +59,7 @@ function corpusCopy(type: { id: string; code_name: string }, urlPrefix: string):
   return {
     typeId: type.id,
     urlPrefix,
+    wordSuffix,
     eventKey,
     reportLine,
     eventId: (key) => eventIds.get(key),
@@ -72,7 +73,13 @@ function corpusCopy(type: { id: string; code_name: string }, urlPrefix: string):
         }
       }
       if (status === 201 || status === 200) {
-        return { status, report: reportLine.get(body.id) ?? `unknown ${body.id}`, event: eventKey.get(body.incident_id) ?? `unknown ${body.incident_id}` };
+        const copyOf = body.copy_of_report_id === null ? null : (reportLine.get(body.copy_of_report_id) ?? `unknown ${body.copy_of_report_id}`);
+        return {
+          status,
+          report: reportLine.get(body.id) ?? `unknown ${body.id}`,
+          event: eventKey.get(body.incident_id) ?? `unknown ${body.incident_id}`,
+          copy_of: copyOf,
+        };
       }
       const { request_id: _, ...rest } = body ?? {};
       return { status, body: JSON.parse(text(JSON.stringify(rest))) };
@@ -120,8 +127,8 @@ describe('bulk ingest equivalence', () => {
     const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
     const db = server.runtime.db;
 
-    const one = corpusCopy(await corpus.eventType(ARTICLE_ROLES, ARTICLE_TEMPLATE), 'https://one.news.example');
-    const bulk = corpusCopy(await corpus.eventType(ARTICLE_ROLES, ARTICLE_TEMPLATE), 'https://bulk.news.example');
+    const one = corpusCopy(await corpus.eventType(ARTICLE_ROLES, ARTICLE_TEMPLATE), 'https://one.news.example', '');
+    const bulk = corpusCopy(await corpus.eventType(ARTICLE_ROLES, ARTICLE_TEMPLATE), 'https://bulk.news.example', 'q');
     const world: ArticleWorld = { outlets: [], pools: { buyer: [], seller: [], mentioned: [] } };
     for (let i = 0; i < 4; i++) (world.outlets as string[]).push(await corpus.outlet());
     for (const [pool, size] of [
@@ -225,8 +232,9 @@ describe('bulk ingest equivalence', () => {
       const inBulk = results.map((r) => bulk.outcome(lineOfBodyLine.get(r.line)!, r.status, r.status === 400 ? r.problem : r));
       for (const [i, drawn] of lines.entries()) {
         same(`batch ${batch}, line ${first + i} ${renderLine(drawn, one, bulk)}`, oneByOne[i], inBulk[i]);
-        const { status, report } = oneByOne[i] as { status: number; report?: number };
+        const { status, report, copy_of } = oneByOne[i] as { status: number; report?: number; copy_of?: number | null };
         count(status === 200 && report! >= first ? '200 (same batch)' : String(status));
+        if (status === 201 && copy_of !== null) count(copy_of! >= first ? 'copy (of the same batch)' : 'copy');
       }
       const counts = (outcomes: unknown[]) => [201, 200, 400].map((status) => outcomes.filter((o) => (o as { status: number }).status === status).length);
       same(`batch ${batch}: accepted, existing, refused`, counts(oneByOne), [response.json.accepted, response.json.existing, response.json.refused]);
@@ -315,6 +323,8 @@ describe('bulk ingest equivalence', () => {
       { what: 'index row of no event', n: 0 },
     ]);
     const live = Object.values(state.one.events!).filter((e: any) => e.merged_into === null && e.deleted_at === null).length;
+    // Copies were found, against the corpus and within a batch (a copy of every third text, or so).
+    assert.ok((tally.get('copy') ?? 0) + (tally.get('copy (of the same batch)') ?? 0) > 0, 'no copy among the lines');
     const tallied = [...tally].map(([what, n]) => `${what}: ${n}`).join(', ');
     t.diagnostic(`${ARTICLES} lines (${tallied}); ${one.reportLine.size} reports in ${keys.length} events, ${live} live`);
   });

@@ -3,6 +3,9 @@
 // with merges, deletions, mentions and late reports, both must find the same events. The
 // search index in memory (search/index/memory-index.ts) is held to the SQL face too, at its own cut-off:
 // the server's, caught up through every change that made the corpus, and one built afresh.
+// Articles carry texts, some of them copies of others (from other outlets, some dated before
+// the text they copy, some placed in other events by incident_id), so min_independent_sources
+// and each event's independent_source_count are held to one another across the faces too.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -15,6 +18,8 @@ import { MemoryIndex } from '../../src/modules/search/index/memory-index.js';
 import { memoryIndexSync } from '../../src/modules/search/index/memory-index-sync.js';
 import { compileFilter, normalizeFilter, type EventFilter, type RoleFilter } from '../../src/modules/filters/filter.js';
 import { matchesFilter } from '../../src/modules/filters/matching.js';
+import { loadEventViews } from '../../src/modules/corpus/event-view.js';
+import { independentSourceCount } from '../../src/modules/corpus/independent-sources.js';
 import { testCorpus } from '../helpers/corpus.js';
 import { reportingClient } from '../helpers/reporting.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -46,6 +51,16 @@ describe('filter faces', () => {
       seed = (seed * 48271) % 2147483647;
       return seed % n;
     };
+    // Three stories of random words; an article mostly tells one of them (a copy, case changed,
+    // when another told it first), else one of its own, or has no text.
+    const words = 'rain court strike bridge union price vote river harbour council minister market'.split(' ');
+    const storyText = () => Array.from({ length: 70 }, () => `${words[next(words.length)]}${next(100)}`).join(' ');
+    const stories = Array.from({ length: 3 }, storyText);
+    const textOf = () => {
+      const roll = next(6);
+      if (roll < 4) return { text: next(2) ? stories[next(3)]! : stories[next(3)]!.toUpperCase() };
+      return roll < 5 ? { text: storyText() } : {};
+    };
     for (let i = 0; i < 40; i++) {
       const hours = 2 + next(40);
       const roles: unknown[] = [{ role: 'party', entity_id: entities[next(6)] }];
@@ -62,6 +77,7 @@ describe('filter faces', () => {
         roles,
         mentioned_entity_ids: next(2) ? [entities[next(6)]] : [],
         ...joins,
+        ...textOf(),
       });
       events.add(eventId);
     }
@@ -116,6 +132,24 @@ describe('filter faces', () => {
   });
   after(() => server.close());
 
+  it('when the events are read at any cut-off, then their independent sources are what the matching face counts, and fewer than their outlets where copies meet', async () => {
+    const db = server.runtime.db;
+    const seqs = (await db.query<{ s: number }>('SELECT received_seq AS s FROM reports WHERE event_type_id = $1 ORDER BY received_seq', [typeId])).map(
+      (r) => r.s,
+    );
+    let fewer = 0;
+    for (const cutOff of [seqs[Math.floor(seqs.length / 3)]!, seqs[Math.floor((seqs.length * 2) / 3)]!, seqs.at(-1)!]) {
+      const views = await loadEventViews(db, [...events], { seq: cutOff });
+      for (const view of views) {
+        const facts = await loadEventFacts(db, view.id, cutOff);
+        assert.equal(view.independent_source_count, independentSourceCount(facts!.reports), `event ${view.id} at ${cutOff}`);
+        assert.ok(view.independent_source_count <= view.distinct_outlet_count);
+        if (view.independent_source_count < view.distinct_outlet_count) fewer++;
+      }
+    }
+    assert.ok(fewer >= 3, `only ${fewer} readings found copies counted once`);
+  });
+
   it('when random filters are applied, then the SQL face and the matching face find the same events', async () => {
     // Built here: the ids exist only once the corpus is made.
     const someOf = <T>(values: T[]) => fc.subarray(values, { maxLength: Math.min(3, values.length) });
@@ -158,6 +192,7 @@ describe('filter faces', () => {
         represented_entity_ids: someOf(entities),
         represented_entity_list_ids: someOf(lists),
         min_reports: fc.integer({ min: 1, max: 3 }),
+        min_independent_sources: fc.integer({ min: 1, max: 3 }),
         role_filters: fc.array(roleFilter, { maxLength: 3 }),
       })
       // Always a type of this file's own: on a shared PostgreSQL schema other files add events.

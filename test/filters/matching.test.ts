@@ -202,6 +202,7 @@ describe('filter index', () => {
     sourceKind: fc.constantFrom('ANY' as const, 'ARTICLES_ONLY' as const, 'USER_REPORTS_ONLY' as const),
     represented: fc.constant(null),
     minReports: fc.integer({ min: 1, max: 3 }),
+    minIndependent: fc.integer({ min: 1, max: 3 }),
     roleFilters: fc.constant([]),
   });
   const eventArb: fc.Arbitrary<EventFacts> = fc
@@ -218,6 +219,9 @@ describe('filter index', () => {
             outletId: fc.constantFrom(...outlets),
             represented: fc.constant(new Set<string>()),
             values: fc.constant([]),
+            group: fc.constantFrom('g0', 'g1', 'g2', 'g3'),
+            date: fc.integer({ min: 0, max: 3 }),
+            seq: fc.nat(),
           })
           .map((r) => ({ ...r, sourceId: r.outletId, outletId: r.sourceKind === 'ARTICLE' ? r.outletId : null })),
         { maxLength: 4 },
@@ -322,7 +326,16 @@ describe('role filters on one role', () => {
     live: true,
     involved: new Set<string>(),
     participants: new Set<string>(),
-    reports: reports.map((values, i) => ({ sourceKind: 'ARTICLE' as const, sourceId: `o${i}`, outletId: `o${i}`, represented: new Set<string>(), values })),
+    reports: reports.map((values, i) => ({
+      sourceKind: 'ARTICLE' as const,
+      sourceId: `o${i}`,
+      outletId: `o${i}`,
+      represented: new Set<string>(),
+      values,
+      group: `r${i}`,
+      date: 0,
+      seq: i,
+    })),
   }));
   const bound = fc.integer({ min: 0, max: 100 }).map((v) => v / 10);
   const roleFilterArb: fc.Arbitrary<RoleFilter> = fc
@@ -393,6 +406,9 @@ describe('role filters on one role', () => {
         outletId: `o${i}`,
         represented: new Set<string>(),
         values: [{ role: 'magnitude', entityId: null, dateMs: null, amount: { value, unit: 'Mw' } }],
+        group: `r${i}`,
+        date: 0,
+        seq: i,
       })),
     };
     const range = async (min: number, max: number) =>

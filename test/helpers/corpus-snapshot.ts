@@ -40,8 +40,11 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
     url: string | null;
     created_at: Date;
     received_seq: string | number;
+    copy_group: string;
+    fingerprinted: boolean;
   }>(
-    `SELECT id, event_id, source_kind, outlet_id, published_at, received_at, report_date, happened_at, headline, url, created_at, received_seq
+    `SELECT id, event_id, source_kind, outlet_id, published_at, received_at, report_date, happened_at, headline, url, created_at, received_seq,
+            COALESCE(copy_group, id) AS copy_group, fingerprint IS NOT NULL AS fingerprinted
        FROM reports WHERE event_type_id = $1 ORDER BY received_seq`,
     [eventTypeId],
   );
@@ -133,6 +136,9 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
       headline: r.headline,
       url: r.url === null ? null : names.text(r.url),
       created_at: iso(r.created_at),
+      // Fingerprints differ between the copies (their words do); which reports have one, and their groups, do not.
+      fingerprinted: r.fingerprinted,
+      copy_group: report(r.copy_group),
       roles: roles.filter((v) => v.report_id === r.id).map(({ report_id: _, ...value }) => value),
       mentions: mentions.filter((m) => m.report_id === r.id).map((m) => m.entity_id),
     };

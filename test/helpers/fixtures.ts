@@ -32,4 +32,5 @@ export const SAVED_FILTER_DEFAULTS = {
   represented_entity_ids: [],
   represented_entity_list_ids: [],
   min_reports: 1,
+  min_independent_sources: 1,
 };

@@ -28,6 +28,8 @@ export interface Article {
   /** An event of this copy (`same`) or of the other (`other`) by key, or an id that names none. */
   incident?: { copy: 'same' | 'other'; key: string } | { unknown: string };
   headline?: string;
+  /** Its text: a story of its own, a copy of an earlier one (case, spaces and punctuation changed), or a brief. */
+  text?: string;
   /** The url without the copy's prefix; none: always a new article. */
   path?: string;
   /** A field no article has (the schema refuses it). */
@@ -40,6 +42,8 @@ export type ArticleLine = { raw: string } | { article: Article };
 export interface ArticleCopy {
   typeId: string;
   urlPrefix: string;
+  /** Appended to every word of a text: no text of one copy is a copy of the other's. */
+  wordSuffix: string;
   eventId(key: string): string | undefined;
 }
 
@@ -61,6 +65,7 @@ export function renderLine(line: ArticleLine, copy: ArticleCopy, other: ArticleC
     ...(a.mentions ? { mentioned_entity_ids: a.mentions } : {}),
     ...(incident ? { incident_id: incident } : {}),
     ...(a.headline ? { headline: a.headline } : {}),
+    ...(a.text !== undefined ? { text: a.text.replace(/\p{L}+/gu, (word) => `${word}${copy.wordSuffix}`) } : {}),
     ...(a.path ? { url: `${copy.urlPrefix}${a.path}` } : {}),
     ...(a.colour ? { colour: a.colour } : {}),
   });
@@ -83,6 +88,8 @@ export function articleGenerator(random: () => number, world: ArticleWorld, star
   const sent: Article[] = [];
   /** Each fresh article's report date and entity roles, for others to tell the same story. */
   const stories: { reportDate: number; roles: Record<string, unknown>[] }[] = [];
+  /** The texts written so far, for copies. */
+  const texts: string[] = [];
   let drawn = 0;
 
   const entity = (pool: keyof ArticleWorld['pools']) => {
@@ -123,6 +130,32 @@ export function articleGenerator(random: () => number, world: ArticleWorld, star
     if (chance(0.3)) entries.push({ role: 'note', text: pick(['friendly', 'hostile', ' subject to approval ']) });
     if (chance(0.3)) entries.reverse();
     return entries;
+  }
+
+  const WORDS =
+    'the of and to in said for on that with was as by at from its were has have after who over about more than when year company deal court police minister talks market shares government city report people week strike rain border vote plan bank rate price river bridge school hospital council union agency officials residents'.split(
+      ' ',
+    );
+  /** A text of its own: words drawn at random, so no two share a run of five. */
+  const story = (words: number) =>
+    Array.from({ length: words }, (_, i) => `${pick(WORDS)}${int(1000)}${i % 12 === 11 ? '.' : ''}`)
+      .join(' ')
+      .replace(/(^|\. )([a-z])/g, (_, stop, c: string) => `${stop}${c.toUpperCase()}`);
+  /** A copy of an earlier text: the same words, their case, spacing and punctuation changed (a copy whichever arrives first). */
+  const copyOf = (text: string) => {
+    const roll = random();
+    if (roll < 0.33) return text.toUpperCase();
+    if (roll < 0.66) return text.replaceAll(' ', '  \n');
+    return text.replaceAll('.', ' --').replaceAll(' ', ', ');
+  };
+  function textFor(): string | undefined {
+    const roll = random();
+    if (roll < 0.3) return undefined;
+    if (roll < 0.4) return story(10 + int(35)); // a brief: never a copy
+    if (roll < 0.65 && texts.length > 0) return copyOf(pick(chance(0.7) ? texts.slice(-30) : texts));
+    const text = story(55 + int(60));
+    texts.push(text);
+    return text;
   }
 
   /** One change the service refuses, with the problem the single call answers for it. */
@@ -189,6 +222,8 @@ export function articleGenerator(random: () => number, world: ArticleWorld, star
     else if (roll < 0.09 && eventKeys.length > 0) article.incident = { copy: 'other', key: pick(eventKeys) };
     else if (roll < 0.1) article.incident = { unknown: uuid() };
     if (chance(0.5)) article.headline = `Deal news ${drawn}`;
+    const text = textFor();
+    if (text !== undefined) article.text = text;
     if (chance(0.85)) article.path = `/deals/${drawn}-${int(1e9)}`;
     if (chance(0.07)) spoil(article);
     return article;

@@ -27,6 +27,9 @@ import {
   survivorsOf,
 } from './new-report.js';
 import { referenceStore } from './reference.store.js';
+import { BatchCopies } from './copy-detection.js';
+import { CopyOrigins } from './copy-origins.js';
+import type { RecentCopies } from './recent-copies.js';
 
 const WINDOW_MS = CLUSTER_WINDOW_DAYS * DAY_MS;
 
@@ -34,6 +37,7 @@ export interface BatchDeps {
   newId: IdGenerator;
   changes: EventChanges;
   now: Date;
+  copies: RecentCopies;
 }
 
 export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
@@ -68,17 +72,26 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
   const reports = checked.flatMap(({ result }) => (result instanceof ProblemError || !('source' in result) ? [] : [result]));
   const placements = new Map(reports.map((report) => [report, placementOf(report)]));
 
-  const loaded = await loadClusterEvents(tx, placements);
+  // Texts are judged one writer at a time (the batch holds its types' clustering locks already).
+  const textLines = reports.flatMap((report) => (report.text ? [{ line: report, text: report.text, receivedAt: report.receivedAt }] : []));
+  if (textLines.length > 0) await ingestLocksStore.lockCopies(tx, null);
+  const copies = await BatchCopies.open(tx, deps.copies, textLines);
+  const loaded = await loadClusterEvents(tx, placements, copies.storedEvents);
   const clusters = new BatchClusters(loaded.values());
   const outcomes: LineOutcome[] = [];
   const placed: Placed[] = [];
   const storedInBatch = new Map<string, Placed>();
+  const placedOf = new Map<NewReport, Placed>();
+  /** Per line stored: the event and group its copy_of_report_id is the origin in (copy-origins.ts). */
+  const origins = new CopyOrigins();
   for (const { line, body, result } of checked) {
     const earlier = body.url ? storedInBatch.get(articleKey(body.outlet_id, body.url)) : undefined;
     // A line is the article an earlier line stored whatever its content (the single call looks
     // the article up before reading the rest), or a stored one, or refused with its problem.
     if (earlier) {
-      outcomes.push({ line, status: 200, id: earlier.id, incident_id: earlier.eventId });
+      outcomes.push(
+        origins.await({ line, status: 200 as const, id: earlier.id, incident_id: earlier.eventId, copy_of_report_id: null }, origins.storedAnswer(earlier)),
+      );
       continue;
     }
     if (result instanceof ProblemError) {
@@ -86,7 +99,7 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
       continue;
     }
     if (!('source' in result)) {
-      outcomes.push({ line, status: 200, id: result.id, incident_id: result.incident_id });
+      outcomes.push({ line, status: 200, id: result.id, incident_id: result.incident_id, copy_of_report_id: result.copy_of_report_id });
       continue;
     }
     const report = result;
@@ -103,6 +116,15 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
         continue;
       }
     }
+    const textLine = report.text ? { line: report, text: report.text, receivedAt: report.receivedAt } : null;
+    const copy = textLine ? copies.judge(textLine) : null;
+    const copied =
+      copy === null ? null : 'stored' in copy ? { eventId: copy.stored.event_id, group: copy.stored.copy_group } : copiedLine(placedOf.get(copy.line)!);
+    if (!event && copied) {
+      // A copy joins the event of the report it copies when that event can take it (copyJoins).
+      const target = clusters.events.get(copied.eventId);
+      if (target?.live && target.eventTypeId === report.type.id) event = target;
+    }
     const candidate: ClusterCandidate = {
       eventTypeId: report.type.id,
       date: date.getTime(),
@@ -115,23 +137,30 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
     const id = newId();
     event ??= clusters.open(eventId!, report.type.id, date.getTime());
     clusters.join(event, { ...candidate, id }, namedRoles);
-    const entry = { line, id, eventId: event.id, report, placement };
+    const entry: Placed = { line, id, eventId: event.id, report, placement, copyGroup: copied?.group ?? null };
     placed.push(entry);
+    placedOf.set(report, entry);
+    if (textLine) copies.placed(textLine);
     if (report.url) storedInBatch.set(articleKey(body.outlet_id, report.url), entry);
-    outcomes.push({ line, status: 201, id, incident_id: event.id });
+    outcomes.push(origins.await({ line, status: 201 as const, id, incident_id: event.id, copy_of_report_id: null }, origins.placed(entry, date, copied)));
   }
+  await origins.resolve(tx, (id) => loaded.has(id));
   await writeBatch(tx, deps, placed, { loaded, types });
   return outcomes;
 }
+
+/** Where a copy of a placed line looks: that line's event and group. */
+const copiedLine = (entry: Placed) => ({ eventId: entry.eventId, group: entry.copyGroup ?? entry.id });
 
 /**
  * The corpus events the batch can reach, locked (FOR UPDATE, in id order) and read with what
  * clustering needs: for each report, the events of its type sharing one of its participants
  * whose window anchor lies within reach of the report's own anchor; and those the reports name through
- * incident_id (with their survivors). An event outside these is one no report of the batch
+ * incident_id (with their survivors), and the events of the reports the batch's texts copy.
+ * An event outside these is one no report of the batch
  * can join, so nothing the batch does moves it into reach.
  */
-async function loadClusterEvents(tx: Queryable, placements: ReadonlyMap<NewReport, Placement>) {
+async function loadClusterEvents(tx: Queryable, placements: ReadonlyMap<NewReport, Placement>, copiedEvents: readonly string[]) {
   // Each (type, participant) pair reaches the events around its own reports' anchors: one
   // window per pair, not one spanning the whole batch (a batch of a year's articles would
   // otherwise lock and read every event of its entities).
@@ -146,7 +175,8 @@ async function loadClusterEvents(tx: Queryable, placements: ReadonlyMap<NewRepor
       } else pairs.set(key, { typeId: report.type.id, entityId, from: anchor - WINDOW_MS, to: anchor + WINDOW_MS });
     }
   }
-  const ids = new Set(await clusterEventsStore.reachedEvents(tx, [...pairs.values()]));
+  // And the events of the reports the batch's texts copy, which they join (copyJoins).
+  const ids = new Set([...(await clusterEventsStore.reachedEvents(tx, [...pairs.values()])), ...copiedEvents]);
   const named = [...new Set([...placements.keys()].flatMap((report) => (report.incidentId ? [report.incidentId] : [])))];
   for (const row of await clusterEventsStore.namedEvents(tx, named)) {
     ids.add(row.id);

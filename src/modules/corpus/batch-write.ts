@@ -21,6 +21,8 @@ export interface Placed {
   eventId: string;
   report: NewReport;
   placement: Placement;
+  /** The copy group it joined (null: its own). */
+  copyGroup: string | null;
 }
 
 /** What the batch loaded of the corpus events it reaches (article-batch.ts loadClusterEvents). */
@@ -80,7 +82,7 @@ export async function writeBatch(
   await eventsStore.writeStates(tx, states, now);
   await reportsStore.insertReports(
     tx,
-    placed.map(({ id, eventId, placement }, i) => ({ ...placement.rows({ id, eventId, now }).row, received_seq: seqs[i]! })),
+    placed.map(({ id, eventId, placement, copyGroup }, i) => ({ ...placement.rows({ id, eventId, now, copyGroup }).row, received_seq: seqs[i]! })),
   );
   await reportsStore.insertRoleValuesOf(
     tx,

@@ -1,6 +1,7 @@
 // The search-event shape (v1 document, "Search event"): what event search returns, what the
 // operator reads, and what sensor deliveries carry. One query for any number of events.
 import { queryOne, type Queryable } from '../../platform/db/database.js';
+import { independentSourcesSql } from './independent-sources.js';
 
 export interface InvolvedEntity {
   id: string;
@@ -18,6 +19,7 @@ export interface SearchEvent {
   last_report_date: string;
   matched_report_count: number;
   distinct_outlet_count: number;
+  independent_source_count: number;
   involved_entities: InvolvedEntity[];
 }
 
@@ -50,6 +52,7 @@ interface ViewRow {
   entities: { canonical_id: string; name: string; type: string | null }[];
   reports: number;
   outlets: number;
+  independent: number;
   merged_into_event_id: string | null;
   deleted: boolean;
 }
@@ -73,12 +76,14 @@ export async function loadEventViews(
   const counts =
     'seq' in countedUpTo
       ? `SELECT (SELECT count(*)::int FROM reports r WHERE r.event_id = e.id AND r.received_seq <= $2::bigint) AS reports,
-                (SELECT count(*)::int FROM unnest(e.source_seqs) AS s WHERE s <= $2::bigint) AS outlets`
-      : `SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id))::int AS outlets
+                (SELECT count(*)::int FROM unnest(e.source_seqs) AS s WHERE s <= $2::bigint) AS outlets,
+                ${independentSourcesSql('e.id', 'r.received_seq <= $2::bigint')} AS independent`
+      : `SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id))::int AS outlets,
+                ${independentSourcesSql('e.id', 'r.received_at <= $2::timestamptz')} AS independent
            FROM reports r WHERE r.event_id = e.id AND r.received_at <= $2::timestamptz`;
   const rows = await db.query<ViewRow>(
     `SELECT e.id, t.code_name, e.sentence, e.happened_at, e.first_report_date, e.last_report_date, ent.entities,
-            e.merged_into_event_id, e.deleted_at IS NOT NULL AS deleted, c.reports, c.outlets
+            e.merged_into_event_id, e.deleted_at IS NOT NULL AS deleted, c.reports, c.outlets, c.independent
        FROM events e
        JOIN event_types t ON t.id = e.event_type_id
        CROSS JOIN LATERAL (${counts}) c
@@ -115,6 +120,7 @@ export async function loadEventViews(
         last_report_date: row.last_report_date.toISOString(),
         matched_report_count: row.reports,
         distinct_outlet_count: row.outlets,
+        independent_source_count: row.independent,
         involved_entities: involved,
         merged_into_event_id: row.merged_into_event_id,
         deleted: row.deleted,

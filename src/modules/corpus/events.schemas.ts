@@ -14,18 +14,37 @@ export const IngestArticleBody = StrictObject({
   incident_id: Type.Optional(Uuid),
   headline: Type.Optional(Text({ maxLength: 1000 })),
   url: Type.Optional(Text({ maxLength: 2000 })),
-  text: Type.Optional(Type.String({ maxLength: 200_000 })),
+  text: Type.Optional(
+    Type.String({
+      maxLength: 200_000,
+      description: "The article's body as crawled, or at least its opening paragraphs. Kept only as a fingerprint, to find copies; returned nowhere.",
+    }),
+  ),
 });
 export type IngestArticleBody = Static<typeof IngestArticleBody>;
 
 export const IncidentReport = Type.Object(
-  { object: Type.Literal('incident_report'), id: Uuid, incident_id: Uuid, report_date: Timestamp },
+  {
+    object: Type.Literal('incident_report'),
+    id: Uuid,
+    incident_id: Uuid,
+    report_date: Timestamp,
+    copy_of_report_id: Type.Union([Uuid, Type.Null()], {
+      description: 'The origin of the copy group the article joined (its text copies an earlier report), or null.',
+    }),
+  },
   { $id: 'IncidentReport' },
 );
 
 /** One line of a bulk ingest: stored anew (201), stored already (200), or refused (400, the single call's problem). */
 const ArticleLineResult = Type.Union([
-  Type.Object({ line: Type.Integer(), status: Type.Union([Type.Literal(201), Type.Literal(200)]), id: Uuid, incident_id: Uuid }),
+  Type.Object({
+    line: Type.Integer(),
+    status: Type.Union([Type.Literal(201), Type.Literal(200)]),
+    id: Uuid,
+    incident_id: Uuid,
+    copy_of_report_id: Nullable(Uuid),
+  }),
   Type.Object({ line: Type.Integer(), status: Type.Literal(400), problem: Type.Ref('Problem') }),
 ]);
 
@@ -52,6 +71,9 @@ const searchEventFields = {
   last_report_date: Type.String({ format: 'date-time', description: 'Publish time of the latest report.' }),
   matched_report_count: Type.Integer({ description: 'Reports, counting those received up to the time of the search.' }),
   distinct_outlet_count: Type.Integer({ description: 'Distinct outlets (a structured report counts one per filing account); same cut-off.' }),
+  independent_source_count: Type.Integer({
+    description: 'Distinct outlets among the origins of the copy groups of the reports counted (wire copies counted once); same cut-off.',
+  }),
   involved_entities: Type.Array(InvolvedEntity, { description: 'Role participants first, then mentioned entities; canonical ids, no duplicates.' }),
 };
 

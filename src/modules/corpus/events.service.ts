@@ -20,6 +20,7 @@ import { ingestLocksStore } from './ingest-locks.store.js';
 import { type LineOutcome, lineProblem, type NewReport } from './new-report.js';
 import { referenceStore } from './reference.store.js';
 import { addReport, ingestArticle, type ReportIngestDeps } from './report-ingest.js';
+import { RecentCopies } from './recent-copies.js';
 
 export interface EventsDeps {
   db: Database;
@@ -31,15 +32,17 @@ export interface EventsDeps {
 
 export function eventsService({ db, clock, newId, changes, logger }: EventsDeps) {
   const statistics = corpusStatistics(db, logger);
-  const ingest: ReportIngestDeps = { clock, newId, changes, eventTypes: eventTypeCache() };
+  // This process's fingerprints of the reports received lately, shared by both ingest paths.
+  const copies = new RecentCopies();
+  const ingest: ReportIngestDeps = { clock, newId, changes, eventTypes: eventTypeCache(), copies };
 
   /** Each article on the single call's path, a savepoint each: a refused one is answered and skipped while the rest go on. */
   async function ingestLineByLine(tx: Queryable, items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
     const outcomes: LineOutcome[] = [];
     for (const { line, body } of items) {
       try {
-        const { existing, id, incident_id } = await inSavepoint(tx, 'article', () => ingestArticle(tx, ingest, body));
-        outcomes.push({ line, status: existing ? 200 : 201, id, incident_id });
+        const { existing, id, incident_id, copy_of_report_id } = await inSavepoint(tx, 'article', () => ingestArticle(tx, ingest, body));
+        outcomes.push({ line, status: existing ? 200 : 201, id, incident_id, copy_of_report_id });
       } catch (error) {
         const problem = error instanceof ProblemError ? error : lineProblem(error);
         if (!problem) throw error;
@@ -99,7 +102,7 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
         // statement, so such a batch is ingested again line by line, each refusal answered
         // on its own line as the single call answers it.
         try {
-          return await inSavepoint(tx, 'batch', () => ingestBatch(tx, { newId, changes, now: clock.now() }, items));
+          return await inSavepoint(tx, 'batch', () => ingestBatch(tx, { newId, changes, now: clock.now(), copies }, items));
         } catch (error) {
           if (!lineProblem(error)) throw error;
         }

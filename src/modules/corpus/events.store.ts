@@ -235,10 +235,10 @@ export const eventsStore = {
        event AS (
          INSERT INTO events (id, event_type_id, happened_at, happened_on, first_report_date, last_report_date, sentence, involved_entity_ids,
                              source_seqs, type_version, created_at, updated_at)
-         SELECT $2, $7, $22, $23::date, $24, $25, $26, $27::uuid[], ARRAY[report.received_seq], $28, $29, $29 FROM report
+         SELECT $2, $7, $24, $25::date, $26, $27, $28, $29::uuid[], ARRAY[report.received_seq], $30, $31, $31 FROM report
        ), entity_rows AS (
          INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
-         SELECT $2, id, id = ANY($30::uuid[]), $24, ${windowAnchorSql('$23::date', '$24::timestamptz')} FROM unnest($27::uuid[]) AS t(id)
+         SELECT $2, id, id = ANY($32::uuid[]), $26, ${windowAnchorSql('$25::date', '$26::timestamptz')} FROM unnest($29::uuid[]) AS t(id)
        ), ${newReportIndexSql(params, { ...event.index, eventId: report.row.event_id, firstReportDate: state.first }, 'true')}
        SELECT 1`,
       params.values,

@@ -8,6 +8,8 @@ import { type LockedSurvivor, lockedSurvivors, referenceStore } from './referenc
 /** The advisory lock space (first key) of the per-participant clustering locks. */
 const PARTICIPANT_LOCKS = 0x636c7573; // "clus"
 const ARTICLE_LOCKS = 0x61727469; // "arti"
+/** Copy detection's one lock (lockCopies). */
+const COPY_LOCK = 0x636f7079; // "copy"
 /**
  * An article's lock is one of this many, by the hash of its outlet and url: a bulk batch of
  * 10,000 articles holds at most this many locks (the lock table is shared and bounded:
@@ -26,15 +28,24 @@ export const articleKey = (outletId: string, url: string) => `${outletId} ${url}
  * reports table for a batch of a few thousand urls, a cost that grows with the corpus.
  */
 const storedReportOf = (outletId: string, url: string) =>
-  `SELECT r.id, r.event_id, r.report_date FROM reports r
+  `SELECT r.id, r.event_id, r.report_date, r.copy_group, r.received_seq FROM reports r
     WHERE r.outlet_id = ${outletId} AND md5(r.url) = md5(${url}) AND r.url = ${url} ORDER BY r.received_seq LIMIT 1`;
 
-/** A stored article: its report, the live event it is in (the survivor of its own), and its report date. */
+/** A stored article: its report, the live event it is in (the survivor of its own), its report date, and the report it was found a copy of. */
 export interface StoredArticle {
   id: string;
   incident_id: string;
   report_date: Date;
+  copy_of_report_id: string | null;
 }
+
+/**
+ * A stored report's copy_of_report_id, as SQL over `r` (storedReportOf's columns): the origin of
+ * its copy group among the group's reports in its event received before it; null for no copy.
+ */
+const copyOfStored = `(SELECT o.id FROM reports o
+   WHERE r.copy_group IS NOT NULL AND o.event_id = r.event_id AND COALESCE(o.copy_group, o.id) = r.copy_group AND o.received_seq < r.received_seq
+   ORDER BY o.report_date, o.received_seq LIMIT 1)`;
 
 export const ingestLocksStore = {
   /**
@@ -64,6 +75,23 @@ export const ingestLocksStore = {
       [keys, PARTICIPANT_LOCKS],
       { prepared: true },
     );
+  },
+
+  /**
+   * Copy detection's lock, for the rest of the transaction: every transaction that writes a
+   * fingerprinted report holds it, so under it every such report is committed and visible, and
+   * they were written (their receive sequence values drawn) one transaction at a time
+   * (recent-copies.ts relies on both). Its place in the order: after a type's clustering lock
+   * and the article locks, before the participants' clustering locks. A single call names its
+   * type (its shared clustering lock is taken first, again if held: an article without a url
+   * has taken none yet); a bulk ingest holds its types' already.
+   */
+  async lockCopies(tx: Queryable, eventTypeId: string | null): Promise<void> {
+    if (eventTypeId === null) await tx.query('SELECT pg_advisory_xact_lock($1::int, 0)', [COPY_LOCK]);
+    else
+      await tx.query('SELECT pg_advisory_xact_lock_shared(hashtext($1)), pg_advisory_xact_lock($2::int, 0)', [`cluster:${eventTypeId}`, COPY_LOCK], {
+        prepared: true,
+      });
   },
 
   /** The article locks of these (outlet, url) pairs, in one sorted order. */
@@ -109,20 +137,20 @@ export const ingestLocksStore = {
    * same way when one was merged meanwhile).
    */
   async storedArticle(tx: Queryable, outletId: string, url: string | null, entityIds: readonly string[]) {
-    const [row] = await tx.query<{ id: string | null; incident_id: string; report_date: Date; entities: LockedSurvivor[] }>(
+    const [row] = await tx.query<{ id: string | null; incident_id: string; report_date: Date; copy_of_report_id: string | null; entities: LockedSurvivor[] }>(
       `WITH held AS (${lockedSurvivors('$3')})
-       SELECT stored.id, stored.incident_id, stored.report_date, (SELECT COALESCE(json_agg(held), '[]') FROM held) AS entities
+       SELECT stored.id, stored.incident_id, stored.report_date, stored.copy_of_report_id, (SELECT COALESCE(json_agg(held), '[]') FROM held) AS entities
          FROM (SELECT) AS one
          LEFT JOIN LATERAL (
-           SELECT r.id, COALESCE(e.merged_into_event_id, e.id) AS incident_id, r.report_date
+           SELECT r.id, COALESCE(e.merged_into_event_id, e.id) AS incident_id, r.report_date, ${copyOfStored} AS copy_of_report_id
              FROM (${storedReportOf('$1', '$2')}) AS r JOIN events e ON e.id = r.event_id
          ) AS stored ON true`,
       [outletId, url, [...new Set(entityIds)]],
       { prepared: true },
     );
-    const { id, incident_id, report_date, entities } = row!;
+    const { id, incident_id, report_date, copy_of_report_id, entities } = row!;
     return {
-      stored: id === null ? null : ({ id, incident_id, report_date } satisfies StoredArticle),
+      stored: id === null ? null : ({ id, incident_id, report_date, copy_of_report_id } satisfies StoredArticle),
       entities: entities.every((entity) => entity.survivor) ? entities : await referenceStore.resolveEntitiesLocked(tx, [...new Set(entityIds)]),
     };
   },
@@ -132,7 +160,7 @@ export const ingestLocksStore = {
     const found = new Map<string, StoredArticle>();
     if (articles.length === 0) return found;
     const rows = await tx.query<StoredArticle & { outlet_id: string; url: string }>(
-      `SELECT a.outlet_id, a.url, r.id, COALESCE(e.merged_into_event_id, e.id) AS incident_id, r.report_date
+      `SELECT a.outlet_id, a.url, r.id, COALESCE(e.merged_into_event_id, e.id) AS incident_id, r.report_date, ${copyOfStored} AS copy_of_report_id
          FROM unnest($1::uuid[], $2::text[]) AS a(outlet_id, url)
          CROSS JOIN LATERAL (${storedReportOf('a.outlet_id', 'a.url')}) AS r
          JOIN events e ON e.id = r.event_id`,

@@ -9,6 +9,7 @@ import { databaseFailure, INVALID_VALUE_DETAIL } from '../../platform/db/failure
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import { DAY_MS } from '../../platform/clock.js';
 import { readHappenedOn, windowAnchor } from './clustering.js';
+import { type TextShingles, textShingles } from './copy-fingerprint.js';
 import type { EventRow, InPlaceChange } from './events.store.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { type EventTypeRow, type EventTypeWithRoles, type LockedSurvivor, referenceStore, type RoleRow } from './reference.store.js';
@@ -35,10 +36,14 @@ export interface NewReport {
   url: string | null;
   /** Join this event (or its survivor) instead of clustering. */
   incidentId: string | null;
+  /** An article's text as copy detection reads it (null: no text, or fewer than 50 words; structured reports). */
+  text: TextShingles | null;
 }
 
 /** What became of one article of a batch: stored anew (201), stored already (200), or refused with its problem. */
-export type LineOutcome = { line: number; status: 201 | 200; id: string; incident_id: string } | { line: number; status: 400; problem: ProblemError };
+export type LineOutcome =
+  | { line: number; status: 201 | 200; id: string; incident_id: string; copy_of_report_id: string | null }
+  | { line: number; status: 400; problem: ProblemError };
 
 /**
  * Entity id → live canonical id, for the ids that exist and whose survivor is not deleted, and
@@ -104,6 +109,7 @@ export async function articleReport(
     headline: input.headline ?? null,
     url: input.url ?? null,
     incidentId: input.incident_id ?? null,
+    text: input.text === undefined ? null : textShingles(input.text),
   };
 }
 
@@ -138,8 +144,8 @@ export interface Placement {
   source: ReturnType<typeof reportSource>;
   /** The survivors it mentions, in id order. */
   mentioned: string[];
-  /** Its rows as stored with id `id` in event `eventId`. */
-  rows(at: { id: string; eventId: string; now: Date }): NewReportRows;
+  /** Its rows as stored with id `id` in event `eventId`, in copy group `copyGroup` (null: its own). */
+  rows(at: { id: string; eventId: string; now: Date; copyGroup: string | null }): NewReportRows;
   /** Its index rows, as a statement that writes the report adds them. */
   index: InPlaceChange['index'];
   /**
@@ -160,7 +166,7 @@ export function placementOf(report: NewReport): Placement {
   const source = reportSource(report);
   const mentioned = mentionedSurvivors(report);
   const index = { source, values: report.values, survivors: report.survivors };
-  const rows = (at: { id: string; eventId: string; now: Date }): NewReportRows => ({
+  const rows = (at: { id: string; eventId: string; now: Date; copyGroup: string | null }): NewReportRows => ({
     values: report.values,
     mentions: report.mentioned,
     row: reportRow(report, { ...at, date }),
@@ -197,7 +203,7 @@ export function placementOf(report: NewReport): Placement {
 }
 
 /** The stored row of a checked report, in event `eventId`. */
-function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; now: Date }): ReportRow {
+function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; now: Date; copyGroup: string | null }): ReportRow {
   const { source } = report;
   return {
     id: at.id,
@@ -214,6 +220,8 @@ function reportRow(report: NewReport, at: { id: string; eventId: string; date: D
     headline: report.headline,
     url: report.url,
     created_at: at.now,
+    fingerprint: report.text === null ? null : Buffer.from(report.text.fingerprint).toString('hex'),
+    copy_group: at.copyGroup,
   };
 }
 
@@ -230,6 +238,14 @@ export function incidentTarget<T extends Pick<EventRow, 'id' | 'event_type_id' |
   if (!survivor || survivor.deleted_at) throw fieldProblem('/incident_id', 'names an event that was merged into one since deleted');
   if (survivor.event_type_id !== eventTypeId) throw fieldProblem('/incident_id', 'names an event of another event type');
   return survivor;
+}
+
+/**
+ * Whether a copy joins the event of the report it copies (decisions.md: whatever clustering
+ * would choose): an event can take it while live and of its type; else it is clustered.
+ */
+export function copyJoins(event: Pick<EventRow, 'event_type_id' | 'deleted_at' | 'merged_into_event_id'>, eventTypeId: string): boolean {
+  return !event.deleted_at && !event.merged_into_event_id && event.event_type_id === eventTypeId;
 }
 
 /**

@@ -14,20 +14,24 @@ import type { EventTypeCache } from './event-type-cache.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { type EventRow, eventsStore } from './events.store.js';
 import { ingestLocksStore } from './ingest-locks.store.js';
-import { articleEntityIds, articleReport, incidentTarget, type NewReport, noSuchOutlet, placementOf, survivorsOf } from './new-report.js';
+import { articleEntityIds, articleReport, copyJoins, incidentTarget, type NewReport, noSuchOutlet, placementOf, survivorsOf } from './new-report.js';
+import { type FoundCopy, findCopy } from './copy-detection.js';
+import type { RecentCopies } from './recent-copies.js';
 
 export interface ReportIngestDeps {
   clock: Clock;
   newId: IdGenerator;
   changes: EventChanges;
   eventTypes: EventTypeCache;
+  copies: RecentCopies;
 }
 
-const incidentReport = (id: string, incidentId: string, reportDate: Date) => ({
+const incidentReport = (id: string, incidentId: string, reportDate: Date, copyOf: string | null) => ({
   object: 'incident_report' as const,
   id,
   incident_id: incidentId,
   report_date: reportDate.toISOString(),
+  copy_of_report_id: copyOf,
 });
 
 /**
@@ -41,11 +45,11 @@ export async function ingestArticle(tx: Queryable, deps: ReportIngestDeps, input
   // Every entity the report names, resolved (live ones with their survivors) with the
   // look-up of the stored article.
   const { stored, entities } = await ingestLocksStore.storedArticle(tx, input.outlet_id, input.url ?? null, articleEntityIds(input));
-  if (stored) return { ...incidentReport(stored.id, stored.incident_id, stored.report_date), existing: true };
+  if (stored) return { ...incidentReport(stored.id, stored.incident_id, stored.report_date, stored.copy_of_report_id), existing: true };
   const known = await deps.eventTypes.get(tx, input.event_type_id, opened.typeVersion);
   const report = await articleReport(input, known, survivorsOf(entities), deps.clock.now());
   const added = await addReport(tx, deps, report);
-  return { ...incidentReport(added.reportId, added.eventId, added.reportDate), existing: false };
+  return { ...incidentReport(added.reportId, added.eventId, added.reportDate, added.copyOf), existing: false };
 }
 
 /**
@@ -55,18 +59,24 @@ export async function ingestArticle(tx: Queryable, deps: ReportIngestDeps, input
  */
 export async function addReport(
   tx: Queryable,
-  { clock, newId, changes }: ReportIngestDeps,
+  { clock, newId, changes, copies }: ReportIngestDeps,
   report: NewReport,
-): Promise<{ reportId: string; eventId: string; reportDate: Date }> {
+): Promise<{ reportId: string; eventId: string; reportDate: Date; copyOf: string | null }> {
   const now = clock.now();
   const { type } = report;
   const placement = placementOf(report);
   const { date, participants } = placement;
+  // A text is judged against those received before it, one writer at a time.
+  let copy: FoundCopy | null = null;
+  if (report.text) {
+    await ingestLocksStore.lockCopies(tx, type.id);
+    copy = await findCopy(tx, copies, report.text, report.receivedAt);
+  }
   // Reports that share a participant cluster one at a time, so two at once cannot both
   // open an event for it.
   await ingestLocksStore.lockReportClustering(tx, type.id, participants);
   const reportId = newId();
-  const rows = (eventId: string) => placement.rows({ id: reportId, eventId, now });
+  const rows = (eventId: string) => placement.rows({ id: reportId, eventId, now, copyGroup: copy?.copied.copy_group ?? null });
   const inPlace = (event: EventRow) => placement.inPlace(event, now);
   let joined: { event: EventRow; inPlace: boolean } | null = null; // the event the report joined, its row as locked before
   if (report.incidentId) {
@@ -74,7 +84,15 @@ export async function addReport(
     const survivor = !event || event.deleted_at || !event.merged_into_event_id ? event : await eventsStore.getEvent(tx, event.merged_into_event_id, true);
     const target = incidentTarget(event, survivor, type.id);
     joined = { event: target, inPlace: (await eventsStore.joinReport(tx, rows(target.id), { inPlace: inPlace(target) })).inPlace };
-  } else {
+  } else if (copy) {
+    // A copy joins the event of the report it copies, whatever clustering would choose, when
+    // that event can take it (live, of its type); else it is clustered as any report.
+    const event = await eventsStore.getEvent(tx, copy.copied.event_id, true);
+    if (event && copyJoins(event, type.id))
+      joined = { event, inPlace: (await eventsStore.joinReport(tx, rows(event.id), { inPlace: inPlace(event) })).inPlace };
+  }
+  if (joined === null) {
+    // (An incident_id has joined its event or been refused.)
     const roles = placement.namedRoles;
     const query = clusterQuery({ eventTypeId: type.id, participantIds: participants, namedRoles: roles, anchor: new Date(placement.anchor) });
     // The event found is locked in the same statement, before the report row's foreign key
@@ -101,10 +119,10 @@ export async function addReport(
     });
     await eventsStore.insertEventWithReport(tx, rows(eventId), { at: now, state, typeVersion: type.version, index: placement.index });
     await changes.publish(tx, { kind: 'report-added', eventId, reportId });
-    return { reportId, eventId, reportDate: date };
+    return { reportId, eventId, reportDate: date, copyOf: copy?.originId ?? null };
   }
   const { event } = joined;
   if (!joined.inPlace) await refreshEvent(tx, event.id, type.id, now, { type, roles: report.roles }, reportId, event);
   await changes.publish(tx, { kind: 'report-added', eventId: event.id, reportId });
-  return { reportId, eventId: event.id, reportDate: date };
+  return { reportId, eventId: event.id, reportDate: date, copyOf: copy?.originId ?? null };
 }

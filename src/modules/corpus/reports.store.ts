@@ -51,6 +51,10 @@ export interface ReportRow {
   headline: string | null;
   url: string | null;
   created_at: Date;
+  /** The text's fingerprint, in hex, or null. */
+  fingerprint: string | null;
+  /** The copy group's id (its first report's), or null: a group of its own. */
+  copy_group: string | null;
 }
 
 /** A new report row, its receive sequence number drawn already (nextReportSeqs). */
@@ -72,6 +76,8 @@ const REPORT_COLUMNS = [
   'headline',
   'url',
   'created_at',
+  'fingerprint',
+  'copy_group',
   'received_seq',
 ] as const satisfies readonly (keyof NewReportRow)[];
 
@@ -84,14 +90,14 @@ export interface NewReportRows {
 
 /**
  * The sub-statements `report` (RETURNING its id and received_seq), `roles` and `mentions` that
- * write a report, its parameters $1 to $21 (reportParams); `from` says where the event id comes
+ * write a report, its parameters $1 to $23 (reportParams); `from` says where the event id comes
  * from ("" for $2 as it is).
  */
 export const reportRows = (from: string) => `report AS (
          INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
-                              report_date, happened_at, headline, url, created_at)
+                              report_date, happened_at, headline, url, created_at, fingerprint, copy_group)
          SELECT $1::uuid, ${from ? 'e.id' : '$2::uuid'}, $3, $4::uuid, $5::uuid, $6::uuid, $7::uuid, $8::timestamptz, $9::timestamptz, $10::timestamptz,
-                $11, $12, $13, $14::timestamptz ${from}
+                $11, $12, $13, $14::timestamptz, decode($22::text, 'hex'), $23::uuid ${from}
          RETURNING id, received_seq
        ), roles AS (
          INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)
@@ -125,6 +131,8 @@ export function reportParams({ row, values, mentions }: NewReportRows): unknown[
     values.map((v) => v.amount?.unit ?? null),
     values.map((v) => v.text),
     mentions,
+    row.fingerprint,
+    row.copy_group,
   ];
 }
 
@@ -181,7 +189,8 @@ export const reportsStore = {
     return db.copyRows(
       'reports',
       REPORT_COLUMNS,
-      rows.map((row) => REPORT_COLUMNS.map((column) => row[column])),
+      // COPY's text format reads bytea as \x and hex.
+      rows.map((row) => REPORT_COLUMNS.map((column) => (column === 'fingerprint' && row.fingerprint !== null ? `\\x${row.fingerprint}` : row[column]))),
     );
   },
 

@@ -9,6 +9,10 @@ export interface ReportFacts {
   /** Live canonical entities pinned by the report's grant (represented entities). */
   represented: ReadonlySet<string>;
   values: readonly RoleValueFacts[];
+  /** Its copy group, report date (ms) and receive order: which report of a group is its origin (independent sources). */
+  group: string;
+  date: number;
+  seq: number;
 }
 
 export interface RoleValueFacts {
@@ -94,7 +98,8 @@ export async function loadEventFactsOf(
                                  (SELECT COALESCE(json_agg(DISTINCT c.id), '[]') FROM reporting_grant_entities ge
                                     JOIN entities ent ON ent.id = ge.entity_id
                                     JOIN entities c ON c.id = ent.canonical_id AND c.deleted_at IS NULL
-                                   WHERE ge.grant_id = r.grant_id) END) ORDER BY r.id)
+                                   WHERE ge.grant_id = r.grant_id) END,
+                                 COALESCE(r.copy_group, r.id), (extract(epoch FROM r.report_date) * 1000)::float8, r.received_seq) ORDER BY r.id)
                         FROM reports r WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS reports
        FROM events e WHERE e.id = ANY($1::uuid[])`,
     [candidates, countedUpTo],
@@ -168,7 +173,7 @@ interface FactsRow {
   happened_at: string | null;
   first_report_date: Date;
   entities: [string, boolean][];
-  reports: [string, 'ARTICLE' | 'STRUCTURED', string | null, string | null, string[]][];
+  reports: [string, 'ARTICLE' | 'STRUCTURED', string | null, string | null, string[], string, number, number][];
 }
 
 /** The facts of a row; each report's role values go in a list `valuesOf` keeps by report id, to be filled in. */
@@ -181,12 +186,15 @@ function factsOf(event: FactsRow, valuesOf: Map<string, RoleValueFacts[]>): Stor
     firstReportDate: event.first_report_date,
     involved: new Set(event.entities.map(([id]) => id)),
     participants: new Set(event.entities.filter(([, participant]) => participant).map(([id]) => id)),
-    reports: event.reports.map(([id, sourceKind, outletId, accountId, represented]) => ({
+    reports: event.reports.map(([id, sourceKind, outletId, accountId, represented, group, date, seq]) => ({
       sourceKind,
       sourceId: outletId ?? accountId ?? id,
       outletId,
       represented: new Set(represented),
       values: valuesOf.set(id, []).get(id)!,
+      group,
+      date,
+      seq: Number(seq),
     })),
   };
 }

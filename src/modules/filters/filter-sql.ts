@@ -4,6 +4,7 @@
 // holds the two to it.
 import type { SqlParams } from '../../platform/db/sql-params.js';
 import type { CompiledFilter, RoleValueTest } from './filter.js';
+import { independentSourcesSql } from '../corpus/independent-sources.js';
 
 export interface FilterScope {
   /** Only reports received up to this receive-sequence value count. */
@@ -54,18 +55,26 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
                  WHERE s.source_id = ANY(${params.add([...filter.outlets], '::uuid[]')}) AND s.source_kind = 'ARTICLE' AND s.first_seq <= ${cutOff}${kind('s')}${window('s')})`,
     );
   }
+  // Independent sources are never more than distinct ones: the larger minimum prunes first.
+  const minSources = Math.max(filter.minReports, filter.minIndependent);
   if (filter.sourceKind === 'ANY') {
     // source_seqs[N] is when the event reached its N-th distinct source.
-    conditions.push(`e.source_seqs[${params.add(filter.minReports, '::int')}] <= ${cutOff}`);
+    conditions.push(`e.source_seqs[${params.add(minSources, '::int')}] <= ${cutOff}`);
   } else if (represented !== null) {
     // One source per filing account, as event_sources counts structured reports.
     conditions.push(
-      `e.id IN (SELECT rep.event_id FROM ${represented} rep GROUP BY rep.event_id HAVING count(DISTINCT rep.account_id) >= ${params.add(filter.minReports, '::int')})`,
+      `e.id IN (SELECT rep.event_id FROM ${represented} rep GROUP BY rep.event_id HAVING count(DISTINCT rep.account_id) >= ${params.add(minSources, '::int')})`,
     );
   } else {
     conditions.push(
-      `(SELECT count(*) FROM event_sources s WHERE s.event_id = e.id AND s.first_seq <= ${cutOff}${kind('s')}) >= ${params.add(filter.minReports, '::int')}`,
+      `(SELECT count(*) FROM event_sources s WHERE s.event_id = e.id AND s.first_seq <= ${cutOff}${kind('s')}) >= ${params.add(minSources, '::int')}`,
     );
+  }
+  // Structured reports are each a copy group of their own: under USER_REPORTS_ONLY and
+  // REPRESENTED_ONLY independent sources are the distinct ones, counted above.
+  if (filter.minIndependent > 1 && (filter.sourceKind === 'ANY' || filter.sourceKind === 'ARTICLES_ONLY')) {
+    const articles = filter.sourceKind === 'ARTICLES_ONLY' ? ` AND r.source_kind = 'ARTICLE'` : '';
+    conditions.push(`${independentSourcesSql('e.id', `r.received_seq <= ${cutOff}${articles}`)} >= ${params.add(filter.minIndependent, '::int')}`);
   }
   // A role value counts when its report does (v.seq is the report's receive sequence value).
   // The filters naming one role hold for one value row: their tests share the row `v`.

@@ -39,7 +39,7 @@ export type RoleFilterBody = RoleFilterBranch;
 export const REPORT_SOURCE_KINDS = ['ANY', 'ARTICLES_ONLY', 'USER_REPORTS_ONLY', 'REPRESENTED_ONLY'] as const;
 const Ids = (description: string) => Type.Array(Uuid, { maxItems: 500, description });
 
-/** The fields of a saved filter (sensor filter, beat clause), with the `min_reports` ceiling of each. */
+/** The fields of a saved filter (sensor filter, beat clause), with the `min_reports` (and `min_independent_sources`) ceiling of each. */
 export const savedFilterFields = (maxMinReports: number) => ({
   event_type_id: Nullable(Uuid),
   involved_entity_ids: Ids("Any of these entities (or the lists' members)."),
@@ -52,5 +52,10 @@ export const savedFilterFields = (maxMinReports: number) => ({
     minimum: 1,
     maximum: maxMinReports,
     description: 'Minimum distinct outlets. Default 1.',
+  }),
+  min_independent_sources: Type.Integer({
+    minimum: 1,
+    maximum: maxMinReports,
+    description: 'Minimum independent sources (wire copies counted once). Default 1.',
   }),
 });

@@ -34,6 +34,8 @@ export interface EventFilter {
   represented_entity_ids: string[];
   represented_entity_list_ids: string[];
   min_reports: number;
+  /** Independent sources at least (decisions.md, "independent sources"); 1 filters nothing. */
+  min_independent_sources: number;
   role_filters: RoleFilter[];
 }
 
@@ -85,6 +87,7 @@ export function normalizeFilter(input: FilterInput): EventFilter {
     represented_entity_ids: input.represented_entity_ids ?? [],
     represented_entity_list_ids: input.represented_entity_list_ids ?? [],
     min_reports: input.min_reports ?? 1,
+    min_independent_sources: input.min_independent_sources ?? 1,
     role_filters: input.role_filters ?? [],
   };
 }
@@ -102,6 +105,7 @@ export interface CompiledFilter {
   sourceKind: ReportSourceKind;
   represented: ReadonlySet<string> | null;
   minReports: number;
+  minIndependent: number;
   roleFilters: CompiledRoleFilter[];
 }
 
@@ -157,6 +161,7 @@ export async function compileFilter(filter: EventFilter, resolver: EntityResolve
         ? ((await resolve(filter.represented_entity_ids, filter.represented_entity_list_ids)) ?? new Set())
         : null,
     minReports: filter.min_reports,
+    minIndependent: filter.min_independent_sources,
     roleFilters,
   };
 }

@@ -4,6 +4,7 @@
 // the entries of its own entities, type and outlets, and checks those candidates in full.
 import { foldUnit, type CompiledFilter, type CompiledRoleFilter, type RoleValueTest } from './filter.js';
 import type { EventFacts, EventKeys, ReportFacts, RoleValueFacts } from './event-facts.js';
+import { independentSourceCount } from '../corpus/independent-sources.js';
 
 /** Does the event satisfy the filter? (The full check, for one candidate.) */
 export function matchesFilter(filter: CompiledFilter, event: EventFacts): boolean {
@@ -16,6 +17,7 @@ export function matchesFilter(filter: CompiledFilter, event: EventFacts): boolea
   const counted = event.reports.filter((report) => counts(filter, report));
   if (filter.outlets !== null && !counted.some((r) => r.outletId !== null && filter.outlets!.has(r.outletId))) return false;
   if (new Set(counted.map((r) => r.sourceId)).size < filter.minReports) return false;
+  if (filter.minIndependent > 1 && independentSourceCount(counted) < filter.minIndependent) return false;
   return filter.roleFilters.every((rf) => counted.some((report) => report.values.some((value) => roleFilterHolds(rf, value))));
 }
 

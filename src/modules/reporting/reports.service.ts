@@ -191,6 +191,7 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
           headline: null,
           url: null,
           incidentId: null,
+          text: null, // structured reports carry no text: each is a copy group of its own
         });
         await store.setProcessed(tx, id, added.eventId, added.reportId);
       });

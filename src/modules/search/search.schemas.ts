@@ -22,6 +22,9 @@ export const SearchBody = StrictObject(
     involved_entity_list_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50, description: 'Own or public lists.' })),
     required_source_news_outlet_ids: Type.Optional(Type.Array(Uuid, { maxItems: 200 })),
     min_reports: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Minimum distinct outlets. Default 1.' })),
+    min_independent_sources: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, description: 'Minimum independent sources (wire copies counted once). Default 1.' }),
+    ),
     role_filters: Type.Optional(Type.Array(RoleFilter, { maxItems: 10 })),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 50, description: "Page size, 1 to 50, default 20 (with a cursor: the cursor's). Larger is refused, not clamped." }),
@@ -42,6 +45,7 @@ export const FILTER_MEMBERS = [
   'involved_entity_list_ids',
   'required_source_news_outlet_ids',
   'min_reports',
+  'min_independent_sources',
   'role_filters',
 ] as const;
 

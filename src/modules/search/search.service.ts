@@ -99,6 +99,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
       involved_entity_list_ids: body.involved_entity_list_ids,
       required_source_news_outlet_ids: body.required_source_news_outlet_ids,
       min_reports: body.min_reports,
+      min_independent_sources: body.min_independent_sources,
       role_filters: body.role_filters,
     });
     const executedAt = clock.now();

@@ -46,6 +46,7 @@ describe('search index in memory', () => {
     const eventAt = (id: string, at: number): IndexedEvent => {
       const type = random(3);
       const reports = 1 + random(4);
+      const independent = 1 + random(reports); // wire copies counted once: never more than its sources
       return {
         id,
         typeId: types[type]!,
@@ -53,6 +54,8 @@ describe('search index in memory', () => {
         sources: reports,
         articleSources: reports,
         structuredSources: 0,
+        independent,
+        articleIndependent: independent,
         entities: [...new Set([entities[random(entities.length)]!, entities[random(8)]!])].map((entityId) => ({ entityId, participant: random(2) === 0 })),
         outlets: [...new Set(Array.from({ length: reports }, () => outlets[random(outlets.length)]!))],
         values: Array.from({ length: random(3) }, () => ({
@@ -100,6 +103,7 @@ describe('search index in memory', () => {
         sourceKind: 'ANY',
         represented: null,
         minReports: 1 + random(3),
+        minIndependent: random(3) === 0 ? 1 + random(3) : 1,
         roleFilters: random(3) === 0 ? [{ role: 'amount', tests: [{ kind: 'amount', min: random(1000), max: Infinity, unit: null }] }] : [],
       };
       // A third of the windows start exactly at the latest first report among the numbers up
@@ -115,6 +119,7 @@ describe('search index in memory', () => {
           (filter.eventTypeId === null || e.typeId === filter.eventTypeId) &&
           e.firstReportUs >= windowStartUs &&
           e.sources >= filter.minReports &&
+          e.independent >= filter.minIndependent &&
           (filter.entities === null || e.entities.some((x) => filter.entities!.has(x.entityId) && (filter.scope === 'MENTIONED' || x.participant))) &&
           (filter.outlets === null || e.outlets.some((o) => filter.outlets!.has(o))) &&
           filter.roleFilters.every((rf) => e.values.some((v) => rf.tests.every((t) => t.kind === 'amount' && v.amount! >= t.min))),
@@ -161,6 +166,8 @@ describe('search index in memory', () => {
       sources,
       articleSources: sources,
       structuredSources: 0,
+      independent: sources,
+      articleIndependent: sources,
       entities: [],
       outlets: [],
       values: [],
@@ -195,6 +202,7 @@ describe('search index in memory', () => {
           sourceKind: 'ANY',
           represented: null,
           minReports,
+          minIndependent: 1,
           roleFilters: [],
         };
         assert.deepEqual(index.search(filter, roleIds, windowStartUs, limit), want, `${stage}: ${JSON.stringify({ type, minReports, windowStartUs, limit })}`);

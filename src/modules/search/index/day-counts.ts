@@ -21,7 +21,7 @@ export const SOURCES_CAP = 8;
 /** The null type (all types) as a value a hash join can compare. */
 const ALL_TYPES = `'00000000-0000-0000-0000-000000000000'::uuid`;
 
-/** Whether `filter` is one the day counts answer: no entity, list, outlet or role condition, every source kind, min_reports within the cap. */
+/** Whether `filter` is one the day counts answer: no entity, list, outlet or role condition, every source kind, min_reports within the cap, no independent minimum. */
 export function countableByDay(filter: EventFilter): boolean {
   return (
     filter.involved_entity_ids.length === 0 &&
@@ -29,7 +29,8 @@ export function countableByDay(filter: EventFilter): boolean {
     filter.required_source_news_outlet_ids.length === 0 &&
     filter.role_filters.length === 0 &&
     filter.report_source_kind === 'ANY' &&
-    filter.min_reports <= SOURCES_CAP
+    filter.min_reports <= SOURCES_CAP &&
+    filter.min_independent_sources <= 1
   );
 }
 

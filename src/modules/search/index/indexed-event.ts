@@ -12,6 +12,9 @@ export interface IndexedEvent {
   sources: number;
   articleSources: number;
   structuredSources: number;
+  /** Its independent sources (corpus/independent-sources.ts), over all its reports and over its articles. */
+  independent: number;
+  articleIndependent: number;
   /** Entities by canonical id; `participant` as event_entities holds it. */
   entities: { entityId: string; participant: boolean }[];
   /** The outlets among its sources (source kind ARTICLE). */

@@ -30,7 +30,7 @@ import type { Typed } from './typed-arrays.js';
  * Bumped whenever what the index holds, or how, changes, so an older file is not loaded: its
  * parts, and what they bake in (id-table.ts's hash, posting-lists.ts's chunk size).
  */
-const FORMAT = 5;
+const FORMAT = 6;
 
 export interface SavedIndex {
   epoch: string;

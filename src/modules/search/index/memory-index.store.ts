@@ -3,6 +3,7 @@
 // (purgeSearchLog, the sweeper's).
 import type { Queryable } from '../../../platform/db/database.js';
 import { RECEIVED_UP_TO } from '../../corpus/event-view.js';
+import { type GroupedReport, independentSourceCount } from '../../corpus/independent-sources.js';
 import type { IndexedEvent } from './indexed-event.js';
 
 /** Where a snapshot stands in the change log. */
@@ -187,10 +188,21 @@ async function readFacts(
          FROM event_role_values v WHERE ${rows('v')}`,
       ids,
     );
-  // At once from a pool: on PostgreSQL, three connections. A transaction's one connection
+  // The reports of the events where two share a copy group (only their independent sources
+  // differ from their distinct ones).
+  const readCopies = () =>
+    tx.query<{ event_id: string; grp: string; source: string; source_kind: string; us: number; seq: number }>(
+      `SELECT r.event_id, COALESCE(r.copy_group, r.id) AS grp, COALESCE(r.outlet_id, r.account_id, r.id) AS source, r.source_kind,
+              (extract(epoch FROM r.report_date) * 1000000)::float8 AS us, r.received_seq AS seq
+         FROM reports r WHERE ${rows('r')} AND r.event_id IN (SELECT c.event_id FROM reports c WHERE ${rows('c')} AND c.copy_group IS NOT NULL)`,
+      ids,
+    );
+  // At once from a pool: on PostgreSQL, four connections. A transaction's one connection
   // takes one statement at a time (pg deprecates a query sent while another runs).
-  const [entities, sources, values] =
-    order === 'at-once' ? await Promise.all([readEntities(), readSources(), readValues()]) : [await readEntities(), await readSources(), await readValues()];
+  const [entities, sources, values, copies] =
+    order === 'at-once'
+      ? await Promise.all([readEntities(), readSources(), readValues(), readCopies()])
+      : [await readEntities(), await readSources(), await readValues(), await readCopies()];
   const byId = new Map<string, IndexedEvent>(
     events.map((e) => [
       e.id,
@@ -201,6 +213,8 @@ async function readFacts(
         sources: e.sources,
         articleSources: 0,
         structuredSources: 0,
+        independent: 0,
+        articleIndependent: 0,
         entities: [],
         outlets: [],
         values: [],
@@ -215,6 +229,16 @@ async function readFacts(
       event.articleSources++;
       event.outlets.push(row.source_id);
     } else if (row.source_kind === 'STRUCTURED') event.structuredSources++;
+  }
+  const grouped = new Map<string, (GroupedReport & { article: boolean })[]>();
+  for (const row of copies) {
+    const list = grouped.get(row.event_id) ?? grouped.set(row.event_id, []).get(row.event_id)!;
+    list.push({ group: row.grp, sourceId: row.source, date: row.us, seq: Number(row.seq), article: row.source_kind === 'ARTICLE' });
+  }
+  for (const event of byId.values()) {
+    const reports = grouped.get(event.id);
+    event.independent = reports ? independentSourceCount(reports) : event.sources;
+    event.articleIndependent = reports ? independentSourceCount(reports.filter((r) => r.article)) : event.articleSources;
   }
   for (const row of values) {
     byId.get(row.event_id)?.values.push({

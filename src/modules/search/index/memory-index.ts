@@ -33,6 +33,8 @@ export interface MemoryIndexParts {
   sources: Uint32Array;
   articleSources: Uint32Array;
   structuredSources: Uint32Array;
+  independent: Uint32Array;
+  articleIndependent: Uint32Array;
   ids: IdTableParts;
   live: number;
   entityCodes: IdTableParts;
@@ -57,6 +59,9 @@ export class MemoryIndex {
   private sources = new Uint32Array(INITIAL_CAPACITY);
   private articleSources = new Uint32Array(INITIAL_CAPACITY);
   private structuredSources = new Uint32Array(INITIAL_CAPACITY);
+  /** Independent sources, over all reports and over articles (a structured report is a copy group of its own: structuredSources). */
+  private independent = new Uint32Array(INITIAL_CAPACITY);
+  private articleIndependent = new Uint32Array(INITIAL_CAPACITY);
   /** Where a search's window starts among the numbers (`firstInWindow`). */
   private spans = new FirstReportSpans(INITIAL_CAPACITY);
   /** Event ids by number; an id's latest number is its live one, unless marked dead. */
@@ -85,8 +90,8 @@ export class MemoryIndex {
   /** An index from its parts (memory-index-file.ts). */
   static fromParts(parts: MemoryIndexParts): MemoryIndex {
     const index = new MemoryIndex();
-    const { types, firstReportUs, sources, articleSources, structuredSources, live } = parts;
-    Object.assign(index, { types, firstReportUs, sources, articleSources, structuredSources, live });
+    const { types, firstReportUs, sources, articleSources, structuredSources, independent, articleIndependent, live } = parts;
+    Object.assign(index, { types, firstReportUs, sources, articleSources, structuredSources, independent, articleIndependent, live });
     index.ids = IdTable.fromParts(parts.ids);
     index.entityCodes = IdTable.fromParts(parts.entityCodes);
     index.outletCodes = IdTable.fromParts(parts.outletCodes);
@@ -106,13 +111,15 @@ export class MemoryIndex {
 
   /** Its parts, to save (they share this index's arrays: save them before it changes again). */
   parts(): MemoryIndexParts {
-    const { types, firstReportUs, sources, articleSources, structuredSources, live } = this;
+    const { types, firstReportUs, sources, articleSources, structuredSources, independent, articleIndependent, live } = this;
     return {
       types,
       firstReportUs,
       sources,
       articleSources,
       structuredSources,
+      independent,
+      articleIndependent,
       ids: this.ids.parts(),
       live,
       entityCodes: this.entityCodes.parts(),
@@ -153,6 +160,8 @@ export class MemoryIndex {
     this.sources[n] = event.sources;
     this.articleSources[n] = event.articleSources;
     this.structuredSources[n] = event.structuredSources;
+    this.independent[n] = event.independent;
+    this.articleIndependent[n] = event.articleIndependent;
     this.dayTallies.add(n, this.types[n]!, event.firstReportUs, event.sources);
     for (const { entityId, participant } of event.entities) {
       const entity = this.entityCodes.code(entityId);
@@ -204,6 +213,8 @@ export class MemoryIndex {
     const type = filter.eventTypeId === null ? null : this.interned.get(filter.eventTypeId);
     if (type === undefined) return { count: 0, newest: [] }; // a type no live event has
     const sourcesOf = filter.sourceKind === 'ANY' ? this.sources : filter.sourceKind === 'ARTICLES_ONLY' ? this.articleSources : this.structuredSources;
+    const independentOf =
+      filter.sourceKind === 'ANY' ? this.independent : filter.sourceKind === 'ARTICLES_ONLY' ? this.articleIndependent : this.structuredSources;
     const kind = filter.sourceKind === 'ANY' ? 'ANY' : filter.sourceKind === 'ARTICLES_ONLY' ? 'ARTICLE' : 'STRUCTURED';
     // Numbers before `from` are all older than the window: no condition finds them.
     const from = this.spans.firstInWindow(windowStartUs, this.ids.count);
@@ -234,16 +245,15 @@ export class MemoryIndex {
     const tally = new Tally(
       this.types,
       this.firstReportUs,
-      sourcesOf,
+      { sourcesOf, minReports: filter.minReports, independentOf, minIndependent: filter.minIndependent },
       type ?? EVERY_TYPE,
       windowStartUs,
-      filter.minReports,
       new Newest(limit, this.ids, this.firstReportUs),
     );
     // Numbers are taken newest first: they are mostly the newest events, so most offers to the
     // page's heap are turned away at its first comparison.
     if (conditions.length === 0) {
-      if (filter.sourceKind === 'ANY' && filter.minReports <= SOURCES_CAP)
+      if (filter.sourceKind === 'ANY' && filter.minReports <= SOURCES_CAP && filter.minIndependent <= 1)
         return tallyByDays(tally, this.dayTallies, this.scratch, type ?? EVERY_TYPE, windowStartUs, filter.minReports);
       for (let n = this.ids.count - 1; n >= from; n--) tally.take(n);
       return tally.result();
@@ -273,6 +283,8 @@ export class MemoryIndex {
     this.sources = resized(this.sources, capacity);
     this.articleSources = resized(this.articleSources, capacity);
     this.structuredSources = resized(this.structuredSources, capacity);
+    this.independent = resized(this.independent, capacity);
+    this.articleIndependent = resized(this.articleIndependent, capacity);
     this.scratch.resize(capacity);
     this.spans.resize(capacity);
   }

@@ -87,18 +87,31 @@ export function tallyByDays(
   return { count: count + dayTallies.countFrom(type, firstDay + 1, minReports), newest };
 }
 
-/** Counts the numbers taken that a search counts (live, of its type, first reported in its window, with its minimum of sources) and keeps the newest of them. */
+/** A search's minimums of sources, and each number's sources of the kinds it counts. */
+export interface SourceMinimums {
+  sourcesOf: Uint32Array;
+  minReports: number;
+  independentOf: Uint32Array;
+  minIndependent: number;
+}
+
+/** Counts the numbers taken that a search counts (live, of its type, first reported in its window, with its minimums of sources) and keeps the newest of them. */
 export class Tally {
   private count = 0;
+  private readonly sourcesOf: Uint32Array;
+  private readonly minReports: number;
+  private readonly independentOf: Uint32Array;
+  private readonly minIndependent: number;
   constructor(
     private readonly types: Uint32Array,
     private readonly firstReportUs: Float64Array,
-    private readonly sourcesOf: Uint32Array,
+    minimums: SourceMinimums,
     private readonly type: number,
     private readonly windowStartUs: number,
-    private readonly minReports: number,
     private readonly top: Newest,
-  ) {}
+  ) {
+    ({ sourcesOf: this.sourcesOf, minReports: this.minReports, independentOf: this.independentOf, minIndependent: this.minIndependent } = minimums);
+  }
 
   take(n: number): void {
     if (!this.matches(n)) return;
@@ -119,7 +132,11 @@ export class Tally {
   private matches(n: number): boolean {
     const t = this.types[n]!;
     return (
-      t !== NO_TYPE && (this.type === EVERY_TYPE || t === this.type) && this.firstReportUs[n]! >= this.windowStartUs && this.sourcesOf[n]! >= this.minReports
+      t !== NO_TYPE &&
+      (this.type === EVERY_TYPE || t === this.type) &&
+      this.firstReportUs[n]! >= this.windowStartUs &&
+      this.sourcesOf[n]! >= this.minReports &&
+      this.independentOf[n]! >= this.minIndependent
     );
   }
 

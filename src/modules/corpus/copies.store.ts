@@ -1,0 +1,67 @@
+// SQL of copy detection (copy-detection.ts): the fingerprints it reads into memory and the
+// reports it finds copied (its lock is ingest-locks.store.ts's lockCopies). Returns plain rows.
+import type { Queryable } from '../../platform/db/database.js';
+import { RECEIVED_UP_TO } from './event-view.js';
+
+/** A fingerprinted report as copy detection keeps it in memory. */
+export interface FingerprintRow {
+  id: string;
+  received_seq: number;
+  received_ms: number;
+  fingerprint: string; // hex
+}
+
+/** A report found copied: where it is and the group it is in. */
+export interface CopiedReport {
+  id: string;
+  event_id: string;
+  copy_group: string;
+  received_seq: number;
+}
+
+const FINGERPRINT_COLUMNS = `id, received_seq, (extract(epoch FROM received_at) * 1000)::float8 AS received_ms, encode(fingerprint, 'hex') AS fingerprint`;
+
+export const copiesStore = {
+  /** The last receive sequence value handed out. */
+  async lastSeq(tx: Queryable): Promise<number> {
+    return (await tx.query<{ seq: number | null }>(`SELECT ${RECEIVED_UP_TO} AS seq`))[0]?.seq ?? 0;
+  },
+
+  /** The fingerprinted reports written after receive sequence value `after`. */
+  writtenAfter(tx: Queryable, after: number): Promise<FingerprintRow[]> {
+    return tx.query<FingerprintRow>(`SELECT ${FINGERPRINT_COLUMNS} FROM reports WHERE received_seq > $1::bigint AND fingerprint IS NOT NULL`, [after]);
+  },
+
+  /** The fingerprinted reports received in [fromMs, toMs). */
+  receivedBetween(tx: Queryable, fromMs: number, toMs: number): Promise<FingerprintRow[]> {
+    return tx.query<FingerprintRow>(
+      `SELECT ${FINGERPRINT_COLUMNS} FROM reports
+        WHERE received_at >= to_timestamp($1::float8 / 1000) AND received_at < to_timestamp($2::float8 / 1000) AND fingerprint IS NOT NULL`,
+      [fromMs, toMs],
+    );
+  },
+
+  /** These reports, with their event and copy group. */
+  copied(tx: Queryable, ids: readonly string[]): Promise<CopiedReport[]> {
+    return tx.query<CopiedReport>('SELECT id, event_id, COALESCE(copy_group, id) AS copy_group, received_seq FROM reports WHERE id = ANY($1::uuid[])', [ids]);
+  },
+
+  /**
+   * The origin of each (event, group) pair among the group's reports in that event: the one with
+   * the earliest report date, ties by receive order (decisions.md: a group's origin).
+   */
+  async origins(tx: Queryable, pairs: readonly { eventId: string; group: string }[]): Promise<Map<string, { id: string; reportDate: Date; seq: number }>> {
+    if (pairs.length === 0) return new Map();
+    const rows = await tx.query<{ event_id: string; copy_group: string; id: string; report_date: Date; received_seq: number }>(
+      `SELECT DISTINCT ON (r.event_id, COALESCE(r.copy_group, r.id)) r.event_id, COALESCE(r.copy_group, r.id) AS copy_group, r.id, r.report_date, r.received_seq
+         FROM unnest($1::uuid[], $2::uuid[]) AS p(event_id, copy_group)
+         JOIN reports r ON r.event_id = p.event_id AND COALESCE(r.copy_group, r.id) = p.copy_group
+        ORDER BY r.event_id, COALESCE(r.copy_group, r.id), r.report_date, r.received_seq`,
+      [pairs.map((p) => p.eventId), pairs.map((p) => p.group)],
+    );
+    return new Map(rows.map((r) => [originKey(r.event_id, r.copy_group), { id: r.id, reportDate: r.report_date, seq: r.received_seq }]));
+  },
+};
+
+/** The key of an (event, group) pair in `origins`' answer. */
+export const originKey = (eventId: string, group: string) => `${eventId} ${group}`;

@@ -1,0 +1,116 @@
+// Copy detection's method (decisions.md, "independent sources"): whether a new article's text
+// is an earlier one's with edits, judged from the earlier one's 18-byte fingerprint alone (the
+// service keeps no text).
+//
+// A text is read as words (letters and digits, case folded: whitespace, punctuation and case
+// never count) and as shingles, every run of SHINGLE_WORDS words, each hashed to 32 bits.
+// A fingerprint samples the text's *lead*, its first LEAD_WORDS words: the lead's shingle
+// hashes fall into BINS bins by their high bits, and each bin keeps the low SAMPLE_BITS bits
+// of its smallest hash (one-permutation MinHash). A new text is a copy of an earlier one when
+// at least COPY_HITS of the earlier one's samples are among the new text's shingles: the
+// earlier lead stands, nearly whole, inside the new text.
+//
+// Why the lead: wire copies are trimmed from the end and extended at the end, and agencies'
+// leads are what outlets keep; a changed headline is not in the text; boilerplate and an
+// added or removed paragraph move some of the lead's shingles at most. Two stories written
+// apart share names, numbers and a quote, a few of the lead's shingles: each sample is a hit
+// with a chance of a few percent, half of them hardly ever. Tuned on
+// test/corpus/copy-pairs.json (hand-written; every label holds, and over 40 different hash
+// seeds a copy was missed 0.1 % of the time and a non-copy never judged one); the API
+// reference gives the precision and recall measured on the demo corpus.
+
+/** Fewer words than this is never judged a copy (decisions.md): such texts get no fingerprint. */
+export const MIN_COPY_WORDS = 50;
+const SHINGLE_WORDS = 5;
+const LEAD_WORDS = 300;
+const BINS = 12;
+const SAMPLE_BITS = 12;
+const SAMPLE_MASK = (1 << SAMPLE_BITS) - 1;
+/** Of an earlier text's samples, this many found in the new text make it a copy. */
+export const COPY_HITS = 6;
+/** Two 12-bit samples to three bytes. */
+export const FINGERPRINT_BYTES = (BINS * SAMPLE_BITS) / 8;
+
+/** A text as copy detection reads it: its shingles' sample keys, and its own fingerprint. */
+export interface TextShingles {
+  /** The distinct sample keys (sampleKey) of the whole text's shingles. */
+  keys: Set<number>;
+  fingerprint: Uint8Array;
+}
+
+/** A sample's key in the candidates' index: its bin and its low bits. */
+export const sampleKey = (bin: number, sample: number): number => bin * (SAMPLE_MASK + 1) + sample;
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** FNV-1a over a word's UTF-16 code units. */
+function wordHash(word: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Mixes word hashes into a shingle's hash (murmur3's finalizer spreads every bit). */
+function shingleHash(words: Uint32Array, at: number): number {
+  let h = 0x9747b28c;
+  for (let i = at; i < at + SHINGLE_WORDS; i++) h = Math.imul(h ^ words[i]!, 0x5bd1e995) ^ (h >>> 15);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** The text's shingles and fingerprint, or null for a text of fewer than MIN_COPY_WORDS words. */
+export function textShingles(text: string): TextShingles | null {
+  const matches = text.toLowerCase().match(WORD);
+  if (matches === null || matches.length < MIN_COPY_WORDS) return null;
+  const words = new Uint32Array(matches.length);
+  for (let i = 0; i < matches.length; i++) words[i] = wordHash(matches[i]!);
+  const keys = new Set<number>();
+  const smallest = new Array<number>(BINS).fill(Infinity);
+  const leadShingles = Math.min(matches.length, LEAD_WORDS) - SHINGLE_WORDS + 1;
+  for (let at = 0; at + SHINGLE_WORDS <= words.length; at++) {
+    const h = shingleHash(words, at);
+    const bin = Math.floor((h / 2 ** 32) * BINS);
+    keys.add(sampleKey(bin, h & SAMPLE_MASK));
+    if (at < leadShingles && h < smallest[bin]!) smallest[bin] = h;
+  }
+  // A bin the lead left empty (rare, in a short text) keeps 0: a sample like any other, found by chance alone.
+  return { keys, fingerprint: packed(smallest.map((h) => (Number.isFinite(h) ? h & SAMPLE_MASK : 0))) };
+}
+
+/** 12-bit samples, two to three bytes. */
+function packed(samples: readonly number[]): Uint8Array {
+  const bytes = new Uint8Array(FINGERPRINT_BYTES);
+  for (let i = 0; i < samples.length; i += 2) {
+    const [a, b] = [samples[i]!, samples[i + 1]!];
+    const at = (i / 2) * 3;
+    bytes[at] = a & 0xff;
+    bytes[at + 1] = (a >>> 8) | ((b & 0xf) << 4);
+    bytes[at + 2] = b >>> 4;
+  }
+  return bytes;
+}
+
+/** A fingerprint's samples as keys (sampleKey), bin by bin. */
+export function fingerprintKeys(fingerprint: Uint8Array): number[] {
+  const keys: number[] = [];
+  for (let at = 0; at < FINGERPRINT_BYTES; at += 3) {
+    const bin = (at / 3) * 2;
+    keys.push(sampleKey(bin, fingerprint[at]! | ((fingerprint[at + 1]! & 0xf) << 8)));
+    keys.push(sampleKey(bin + 1, (fingerprint[at + 1]! >>> 4) | (fingerprint[at + 2]! << 4)));
+  }
+  return keys;
+}
+
+/** How many of an earlier text's samples are shingles of the new text (0 to BINS). */
+export function copyHits(text: TextShingles, earlier: Uint8Array): number {
+  let hits = 0;
+  for (const key of fingerprintKeys(earlier)) if (text.keys.has(key)) hits++;
+  return hits;
+}
+
+/** Is the new text a copy of the one the fingerprint was taken from? */
+export const judgedCopy = (text: TextShingles, earlier: Uint8Array): boolean => copyHits(text, earlier) >= COPY_HITS;

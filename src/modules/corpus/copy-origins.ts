@@ -1,0 +1,73 @@
+// The copy_of_report_id of a bulk batch's lines, as the single path answers each one by one:
+// the origin of the copy group (earliest report date, ties by receive order) among the group's
+// reports in one event, counting the stored reports and the batch's lines stored before it.
+// Lines are noted as they are placed; the stored reports' origins are read once, at the end.
+import type { Queryable } from '../../platform/db/database.js';
+import type { Placed } from './batch-write.js';
+import { copiesStore, originKey } from './copies.store.js';
+
+interface Question {
+  eventId: string;
+  group: string;
+  /** Lines placed before this many count. */
+  before: number;
+}
+
+interface PlacedLine {
+  id: string;
+  eventId: string;
+  group: string;
+  reportDate: number;
+}
+
+export class CopyOrigins {
+  private readonly lines: PlacedLine[] = [];
+  private readonly questions: Question[] = [];
+  private readonly atLine = new Map<string, number>(); // line id → its place among placed lines
+  /** Outcomes whose copy_of_report_id is the answer to a question, filled in by resolve. */
+  private readonly awaiting: { outcome: { copy_of_report_id: string | null }; question: number }[] = [];
+
+  /**
+   * Notes a placed line, and asks for its copy_of_report_id: the origin in the event and group
+   * of the report it copies (`copied`; null: no copy). Answers the question's number, for `await`.
+   */
+  placed(entry: Placed, reportDate: Date, copied: { eventId: string; group: string } | null): number | null {
+    const question = copied ? this.ask({ ...copied, before: this.lines.length }) : null;
+    this.atLine.set(entry.id, this.lines.length);
+    this.lines.push({ id: entry.id, eventId: entry.eventId, group: entry.copyGroup ?? entry.id, reportDate: reportDate.getTime() });
+    return question;
+  }
+
+  /** Asks for the answer a placed line gives when stored already: the origin among its group's reports in its event received before it. */
+  storedAnswer(entry: Placed): number | null {
+    return entry.copyGroup === null ? null : this.ask({ eventId: entry.eventId, group: entry.copyGroup, before: this.atLine.get(entry.id)! });
+  }
+
+  /** The outcome, its copy_of_report_id to be the answer to `question` (null: none, it stays null). */
+  await<T extends { copy_of_report_id: string | null }>(outcome: T, question: number | null): T {
+    if (question !== null) this.awaiting.push({ outcome, question });
+    return outcome;
+  }
+
+  /** Reads the origins among stored reports, in the events `stored` says were stored before the batch, and fills in the outcomes awaiting them. */
+  async resolve(tx: Queryable, stored: (eventId: string) => boolean): Promise<void> {
+    const pairs = new Map(this.questions.filter((q) => stored(q.eventId)).map((q) => [originKey(q.eventId, q.group), q]));
+    const storedOrigins = await copiesStore.origins(tx, [...pairs.values()]);
+    const answers = this.questions.map((q) => {
+      let best: { id: string; date: number } | null = null;
+      const origin = storedOrigins.get(originKey(q.eventId, q.group));
+      if (origin) best = { id: origin.id, date: origin.reportDate.getTime() };
+      // Lines were received after every stored report, in line order: only an earlier date wins.
+      for (let i = 0; i < q.before; i++) {
+        const line = this.lines[i]!;
+        if (line.eventId === q.eventId && line.group === q.group && (!best || line.reportDate < best.date)) best = { id: line.id, date: line.reportDate };
+      }
+      return best?.id ?? null;
+    });
+    for (const { outcome, question } of this.awaiting) outcome.copy_of_report_id = answers[question]!;
+  }
+
+  private ask(question: Question): number {
+    return this.questions.push(question) - 1;
+  }
+}

@@ -1,0 +1,89 @@
+// The fingerprints of the reports received lately, kept in memory by each process for copy
+// detection (decisions.md: a copy of a report received in the previous 30 days). It holds
+// every fingerprinted report received within a span of receive times, as committed, and is
+// brought up to date under copy detection's lock (ingestLocksStore.lockCopies) before each use: the
+// reports written since it last looked are read by receive sequence value, and a span it does
+// not cover yet is read by receive time. Every writer of a fingerprinted report holds that
+// lock until it commits, so what it holds is exactly what the database holds.
+import { DAY_MS } from '../../platform/clock.js';
+import type { Queryable } from '../../platform/db/database.js';
+import type { TextShingles } from './copy-fingerprint.js';
+import { copiesStore, type FingerprintRow } from './copies.store.js';
+import { type CopyCandidate, FingerprintTable, type HeldFingerprint } from './fingerprint-table.js';
+
+/** A copy is of a report received at most this long before it. */
+export const COPY_WINDOW_MS = 30 * DAY_MS;
+/** Receive times kept beyond a window before the oldest are let go (a backfill moving forward keeps going). */
+const SLACK_MS = 15 * DAY_MS;
+
+const fromHex = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
+
+/** A stored report's fingerprint, as the table holds it. */
+const heldOf = (row: FingerprintRow): HeldFingerprint<string> => ({
+  ref: row.id,
+  receivedMs: row.received_ms,
+  order: row.received_seq,
+  fingerprint: fromHex(row.fingerprint),
+});
+
+export class RecentCopies {
+  private table = new FingerprintTable<string>();
+  /** The span of receive times held, [from, to). */
+  private from = 0;
+  private to = 0;
+  /** Every fingerprinted report at or below this receive sequence value is held (when in the span); -1: nothing read yet. */
+  private upTo = -1;
+
+  /** Fingerprints held. */
+  get size(): number {
+    return this.table.size;
+  }
+
+  /**
+   * Brings the fingerprints up to date for texts received in [fromMs, toMs] (their windows):
+   * call it under ingestLocksStore.lockCopies, in the transaction that then writes.
+   */
+  async catchUp(tx: Queryable, fromMs: number, toMs: number): Promise<void> {
+    const wantFrom = fromMs - COPY_WINDOW_MS;
+    const wantTo = toMs + 1;
+    // Under the lock no fingerprinted report is being written: every one at or below the last
+    // value handed out is committed (or never will be).
+    const upTo = await copiesStore.lastSeq(tx);
+    if (this.upTo < 0) {
+      this.load(await copiesStore.receivedBetween(tx, wantFrom, wantTo));
+      Object.assign(this, { from: wantFrom, to: wantTo, upTo });
+      return;
+    }
+    if (upTo > this.upTo) {
+      const written = await copiesStore.writtenAfter(tx, this.upTo);
+      this.load(written.filter((row) => row.received_ms >= this.from && row.received_ms < this.to));
+      this.upTo = upTo;
+    }
+    if (wantFrom < this.from) {
+      this.load(await copiesStore.receivedBetween(tx, wantFrom, this.from));
+      this.from = wantFrom;
+    }
+    if (wantTo > this.to) {
+      this.load(await copiesStore.receivedBetween(tx, this.to, wantTo));
+      this.to = wantTo;
+    }
+    // Let the oldest go once the span outgrows the window and its slack, keeping what is wanted now.
+    if (this.to - this.from > COPY_WINDOW_MS + 2 * SLACK_MS && wantFrom - this.from > SLACK_MS) {
+      const keepFrom = wantFrom;
+      this.table = this.table.filtered((entry) => entry.receivedMs >= keepFrom);
+      this.from = keepFrom;
+    }
+  }
+
+  /** The reports the text copies among those received in the 30 days up to `receivedMs` (held since catchUp). */
+  copied(text: TextShingles, receivedMs: number): CopyCandidate<string>[] {
+    return this.table.copied(text, (entry) => withinWindow(entry.receivedMs, receivedMs));
+  }
+
+  private load(rows: readonly FingerprintRow[]): void {
+    for (const row of rows) this.table.add(heldOf(row));
+  }
+}
+
+/** Was a report received at `earlierMs` in the 30 days up to `receivedMs`? */
+export const withinWindow = (earlierMs: number, receivedMs: number): boolean => earlierMs <= receivedMs && earlierMs >= receivedMs - COPY_WINDOW_MS;
