@@ -89,6 +89,8 @@ export interface ArticleText {
   story: number;
   /** A republication of a story another outlet carried before. */
   copy: boolean;
+  /** A wire story's: the edits this outlet made (wire-copies.ts). */
+  edits?: string[];
 }
 
 const mix = (seed: number, salt: number) => (seed ^ Math.imul(salt + 1, 0x9e3779b1)) >>> 0;
@@ -153,7 +155,7 @@ export class ArticleTexts {
     const agency = WIRE_AGENCIES[event.textSeed % WIRE_AGENCIES.length]!;
     const edited = editCopy(written, { kit: this.kits[event.typeIndex]!, slots, agency, place, first }, r);
     const body = applyFormats([...edited.paragraphs, ...edited.footer].join('\n\n'), edited.formats, r);
-    return { headline: edited.headline, text: dress(edited.headline, body, house, r), story, copy: !first };
+    return { headline: edited.headline, text: dress(edited.headline, body, house, r), story, copy: !first, edits: edited.made };
   }
 }
 

@@ -125,7 +125,7 @@ export interface ArticleBatch {
   truths?: ArticleTruth[];
 }
 
-/** What the url says of an article, and the wire text a copy was made from (for tests). */
+/** What an article is, beyond what its url says (for tests). */
 export interface ArticleTruth {
   /** The story, as TRUE_STORY_OF_URL reads it ("s1/3f"). */
   story: string;
@@ -133,8 +133,10 @@ export interface ArticleTruth {
   wire: boolean;
   /** A republication of a story another outlet carried before. */
   copy: boolean;
-  /** The wire story as the agency wrote it, paragraphs joined by blank lines (wire articles only). */
-  wireText?: string;
+  /** The story as its writer wrote it (the agency, for a wire story), paragraphs joined by blank lines, before any outlet's edits or house style. */
+  storyText: string;
+  /** A wire story's: the edits this outlet made. */
+  edits?: string[];
 }
 
 const dayNames = new Map<number, { name: string; path: string; stamp: string }>();
@@ -313,9 +315,10 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
       body.mentioned_entity_ids = mentioned;
     }
     if (!options.truth) return { body };
-    const wire = written.story === event.plan.wire;
-    const wireText = wire ? texts.story(event, written.story).paragraphs.join('\n\n') : undefined;
-    return { body, truth: { story, wire, copy: written.copy, ...(wireText === undefined ? {} : { wireText }) } };
+    const storyText = texts.story(event, written.story).paragraphs.join('\n\n');
+    const truth: ArticleTruth = { story, wire: written.story === event.plan.wire, copy: written.copy, storyText };
+    if (written.edits) truth.edits = written.edits;
+    return { body, truth };
   }
 
   const queue = new PublishQueue();

@@ -4,7 +4,8 @@
 // the demo event types) is written first; duplicate entity records are merged through the
 // reference service before any article names them. The same seed and size give the same
 // articles (ids aside, which follow the clock). At the end the clustering is measured against
-// the ground truth: B-cubed precision and recall over every article loaded.
+// the ground truth, B-cubed precision and recall over every article loaded, and so is copy
+// detection: pairwise precision and recall of the copy groups against the true stories.
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../../platform/clock.js';
@@ -15,6 +16,7 @@ import type { ReferenceService } from '../corpus/reference.service.js';
 import { referenceStore } from '../corpus/reference.store.js';
 import { foldDayCounts } from '../search/index/day-counts.js';
 import { bcubed } from './bcubed.js';
+import { type CopyQuality, copyQuality } from './copy-quality.js';
 import { demoArticleBatches, TRUE_EVENT_OF_URL } from './demo-articles.js';
 import { DEMO_EVENT_TYPES } from './demo-event-types.js';
 import { buildWorld, type DemoWorld } from './demo-world.js';
@@ -50,6 +52,8 @@ export interface DemoSummary {
   /** Clustering against the ground truth, over all articles loaded. */
   bcubed_precision: number;
   bcubed_recall: number;
+  /** Copy detection against the true stories (copy-quality.ts), figures to 4 decimals. */
+  copies: CopyQuality;
   /** Reports loaded per second of loading (generation included, set-up and measuring not). */
   reports_per_second: number;
   seconds: number;
@@ -164,7 +168,12 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
     db,
     world.outlets.map((o) => o.id),
   );
+  const copies = await copyQuality(
+    db,
+    world.outlets.map((o) => o.id),
+  );
   const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+  const share = (n: number | null) => (n === null ? null : round(n, 4));
   return {
     events: options.events,
     reports,
@@ -172,6 +181,7 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
     merged_entities: mergedEntities,
     bcubed_precision: round(quality.precision, 4),
     bcubed_recall: round(quality.recall, 4),
+    copies: { ...copies, precision: share(copies.precision), recall: share(copies.recall), copyShare: share(copies.copyShare) },
     reports_per_second: Math.round(reports / Math.max(loadSeconds, 0.001)),
     seconds: round((performance.now() - started) / 1000, 1),
   };

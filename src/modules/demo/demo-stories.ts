@@ -75,12 +75,8 @@ export function eventSlots(type: DemoEventType, kit: StoryKit, roleTexts: readon
   return slots;
 }
 
-/** Words of a paragraph as written here (one space between words, no line breaks): its spaces and one. */
-export function wordCount(paragraph: string): number {
-  let words = 1;
-  for (let at = paragraph.indexOf(' '); at >= 0; at = paragraph.indexOf(' ', at + 1)) words++;
-  return words;
-}
+/** Words as copy detection counts them (runs of letters and digits): a brief must stay under 50 of them. */
+const wordCount = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
 const TAIL_SHARE = 0.3;
 

@@ -36,6 +36,8 @@ export interface EditedCopy {
   paragraphs: string[];
   footer: string[];
   formats: Format[];
+  /** The edits made, as they were made ("trim 2", "drop-middle 3", "format curly-quotes"): tests read them. */
+  made: string[];
 }
 
 type Edit = 'headline' | 'trim' | 'drop-middle' | 'add-paragraph' | 'dateline' | 'credit' | 'format';
@@ -76,14 +78,15 @@ export function editCopy(wire: Story, context: CopyContext, r: SeededRandom): Ed
     for (const i of taken) chosen.push(EDITS[i]!);
   }
 
-  const copy: EditedCopy = { headline: wire.headline, paragraphs: wire.paragraphs.slice(), footer: [], formats: [] };
+  const copy: EditedCopy = { headline: wire.headline, paragraphs: wire.paragraphs.slice(), footer: [], formats: [], made: [] };
   const sizes = wire.paragraphs.map((p) => p.length);
   const total = sizes.reduce((sum, n) => sum + n, 0);
   let kept = total;
   for (const edit of chosen) {
     switch (edit) {
       case 'headline':
-        copy.headline = write(r.pick(kit.headlines), r, slots);
+        copy.headline = otherHeadline(wire.headline, context, r);
+        copy.made.push('headline');
         break;
       case 'trim': {
         const n = 1 + r.int(2);
@@ -92,6 +95,7 @@ export function editCopy(wire: Story, context: CopyContext, r: SeededRandom): Ed
           copy.paragraphs.length -= n;
           sizes.length -= n;
           kept -= cut;
+          copy.made.push(`trim ${n}`);
         }
         break;
       }
@@ -101,6 +105,7 @@ export function editCopy(wire: Story, context: CopyContext, r: SeededRandom): Ed
           kept -= sizes[at]!;
           copy.paragraphs.splice(at, 1);
           sizes.splice(at, 1);
+          copy.made.push(`drop-middle ${at}`);
         }
         break;
       }
@@ -110,23 +115,39 @@ export function editCopy(wire: Story, context: CopyContext, r: SeededRandom): Ed
         const at = r.chance(0.5) ? copy.paragraphs.length : 2 + r.int(Math.max(1, copy.paragraphs.length - 2));
         copy.paragraphs.splice(at, 0, added.join(' '));
         sizes.splice(at, 0, 0); // not the wire's text
+        copy.made.push(`add-paragraph ${at}`);
         break;
       }
       case 'dateline':
         copy.paragraphs[0] = `${context.place ? `${context.place.toUpperCase()} ` : ''}(${context.agency}) — ${copy.paragraphs[0]}`;
+        copy.made.push('dateline');
         break;
       case 'credit':
         copy.footer.push(creditLine(context.agency, r));
+        copy.made.push('credit');
         break;
       case 'format': {
         const taken: number[] = [pickWeighted(FORMAT_WEIGHTS, [], r)];
         if (r.chance(0.4)) taken.push(pickWeighted(FORMAT_WEIGHTS, taken, r));
         for (const i of taken) copy.formats.push(FORMATS[i]!);
+        copy.made.push(...copy.formats.map((f) => `format ${f}`));
         break;
       }
     }
   }
+  // Edits that would have cut too much were not made: a copy has one edit at least.
+  if (!context.first && copy.made.length === 0) {
+    copy.headline = otherHeadline(wire.headline, context, r);
+    copy.made.push('headline');
+  }
   return copy;
+}
+
+/** A headline of the outlet's own, other than the wire's (when a few draws find one). */
+function otherHeadline(wire: string, { kit, slots }: CopyContext, r: SeededRandom): string {
+  let headline = write(r.pick(kit.headlines), r, slots);
+  for (let tries = 0; tries < 4 && headline === wire; tries++) headline = write(r.pick(kit.headlines), r, slots);
+  return headline;
 }
 
 function creditLine(agency: string, r: SeededRandom): string {
