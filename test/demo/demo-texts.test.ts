@@ -76,7 +76,9 @@ function byEvent(articles: readonly IngestArticleBody[]): Map<string, number[]> 
 function namesOf(world: DemoWorld): (id: string) => string | undefined {
   const names = new Map<string, string>();
   for (const pool of Object.values(world.pools)) {
-    pool.ids.forEach((id, index) => names.set(id, pool.named(index).name));
+    pool.ids.forEach((id, index) => {
+      names.set(id, pool.named(index).name);
+    });
     pool.aliasSlot.forEach((slot, index) => {
       if (slot >= 0) names.set(pool.aliasIds[slot]!, pool.named(index).name);
     });

@@ -78,7 +78,7 @@ export function eventSlots(type: DemoEventType, kit: StoryKit, roleTexts: readon
 /** Words as copy detection counts them (runs of letters and digits): a brief must stay under 50 of them. */
 const wordCount = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
-const TAIL_SHARE = 0.3;
+const TAIL_SHARE = 0.15;
 
 /** A sentence from a pool's phrase (one without its stop): now and then a clause before the stop, so sentences run to varied lengths. */
 export function poolSentence(kit: StoryKit, phrase: Phrase, r: SeededRandom, slots: SlotValues): string {
@@ -88,13 +88,16 @@ export function poolSentence(kit: StoryKit, phrase: Phrase, r: SeededRandom, slo
 
 /** A template not yet used in this story (marked in `used`), from the first pool that still has one. */
 function draw(pools: readonly Pool[], used: Uint8Array, r: SeededRandom): Phrase | null {
-  for (const { phrases, first } of pools) {
+  for (const { phrases, first, most } of pools) {
+    const drawn = first + phrases.length;
+    if (used[drawn]! >= most) continue;
     // A few blind draws find an unused one almost always; the scan is for a nearly spent pool.
     let i = r.int(phrases.length);
     for (let tries = 0; tries < 3 && used[first + i]; tries++) i = r.int(phrases.length);
     for (let n = 0; n < phrases.length && used[first + i]; n++) i = i + 1 === phrases.length ? 0 : i + 1;
     if (!used[first + i]) {
       used[first + i] = 1;
+      used[drawn]!++;
       return phrases[i]!;
     }
   }

@@ -31,11 +31,11 @@ export const QUOTE_FORMS = [
 
 /** What may follow the quote in its paragraph. */
 export const AFTER_QUOTE = [
-  '[The remarks|Those comments|The comments] [came|were made] [at a news conference|in a statement|in a brief interview] [on {day}|later that day|hours after the news broke].',
+  '[The remarks|Those comments|The comments] [came|were made|were delivered] [at a news conference|in a statement|in a short interview|to reporters] [on {day}|later that day|hours after the news broke|that afternoon].',
   '[Asked|Pressed] [about|on] [the timing|what comes next|the details], {speaker_name} [declined to|would not] [elaborate|say more|go into detail].',
   '{speaker_name} [did not|declined to] [take questions|answer further questions|give a timetable] [afterwards|after the statement|on the matter].',
   '[Others|Colleagues|People close to {speaker_name}] [echoed|repeated|shared] [that view|the sentiment|those words] [in private|in later interviews|on {day}].',
-  '[The statement did not|The remarks did not] [say|address|mention] [what comes next|how long it would take|what it would cost].',
+  '[The statement|The remarks|Those words|The comment] [did not|failed to|stopped short of saying] [say|address|mention|spell out] [what comes next|how long it would take|what it would cost|the timing].',
   '[It was|That was] the [first|only] [public comment|official reaction|on-the-record comment] [since|after] [the news broke|the announcement].',
   '[Similar|Comparable] [views|words|sentiments] [were|had been] [expressed|voiced] [by others|by colleagues|elsewhere] [in recent weeks|in the days before|earlier].',
   '[Those|The] words [were|have been] [widely|often] [repeated|shared|quoted] [online|in local media|since then].',
@@ -63,14 +63,18 @@ export const CLOSING = [
 
 /** What may end a sentence before its stop, to vary how long sentences run. */
 export const TAILS = [
-  ', [officials|people familiar with the matter|observers|those involved] [said|noted|added]',
-  ', according to [local media|people briefed on the matter|several accounts|those involved]',
-  ' [at a time when|as|while] {{topic}} [remains|is] [under scrutiny|a concern|in the spotlight|high on the agenda]',
-  ', [something|a development] [that surprised|that did not surprise] [few|many|some] [observers|people|in the industry]',
-  ' [in the days after|in the wake of|following] {{noun}}',
-  ', [a detail|a point] [several|many|some] [observers|commentators|residents] [seized on|noted|repeated]',
-  ', [though|although] [few|not many] [details|specifics|figures] [were|had been] [given|released|confirmed]',
-  ', [the latest|another] [sign|indication] of how {{topic}} [is changing|has shifted|is evolving]',
+  ', [officials|aides|observers|insiders|those involved|two people present] [said|noted|added|confirmed|pointed out]',
+  ', according to [local media|people briefed on it|several accounts|those involved|a person present|reports]',
+  ' [at a time when|as|while|just as] {{topic}} [remains|is|stays] [under scrutiny|a worry|in the spotlight|high on the agenda|contested|much debated]',
+  ', [which|something that|a fact that] [surprised|did not surprise|worried|reassured] [few|many|some|several] [observers|people|analysts|locals]',
+  ' [days|weeks|hours|soon] [after|before] {{noun}} [was announced|became known|made news|drew notice]',
+  ', [a detail|a point|a fact] [several|many|some|few] [observers|commentators|residents|readers] [seized on|noted|repeated|questioned|missed]',
+  ', [though|although|even if] [few|not many|only some] [details|specifics|figures|numbers] [were|had been|have been] [given|released|confirmed|shared]',
+  ', [another|one more|a further|a new] [sign|indication|reminder|example] of how {{topic}} [is changing|has shifted|is evolving|keeps moving|draws attention]',
+  ' [for now|so far|at least for now|for the moment|as of now|until further notice]',
+  ', [by most|by many|by some|by several] [accounts|estimates|reckonings|measures]',
+  ', [it|that] [seemed|appeared|looked] [clear|likely|plausible|certain] [to many|to some|to observers|to most]',
+  ' [in|across|throughout|around] [recent|past|earlier|previous] [weeks|months|days|seasons]',
 ];
 
 interface CategoryPhrases {
@@ -105,11 +109,11 @@ export const CATEGORY_PHRASES: Record<StoryCategory, CategoryPhrases> = {
       '[One|An] [analyst|industry consultant|portfolio manager] [described {{noun}} as|called {{noun}}] [a bold step|a logical move|a defensive move|an overdue step] for {{actor}}.',
       "[Others|Supporters|Some analysts] [argued|said|believed] {{noun}} [would|could|should] [strengthen|improve|steady] {{actor}}'s [position|finances|prospects] [over time|in the long run|within a few years].",
       "[Credit rating agencies|Rating agencies|Lenders] [said|indicated] they [would|were going to] [review|watch|assess] [the effect|the impact] of {{noun}} on {{actor}}'s [debt|balance sheet|credit rating].",
-      '[Much|A great deal] [will depend|depends] on [how|whether] {{actor}} [manages|handles|delivers] [the integration|the transition|the next steps], [analysts|observers|experts] [said|cautioned|warned].',
+      '[Much|A great deal|A lot|Plenty] [will depend|depends|hinges|rests] on [how|whether] {{actor}} [manages|handles|delivers] [the integration|the transition|the next steps], [analysts|observers|experts] [said|cautioned|warned].',
       '[The move|{{noun}}] [fits|matches|follows] a [pattern|trend|strategy] [seen|visible|common] [across|throughout|in] {{topic}}.',
       '[Consultants|Bankers|Advisers] [involved in|familiar with|close to] [similar|comparable|earlier] [moves|deals|decisions] [said|noted] [such steps|these moves] [often|rarely|seldom] [pay off|go smoothly|work out] [quickly|at first|as planned].',
       '[A report|A note|Research] from [a brokerage|an investment bank|a consultancy] [said|suggested|argued] {{noun}} [could|would|might] [lift|weigh on|reshape] [earnings|margins|results] [next year|over time|in the short term].',
-      '[Not everyone was|Not all observers were] [convinced|persuaded|impressed], [with one|and one] [fund manager|former executive|trade union official] calling it [a costly bet|a gamble|a distraction].',
+      '[Not everyone was|Not all observers were] [convinced|persuaded|impressed], [with one|and one|one] [fund manager|former executive|trade union official|investor] [calling it|describing it as|dismissing it as] [a costly bet|a gamble|a distraction].',
       '[Employees|Staff|Unions] [will be watching|want to know|are asking] [whether|how] {{noun}} [affects|changes|will affect] [jobs|working conditions|their roles].',
       '[Competitors|Rivals|Other companies] in {{topic}} [may|could|are likely to] [respond|react|adjust their plans] [in the coming months|before long|soon], [analysts|observers] [said|suggested].',
     ],

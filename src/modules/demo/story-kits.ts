@@ -18,10 +18,15 @@ export interface SpeakerKit {
   quotes: Phrase[];
 }
 
-/** Phrases a story draws sentences from, each used once at most: numbered from `first` within the kit. */
+/**
+ * Phrases a story draws sentences from, each used once at most: numbered from `first` within
+ * the kit, with the count of those a story drew at `first + phrases.length`.
+ */
 export interface Pool {
   phrases: readonly Phrase[];
   first: number;
+  /** How many a story draws at most. */
+  most: number;
 }
 
 /**
@@ -38,7 +43,7 @@ export interface StoryKit {
   outlook: Pool;
   closing: Pool;
   afterQuote: Pool;
-  /** How many phrases the pools hold together (a story marks the ones it used in an array this long). */
+  /** How many phrases the pools hold together, with a count each (a story marks the ones it used in an array this long). */
   pooled: number;
   quoteForms: Phrase[];
   /** Clauses that may end a sentence (", officials said"). */
@@ -58,8 +63,14 @@ export interface StoryKit {
 
 capitalTwin('noun', 'Noun');
 capitalTwin('topic', 'Topic');
-/** How the shared pools name the type's words: through slots, filled per event. */
-const SHARED_MACROS = { noun: '{noun}', topic: '{topic}', actor: '{actor}', place: '{place}' };
+/**
+ * How the shared pools name the type's words: through slots, filled per event. The main actor
+ * mostly as "the company" once a lead has named it, as writers do: a name of four words
+ * repeated in every sentence would be most of what two stories of one event share.
+ */
+const SHARED_MACROS = { noun: '{noun}', topic: '{topic}', actor: '[the company|the firm|the group|{actor}]', place: '{place}' };
+const FACTS_PER_STORY = 5;
+const REACTIONS_PER_STORY = 3;
 // The variants are the same in every corpus: they are ways of wording, not news.
 const VARIANT_SEED = 0x7e3a;
 
@@ -121,12 +132,16 @@ export function compileKit(type: DemoEventType): StoryKit {
   const sentences = (texts: readonly string[]) => compile(texts).map((t) => phrase(capitalized(t), r));
 
   let pooled = 0;
-  const numbered = (list: readonly Phrase[]): Pool => {
+  const numbered = (list: readonly Phrase[], most = list.length): Pool => {
     const first = pooled;
-    pooled += list.length;
-    return { phrases: list, first };
+    pooled += list.length + 1;
+    return { phrases: list, first, most };
   };
-  const own = (texts: readonly string[]) => numbered(compile(texts).map((t) => phrase(withoutStop(capitalized(t)), r)));
+  const own = (texts: readonly string[], most?: number) =>
+    numbered(
+      compile(texts).map((t) => phrase(withoutStop(capitalized(t)), r)),
+      most,
+    );
   // A shared phrase that needs a place the type has not is left out, not written with a gap.
   const of = (pool: SharedPool) => numbered(words.place ? pool.phrases : pool.phrases.filter((_, i) => !pool.placed[i]));
   const common = sharedPools();
@@ -136,8 +151,10 @@ export function compileKit(type: DemoEventType): StoryKit {
   const topics = choices(words.topic, r);
   const kit = {
     leads: sentences(LEAD_FORMS),
-    facts: own(words.facts),
-    reactions: own(words.reactions),
+    // The type's own facts and reactions are what every story of an event is likeliest to
+    // draw alike: a story takes a few of them, and the rest from the larger shared pools.
+    facts: own(words.facts, FACTS_PER_STORY),
+    reactions: own(words.reactions, REACTIONS_PER_STORY),
     background: of(category.background),
     analysis: of(category.analysis),
     outlook: of(category.outlook),

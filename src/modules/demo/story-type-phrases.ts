@@ -40,7 +40,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
   acquisition: {
     category: 'BUSINESS',
     noun: '[the deal|the acquisition|the takeover|the purchase|the transaction]',
-    topic: '[consolidation in the sector|dealmaking in the industry|the market for mergers|the wave of takeovers in the industry]',
+    topic: '[dealmaking|consolidation|takeover activity|the mergers market|corporate deals|sector consolidation]',
     sayer: '[the companies|the two companies|{acquirer}|people familiar with the matter|a person close to the talks]',
     report: '[a statement from {acquirer}|a regulatory filing|a joint statement|a filing with regulators]',
     clauses: [
@@ -51,15 +51,19 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '{acquirer} [announced|unveiled|disclosed] [plans|an agreement|a deal] to [buy|absorb|acquire] {target} for {price}',
     ],
     facts: [
-      '[The price|The offer|The sum] of {price} [values|puts a value on] {target} [well above|above|close to] [its|what analysts had estimated as its] [recent|last reported] [market value|valuation].',
+      '[The price|The offer|The sum] of {price} [values|puts a value on] {target} [well above|above|close to] [its|what analysts had put as its|most estimates of its] [recent|last reported] [market value|valuation].',
       'The [agreement|deal|offer] was [announced|made public|disclosed] on {announced_on}[| and is subject to regulatory approval| and still needs the approval of regulators].',
       '{acquirer} [said it expects|said it hopes|told investors it expects] [the transaction|the deal] to [close|be completed|be finished] [within|in] [the next|about] [six|nine|twelve|eighteen] months.',
-      '[Shareholders of|Investors in|Owners of] {target} [will receive|are set to receive|would get] [cash|a mix of cash and shares|shares in {acquirer}] under the [terms|agreement|offer].',
+      '[Shareholders of|Investors in|Owners of] {target} [will receive|are set to receive|would get] [cash|cash and stock|stock in {acquirer}|a cash-and-share payment] under the [terms|agreement|offer].',
       '[Neither company|Neither side|None of the parties] [disclosed|gave|offered] [further|more|detailed] [terms|details|figures] beyond the {price} [price|headline figure|valuation].',
       '{target} [will keep|is to keep|would retain] its [name|brand|management team] [for now|after the deal|at least for a while], {acquirer} [said|added|indicated].',
       '[Advisers|Banks] [working on|advising on|involved in] [the deal|the transaction] [include|were said to include] [several|two|a handful of] [large|international|well-known] [investment banks|advisory firms|law firms].',
-      'The [boards|directors] of both companies [have approved|backed|signed off on] [the deal|the terms|the agreement][|, {acquirer} said|, according to the statement].',
-      '{acquirer} [plans to|intends to|said it would] [fund|pay for|finance] [the purchase|the acquisition] [with cash on hand|with new debt|through a mix of cash and borrowing].',
+      '[Both boards|The two boards|Directors at both firms|Each board] [have approved|backed|signed off on|endorsed] [the deal|the terms|the agreement][|, {acquirer} said|, the statement said].',
+      '{acquirer} [plans to|intends to|said it would] [fund|pay for|finance] [the purchase|the acquisition] [with cash on hand|with new debt|with borrowing and cash|from its reserves].',
+      '[Under|According to|By] the [terms|plan|proposal], {acquirer} [would|will|is to] [fold|merge|integrate|combine] {target} [into|with] its [existing|own|largest] [division|unit|operations|business].',
+      '[Lawyers|Bankers|Advisers] [for|working for|acting for] {target} [had|have] [pushed|argued|held out] for [a higher|a better|a richer] [price|offer|premium] [during|in|throughout] [the talks|negotiations|weeks of talks].',
+      '[Talks|Discussions|Negotiations] between {acquirer} and {target} [began|started|opened] [in the spring|late last year|several months ago|over the summer], [according to|said] [two people|a person|people] [with knowledge of them|briefed on them|close to the deal].',
+      '{target} [had|has] [attracted|drawn|received] [interest|approaches|interest from buyers] [before|in the past|more than once], [but|yet] [no deal|no agreement|nothing] [came of it|materialised|was reached].',
     ],
     reactions: [
       '[Shares of|Stock in] {target} [rose|jumped|climbed|gained] [sharply|strongly|in early trading|after the announcement].',
@@ -68,6 +72,8 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[Competition authorities|Regulators|Antitrust officials] [are expected to|will likely|could] [review|examine|look closely at] [the deal|the takeover] [before it closes|in the coming months|given its size].',
       '[Shares in|Stock of] {acquirer} [slipped|were little changed|edged lower|rose slightly] [as investors weighed|while the market digested|after traders studied] the [cost|price|terms].',
       '[Rival bidders|Other suitors|Competing buyers] [had|were said to have] [circled|looked at|approached] {target} [earlier in the year|in recent months|before talks began].',
+      '[Unions|Worker representatives|Staff groups] at {target} [asked|sought|demanded] [assurances|guarantees|promises] [on|about|over] [jobs|pay|pensions|the future of sites].',
+      '[Some|A few|Several] [shareholders|investors|fund managers] in {acquirer} [questioned|criticised|queried] [the price|the premium|the cost] [paid|offered|agreed] for {target}.',
     ],
     headlines: [
       '{acquirer} to [buy|acquire] {target} for {price}',
@@ -96,7 +102,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
     category: 'HAZARD',
     place: 'location',
     noun: '[the quake|the earthquake|the tremor|the temblor]',
-    topic: '[seismic risk|the danger of strong quakes|the exposure of the region to earthquakes]',
+    topic: '[seismic risk|quake safety|earthquake risk|seismic hazards|tremors]',
     sayer: '[the national seismological agency|seismologists|geologists|local authorities|emergency officials]',
     report: '[the national seismological agency|monitoring stations|preliminary data from seismologists|the national geological survey]',
     clauses: [
@@ -107,13 +113,17 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
     ],
     facts: [
       '[The quake|The tremor|It] [struck|was centred|occurred] at a depth of {depth}[|, according to preliminary data|, seismologists said].',
-      '[Its depth|The depth of the quake] [was put at|was measured at|was estimated at] {depth}[|, which [limits|can limit|tends to limit] the shaking felt at the surface].',
+      '[Its depth|The depth of the quake|How deep it struck] [was put at|was measured at|was estimated at] {depth}[|, which [limits|can limit|tends to limit] [shaking|damage|what people feel] [at the surface|above ground|in towns]].',
       '[Several|A series of|Dozens of] [aftershocks|smaller tremors] [followed|were recorded|were felt] [in the hours after|after|within hours of] the main [shock|quake].',
       '[Residents|People|Families] [ran|rushed|fled] into the streets [as buildings swayed|when the shaking began|in several towns].',
       '[Authorities|Officials|Emergency services] [were still assessing|had yet to assess|said they were assessing] [the damage|the extent of the damage|reports of damage] [late in the day|by nightfall|hours later].',
       '[The shaking|The tremor|It] [was felt|could be felt|was reported] [as far as|in cities up to|across an area of] [200|300|several hundred] kilometres [away|from the epicentre|from its centre].',
       'The [epicentre|centre of the quake] was [located|placed|put] [near|close to|in] a [sparsely populated|mountainous|coastal] area of {location}, [according to|based on] [the first readings|initial estimates|early data].',
       'The magnitude of {magnitude} [was later confirmed|was revised slightly|was confirmed] by [international monitoring agencies|other observatories|a second agency].',
+      '[Seismographs|Monitoring stations|Sensors] [in|across|around] [neighbouring countries|the region|several countries] [also|] [registered|recorded|picked up] [the tremor|the quake|the shock].',
+      '[Landslides|Rockfalls|Cracked roads] [blocked|cut off|closed] [some|several|a few] [mountain roads|routes|villages] [in|across] {location}, [officials|rescuers|local reports] [said|indicated].',
+      '[No tsunami warning|No tsunami alert|No warning of a tsunami] was [issued|given|put out][|, officials said| by the authorities].',
+      '[Residents|Witnesses|People] [described|recalled|spoke of] [furniture sliding|windows rattling|walls shaking|a loud rumble] [for|lasting] [several|about ten|nearly twenty|a few] seconds.',
     ],
     reactions: [
       '[Schools|Offices|Several schools] [were closed|were evacuated|suspended classes] [as a precaution|for inspections|for the rest of the day].',
@@ -122,6 +132,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[Neighbouring countries|Governments in the region|Aid agencies] [offered|sent|pledged] [help|assistance|rescue teams] [within hours|the same day|soon after].',
       '[Power|Electricity|Telephone service] [was cut|went out|was interrupted] [in parts of|across several districts of|in some towns in] {location} [for several hours|overnight|until repairs were made].',
       '[Engineers|Inspectors|Building experts] [began|started] [checking|inspecting|surveying] [bridges|dams|hospitals and schools] [for cracks|for damage|the same day].',
+      '[Mobile networks|Phone lines|Internet services] [were|became] [overloaded|patchy|unreliable] [as|while] [people|residents|families] [called|tried to reach|checked on] [relatives|loved ones|neighbours].',
     ],
     headlines: ['Magnitude {magnitude} earthquake [strikes|hits|shakes] {location}', '[Strong|Powerful] [quake|earthquake] [hits|rattles] {location}'],
     speakers: [
@@ -139,7 +150,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
     category: 'HAZARD',
     place: 'region',
     noun: '[the heatwave|the heat|the hot spell|the extreme heat]',
-    topic: '[extreme heat|heat-related illness|rising summer temperatures]',
+    topic: '[extreme heat|heat illness|summer heat|hot weather|heat stress]',
     sayer: '[meteorologists|the national weather service|forecasters|health officials]',
     report: '[the national weather service|forecasters|official records|the meteorological office]',
     clauses: [
@@ -156,6 +167,10 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       'The heat [lasted|went on|held] for {duration}[|, forecasters said|, longer than most such spells].',
       'The reading of {peak_temperature} [came close to|fell just short of|matched] the [national|all-time|regional] record [set|recorded|measured] [in 2019|a few years ago|last decade].',
       '[Forecasters|Meteorologists] [blamed|attributed] the heat [on|to] a [stalled|persistent|slow-moving] [area of high pressure|heat dome|weather system] [over|above|across] {region}.',
+      '[Some|Several|A number of] [cities|towns|districts] in {region} [recorded|logged|saw] [their hottest|record|unusually high] [days|nights|temperatures] [in|for] [decades|years|a generation].',
+      '[Air quality|Ozone levels|Smog] [worsened|deteriorated|rose] [as|while] [the heat|the hot spell|temperatures] [persisted|lingered|continued].',
+      '[Rivers|Reservoirs|Lakes] [fell|dropped|sank] to [low|unusually low|worrying] levels [during|over|through] the [spell|heatwave|hot weeks].',
+      '[Shops|Stores|Retailers] [ran short of|sold out of|struggled to stock] [fans|air conditioners|bottled water] [as|while] [demand|sales] [soared|jumped|surged].',
     ],
     reactions: [
       '[Authorities|Local governments|Officials] [opened|set up] [cooling centres|public cooling rooms|shelters] [in several cities|in the worst-hit areas|for older people].',
@@ -164,6 +179,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[Water companies|Utilities|Local councils] [asked|urged|told] [customers|residents|households] to [save water|limit water use|avoid watering gardens].',
       '[Trains|Rail services|Some trains] [ran|were running] [slower|at reduced speed|with delays] [because|as] [tracks|rails] [expanded|buckled|overheated] in the heat.',
       '[Tourists|Visitors|Residents] [crowded|flocked to|packed] [beaches|lakes|parks and fountains] [to cool off|in search of shade|in the evenings].',
+      '[Zoos|Farms|Animal shelters] [took|used] [special|extra|unusual] [measures|steps|precautions] to [keep|protect] [animals|livestock] [cool|safe|out of the sun].',
     ],
     headlines: ['{region} [hits|records] {peak_temperature} [in|amid] heatwave', 'Heatwave [grips|bakes|scorches] {region} for {duration}'],
     speakers: [
@@ -187,7 +203,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
     category: 'PUBLIC',
     place: 'origin',
     noun: '[the seizure|the shipment|the cargo|the haul]',
-    topic: '[smuggling|customs enforcement|illegal trade|port security]',
+    topic: '[smuggling|customs enforcement|illegal trade|port security|contraband]',
     sayer: '[customs officials|investigators|the authorities|prosecutors|{authority}]',
     report: '[a statement from {authority}|customs officials|investigators|court documents]',
     clauses: [
@@ -203,7 +219,11 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[No arrests|Two arrests|Several arrests] [were|have been] [announced|made|reported] [so far|in connection with the case|since].',
       'The [goods|containers|crates] [were|had been] [loaded|shipped|sent] in {origin} [weeks|several weeks|about a month] [earlier|before].',
       '[Officers|Inspectors|Agents] [used|relied on|brought in] [scanners|sniffer dogs|X-ray equipment] to [examine|check|search] the [containers|crates|cargo].',
-      'The [ship|vessel|freighter] [carrying|that brought] the cargo had [called|stopped] at [two|three|several] [ports|other ports] [on its way|before arriving|along the route].',
+      'The [ship|vessel|freighter] [carrying|that brought|with] the [cargo|goods|containers] had [called|stopped|docked] at [two|three|several] [ports|other ports|harbours] [on its way|before arriving|along the route].',
+      '[Dogs|Scanners|Inspectors] [flagged|spotted|singled out] the [containers|shipment|load] [on arrival|at unloading|during checks] [because of|over|for] [unusual|irregular|suspicious] [weights|markings|routing].',
+      '[Part of|Some of|Most of] the [cargo|goods|load] [was|had been] [hidden|concealed|packed] [behind|inside|among] [legitimate|ordinary|declared] [goods|crates|freight].',
+      '[Investigators|Officials|Prosecutors] [did not|declined to|would not] [say|reveal|disclose] [what|exactly what] the [containers|crates|shipment] [held|contained|carried].',
+      '[The port|The terminal|The docks] [handles|sees|receives] [thousands of|hundreds of|many] [containers|shipments|vessels] [each day|every week|a month].',
     ],
     reactions: [
       '[The case|The seizure|The matter] [has been|was] [passed to|referred to|handed to] [prosecutors|investigators|a special unit] [for further inquiries|for investigation|to examine].',
@@ -211,6 +231,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[Shipping companies|Freight forwarders|Port operators] [said|warned] that [checks|inspections] [could|would] [delay|slow] [other|further] [deliveries|shipments] [in the coming days|for some time].',
       '[The shipping line|The carrier|The company that owns the vessel] [said|told reporters] it [was cooperating|would cooperate|had cooperated] [fully|closely] with [investigators|the authorities|{authority}].',
       '[Trade groups|Importers|Business groups] [called for|asked for|urged] [faster|clearer|better coordinated] [checks|procedures|inspections] [at the border|in ports|for legitimate cargo].',
+      '[Lawmakers|Politicians|Local officials] [praised|welcomed|hailed] the [seizure|operation|find] [and|while] [calling|asking|pressing] for [more|further|better] [funding|resources|staff] for [customs|border checks|inspectors].',
     ],
     headlines: [
       '{authority} [seizes|impounds] {cargo_weight} of cargo from {origin}',
@@ -231,7 +252,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
     category: 'HAZARD',
     place: 'location',
     noun: '[the fire|the wildfire|the blaze]',
-    topic: '[wildfire risk|drought|the lengthening fire season]',
+    topic: '[wildfire risk|drought|fire seasons|forest fires|dry summers]',
     sayer: '[firefighters|fire officials|the regional fire service|local authorities]',
     report: '[the regional fire service|satellite data|fire officials|local authorities]',
     clauses: [
@@ -248,6 +269,10 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[The cause of the fire|What started the blaze|The origin of the fire] [was not yet known|remained unclear|was under investigation].',
       '[More than|About|Nearly] [200|400|600|1,000] firefighters [were|had been] [deployed|sent|working] [on the fire lines|to the area|against the blaze] [by late afternoon|at the height of the fire|on {day}].',
       '[Containment|Progress] [was|remained] [limited|slow|partial] by [the evening|nightfall|late {day}], [fire officials|crews|the fire service] [said|reported].',
+      '[Evacuation orders|Warnings|Alerts] [covered|extended to|were issued for] [several|a number of|dozens of] [villages|neighbourhoods|communities] [near|around|outside] {location}.',
+      '[Embers|Sparks|Burning debris] [carried|blown|driven] by the wind [started|set off|sparked] [new|smaller|several] [fires|blazes|spot fires] [ahead of|beyond|past] the [main front|fire line|main blaze].',
+      '[Firefighters|Crews|Teams] [cut|dug|cleared] [firebreaks|containment lines|breaks] [to protect|to shield|around] [homes|farms|the town] [overnight|through the night|before dawn].',
+      '[Power lines|Electricity supplies|Phone masts] [were|had been] [damaged|cut|switched off] [as a precaution|by the flames|in the area], [leaving|cutting off] [homes|households|villages] [without power|in the dark|offline].',
     ],
     reactions: [
       '[Roads|Several roads|A main road] [near|around|into] {location} [were|remained] [closed|shut|blocked] [to traffic|as a precaution|for hours].',
@@ -255,6 +280,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[Residents|Evacuees|Families] [waited|gathered|sheltered] in [schools|sports halls|community centres] [for news of their homes|through the night|as crews fought the flames].',
       '[Several|A number of|At least a dozen] [homes|farm buildings|barns] [were|had been] [damaged|destroyed|lost] [on the edge of|around|near] {location}, [officials|residents] [said|reported].',
       '[Schools|Some schools|Several schools] [in and around|near] {location} [were closed|cancelled classes|shut their doors] [as a precaution|because of the smoke|for the day].',
+      '[Farmers|Ranchers|Landowners] [moved|herded|evacuated] [livestock|cattle|horses] [away from|out of|clear of] the [path|reach|way] of the [flames|fire|blaze].',
     ],
     headlines: ['Wildfire [burns|scorches] {burned_area} near {location}', '[Fire crews|Firefighters] battle [blaze|wildfire] near {location}'],
     speakers: [
@@ -272,7 +298,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
     category: 'HAZARD',
     place: 'location',
     noun: '[the spill|the leak|the oil spill]',
-    topic: '[the risk of spills|pollution at sea|offshore drilling]',
+    topic: '[spill risk|pollution at sea|offshore drilling|marine pollution|tanker safety]',
     sayer: '[the company|{company}|environmental officials|the coast guard]',
     report: '[the coast guard|a statement from {company}|environmental officials]',
     clauses: [
@@ -288,6 +314,10 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       'The [cause|source] of the [leak|spill] [was being|was still being] [investigated|established|determined], [{company}|officials] [said|added].',
       '{company} [said|reported] that the [leak|flow] [had been|was] [stopped|stemmed|brought under control] [within hours|by the afternoon|late on {day}].',
       '[Satellite images|Aerial photographs|Images taken from the air] [showed|revealed] a [sheen|slick|dark band] [spreading|drifting|moving] [toward|along|near] the coast of {location}.',
+      '[Divers|Engineers|Technicians] [inspected|examined|checked] the [pipeline|tanker|facility] [for|to find] [the source|the breach|the damage] [overnight|through the night|on {day}].',
+      '[Beaches|Stretches of coastline|Coves] [near|along|around] the [site|spill|slick] [were|have been] [closed|shut|cordoned off] [to the public|to swimmers|for now].',
+      '[Birds|Seals|Fish] [coated|covered|smeared] [in|with] oil [were|had been] [found|spotted|reported] [along|on] the [shore|beaches|coast].',
+      '[The spill|The leak|The incident] [could|may|might] [cost|expose] {company} [to|in] [heavy|large|substantial] [fines|penalties|claims] [under|according to] [local|national|environmental] [law|rules|regulations].',
     ],
     reactions: [
       '[Environmental groups|Conservationists|Campaigners] [called for|demanded|urged] [an inquiry|a full investigation|tougher penalties] [into|over] [the spill|the incident].',
@@ -295,6 +325,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[Volunteers|Residents|Wildlife groups] [began|started] [cleaning|rescuing] [oil-soaked birds|beaches|the shoreline] [within hours|the same day|at dawn].',
       '[Tourism operators|Hotel owners|Local businesses] [along the coast|in nearby towns] [feared|warned of|worried about] [cancellations|lost bookings|a difficult season].',
       '[Fishermen|Fishing crews|Local fishermen] [said|complained|warned] that the [spill|ban] [threatened|would hurt|could ruin] [their income|the season|their catch].',
+      '[Scientists|Marine biologists|Researchers] [warned|said|cautioned] that [the damage|the effects|the harm] to [wildlife|the ecosystem|fisheries] [could|might|may] [last|linger|persist] for [years|months|seasons].',
     ],
     headlines: ['{company} [spills|leaks] {volume} of oil off {location}', 'Oil spill off {location} [blamed on|traced to] {company}'],
     speakers: [
@@ -316,7 +347,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
   speed_record: {
     category: 'PUBLIC',
     noun: '[the record|the record run|the attempt|the new mark]',
-    topic: '[speed records|engineering at the limit|motorsport]',
+    topic: '[speed records|record attempts|extreme engineering|motorsport]',
     sayer: '[organisers|the team|timing officials|record keepers]',
     report: '[official timing|the team|organisers|timing officials]',
     clauses: [
@@ -333,12 +364,16 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       'The [previous|old|earlier] [record|mark|best] had stood for [more than a decade|several years|almost twenty years] [before the run|until {day}].',
       '[Conditions|The weather|The track surface] [were|was] [nearly ideal|close to perfect|favourable] [for|during] the [attempt|run], [the team|organisers] [said|noted].',
       'The [machine|vehicle] [used|relied on|was fitted with] [a specially built|a custom|an experimental] [engine|drive system|power unit] [designed|developed|built] [for the attempt|by the team|over several years].',
+      '[Timing|Officials|Judges] [used|relied on|checked] [laser|satellite|radar] [equipment|measurements|timing] to [confirm|verify|record] the [speed|run|figure].',
+      '{person} [made|completed|finished] [two|a pair of|back-to-back] [runs|passes|attempts] [in opposite directions|within an hour|as the rules require].',
+      '[Wind|The weather|Heat] had [delayed|postponed|held up] the [attempt|run] [for|by] [several days|a week|two days] [before|until] [conditions|the weather] [improved|settled|cleared].',
     ],
     reactions: [
       '[Spectators|Supporters|Crew members] [cheered|applauded|celebrated] as [the result|the time|the speed] [was announced|appeared|was confirmed].',
       '[Record keepers|Officials] [are expected to|will] [confirm|ratify|verify] the [record|mark] [in the coming weeks|after reviewing the data|once checks are complete].',
       '[Rival teams|Other teams|Competitors] [said|signalled] they [would|planned to] [try|attempt] to [beat|break] the [mark|record] [next year|soon|within months].',
       '[Sponsors|Backers|Supporters of the project] [said|hoped] the [record|run] [would|could] [draw|attract|bring] [attention|interest|funding] [to the technology|to the team|for future attempts].',
+      '[Engineers|The crew|Team members] [embraced|hugged|celebrated with] {person} [as|after] [the figures|the numbers|the result] [came in|were confirmed|appeared].',
     ],
     headlines: ['{person} sets {speed} speed record', '{person} [hits|reaches] {speed} [in|aboard] {vehicle}'],
     speakers: [
@@ -357,7 +392,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
     category: 'PUBLIC',
     place: 'city',
     noun: '[the bridge|the new bridge|the crossing|the span]',
-    topic: '[infrastructure spending|traffic congestion|public works]',
+    topic: '[infrastructure spending|traffic congestion|public works|road building|transport planning]',
     sayer: "[city officials|the city council|engineers|the mayor's office]",
     report: '[city officials|the transport department|the city council]',
     clauses: [
@@ -373,6 +408,9 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[Officials|Planners] [expect|say] [the bridge|it] [will|would] [cut|shorten|reduce] [journey times|travel times|commutes] by [as much as|up to|roughly] [20|30|40] minutes.',
       'The [project|bridge|crossing] [cost|came in at] [about|roughly|more than] [300 million|half a billion|1.2 billion] in [public money|local currency|total], [officials|the city] [said|reported].',
       '[The design|Its design|The structure] [was chosen|was selected|came] [after|following|out of] [an international competition|a public consultation|years of planning].',
+      '[Engineers|Designers|Builders] [tested|checked|load-tested] the [structure|bridge|deck] [with|using] [loaded lorries|heavy trucks|weights] [weeks|days|a month] before [the opening|it opened].',
+      '[Tolls|A toll|Fees] [will|would] [apply|be charged|be collected] [on|for] [the crossing|the bridge|cars using it] [from next year|after a free period|during peak hours].',
+      '[Ferry services|Boat services|The old ferry] [across|over] the [river|water|bay] [will|are to|could] [be reduced|end|be cut back] [now that|once|as] the [bridge|crossing] [is open|opens|carries traffic].',
     ],
     reactions: [
       '[Hundreds of|Crowds of|Thousands of] [residents|people|onlookers] [walked across|gathered on|turned out to see] the [bridge|span] [before it opened to traffic|at the ceremony|on the first day].',
@@ -380,6 +418,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[Critics|Some residents|Opposition councillors] [questioned|complained about|pointed to] the [cost|delays|overruns] of the [project|works|scheme].',
       '[Cyclists|Pedestrians|Walkers] [were among|were some of] the first to [cross|use|try out] the [bridge|span|crossing] [after the ribbon was cut|at the ceremony|on {opened_on}].',
       '[Traffic|Congestion|Queues] on [older|existing|nearby] [bridges|roads|routes] [is expected to|should|may] [ease|fall|drop] [noticeably|significantly|within weeks].',
+      '[Residents|Commuters|Drivers] [posted|shared|uploaded] [photos|videos|pictures] of the [bridge|crossing|span] [online|on social media] [within hours|all day|that evening].',
     ],
     headlines: ['{city} opens {length} bridge', 'New {length} [bridge|crossing] opens in {city}'],
     speakers: [
@@ -396,7 +435,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
   appointment: {
     category: 'BUSINESS',
     noun: '[the appointment|the move|the hire|the change]',
-    topic: '[leadership changes|corporate governance|succession planning]',
+    topic: '[leadership changes|corporate governance|succession planning|boardroom changes|executive pay]',
     sayer: '[the company|{organization}|the board]',
     report: '[a statement from {organization}|the board|a company announcement]',
     clauses: [
@@ -413,6 +452,9 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       'The [previous|outgoing|former] {position} [is stepping down|will leave|retires] [after|following] [eight|six|eleven] years [in the role|at {organization}].',
       '{person} [replaces|succeeds|takes over from] [a predecessor|an executive|a leader] who [held|had held|occupied] the [post|role] [for|over] [six|eight|nine] years.',
       '[The board|Directors|The company] [said|noted] {person} [had|has] [a strong record|long experience|a background] in [operations|finance|technology|turnarounds].',
+      '{person} [will report|is to report|reports] [directly|] to the [board|chair|chief executive] [of|at] {organization}.',
+      '[Recruiters|Headhunters|Search firms] [had|were said to have] [approached|contacted|sounded out] [several|a number of|other] [candidates|executives|insiders] [before|ahead of] the [choice|decision|appointment].',
+      '{person} [is|becomes] the [first|second|youngest|first outside] {position} [in|at] {organization}[| in decades| in its history].',
     ],
     reactions: [
       '[Investors|Shareholders|Analysts] [welcomed|greeted|received] the [news|appointment|move] [cautiously|warmly|with relief].',
@@ -420,6 +462,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[Shares in|Stock of] {organization} [barely moved|edged higher|slipped] [on the news|after the announcement|in afternoon trading].',
       '[Former colleagues|Industry peers|People who have worked with {person}] [described {person} as|called {person}] [demanding but fair|a careful operator|an energetic manager].',
       '[The appointment|The change|The move] [comes|came] [as|while] {organization} [faces|is facing|deals with] [slowing growth|pressure from investors|a changing market].',
+      '[Rivals|Competitors|Peers] [of|to] {organization} [have|had] [made|announced|seen] [similar|their own|other] [changes|appointments|moves] at the top [this year|recently|in recent months].',
     ],
     headlines: ['{organization} [appoints|names] {person} as {position}', '{person} to [lead|join] {organization} as {position}'],
     speakers: [
@@ -442,7 +485,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
   funding_round: {
     category: 'BUSINESS',
     noun: '[the round|the funding round|the investment|the raise]',
-    topic: '[venture capital|start-up funding|investor appetite for growth companies]',
+    topic: '[venture capital|start-up funding|investor appetite|growth funding|private investment]',
     sayer: '[the company|{company}|the investors|people familiar with the round]',
     report: '[a statement from {company}|people familiar with the round|a regulatory filing]',
     clauses: [
@@ -458,12 +501,16 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '{company} was [founded|started|launched] [five|seven|three|ten] years ago and [now|today] [employs|counts] {employees} [people|staff].',
       '[The round|The investment] [brings|takes] [the total|total funding] {company} has raised [since its founding|so far|to date] [to well over|past|above] {amount}.',
       '{investor} [has|had] [backed|invested in|funded] [several|a number of|other] [companies|start-ups|firms] in [the same field|the sector|related markets] [before|in recent years].',
+      '{company} [plans|intends|aims] to [double|grow|expand] its [staff|team|workforce] [over|within|during] the [next|coming] [year|two years|eighteen months].',
+      '[The deal|The round|The investment] [includes|gives|comes with] [a board seat|a seat on the board|board representation] for {investor}[| according to the terms| the company said].',
+      '{company} [declined|did not want|would not] to [give|share|disclose] [its revenue|its valuation|sales figures|how much it earns].',
     ],
     reactions: [
       '[The round|The raise] [is among|ranks among|is one of] the [largest|biggest] [in the sector|of its kind|this year].',
       '[Rivals|Competitors] [have|had] [struggled|found it harder] to [raise money|attract investors|find backers] [this year|lately|in recent months].',
       '[Analysts|Industry watchers|Venture investors] [said|noted] the [size|scale|terms] of the [round|deal] [showed|signalled|suggested] [renewed|growing|strong] [confidence|appetite] [in the sector|for the business].',
       '[Some|Several] [investors|analysts|observers] [cautioned|warned|noted] that [valuations|prices|expectations] in [the sector|the market] [remained|were still|had become] [high|stretched|demanding].',
+      '[Customers|Early users|Clients] of {company} [include|count|range from] [several|a number of|some] [large|well-known|big] [firms|brands|organisations] [in|across] [the sector|its market|several countries].',
     ],
     headlines: ['{company} raises {amount} [in round led by|from] {investor}', '{investor} [leads|backs] {amount} round in {company}'],
     speakers: [
@@ -486,7 +533,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
     category: 'PUBLIC',
     place: 'city',
     noun: '[the strike|the walkout|the stoppage|the industrial action]',
-    topic: '[pay talks|labour relations|the cost of living|working conditions]',
+    topic: '[pay talks|labour relations|the cost of living|working conditions|wage disputes]',
     sayer: '[the union|union officials|{employer}|organisers]',
     report: '[the union|a statement from {employer}|local media|organisers]',
     clauses: [
@@ -499,15 +546,19 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[The union|Union leaders|Organisers] [said|claimed] [most|the majority of|nearly all] [members|workers|staff] [joined|took part in|supported] the [strike|walkout].',
       '[Talks|Negotiations] [over pay|on wages|over working hours] [broke down|stalled|collapsed] [last week|earlier in the month|after several rounds].',
       '{employer} [said|insisted] its [offer|pay offer|latest proposal] [was|remained] [fair|generous|the best it could afford].',
-      '[Picket lines|Pickets] [formed|gathered|stood] [outside|at] the [gates|main entrance|offices] [from early morning|before dawn|at the start of the shift].',
+      '[Picket lines|Pickets] [formed|gathered|stood] [outside|at] the [gates|main entrance|offices] [from early morning|before dawn|as shifts began|at first light].',
       'The [union|workers] [is|are] [demanding|seeking|asking for] a [pay rise|wage increase|raise] [of|above|close to] [8|10|12|15] percent [to keep up with prices|over two years|this year].',
       '[Managers|Supervisors|Some staff] [kept|tried to keep] [some|limited|essential] [operations|services|work] [running|going] [during|throughout] the [strike|walkout].',
+      '[Union|Strike] [leaders|organisers|officials] [warned|said|threatened] [further|longer|new] [strikes|walkouts|stoppages] [could|would|might] [follow|come] [if|unless] [talks|negotiations] [fail|stall|break down again].',
+      '[About|Roughly|Nearly] [a third|half|two thirds] of [staff|workers|employees] [at|in] [the site|the plant|{employer}] [belong to|are members of] the union.',
+      '{employer} [said|claimed|insisted] [most|much|part] of its [work|operations|service] [continued|carried on|went ahead] [as normal|despite the strike|with reduced staff].',
     ],
     reactions: [
       '[Customers|Residents|Commuters] in {city} [faced|reported|experienced] [delays|disruption|cancellations] [during|because of] the [strike|stoppage].',
       '[Both sides|The two sides] [said|signalled] they [were|remained] [open to|ready for|willing to hold] [further|new|more] talks.',
       '[Other unions|Workers at other sites|Staff elsewhere] [said|warned] they [could|might|would] [join|follow with] [action|strikes|walkouts] [of their own|later in the month|if talks fail].',
-      '[Local politicians|Council members|City officials] in {city} [called on|urged|asked] both sides to [return to talks|find a compromise|settle the dispute] [quickly|soon|without delay].',
+      '[Local politicians|Council members|City officials] in {city} [called on|urged|asked|pressed] [both sides|the two sides|the union and {employer}] to [return to talks|find a compromise|settle the dispute] [quickly|soon|without delay].',
+      '[Passers-by|Residents|Drivers] [honked|waved|stopped] [in support|to show support|to chat] [as|while] [pickets|strikers|workers] [stood|gathered|marched] [outside|near] the [site|gates|offices].',
     ],
     headlines: ['Workers at {employer} in {city} [strike|walk out] for {duration}', '[Strike|Walkout] hits {employer} in {city}'],
     speakers: [
@@ -525,7 +576,7 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
     category: 'PUBLIC',
     place: 'country',
     noun: '[the election|the vote|the result|the victory]',
-    topic: '[national politics|voter turnout|the agenda of the new government]',
+    topic: '[national politics|voter turnout|the new government|the campaign|electoral reform]',
     sayer: '[the electoral commission|election officials|observers|officials]',
     report: '[official results|the electoral commission|preliminary figures]',
     clauses: [
@@ -541,12 +592,16 @@ export const TYPE_PHRASES: Record<string, TypePhrases> = {
       '[International observers|Monitors|Election observers] [described|called] the vote [largely orderly|free and fair|calm].',
       '{winner} [is expected to|will] [take office|be sworn in|form a government] [within weeks|next month|in the coming weeks].',
       '[Counting|The count|Vote counting] [continued|went on|stretched] [late into the night|through the night|into the next morning] in [some|several|remote] [districts|regions|areas].',
+      '[Results|Counts|Tallies] from [rural|urban|outlying] [areas|districts|regions] [favoured|backed|leaned toward] {winner} [by|with] [a wide|a narrow|a clear] margin.',
+      '[Young|First-time|Older] voters [turned out|voted|came out] [in large numbers|in force|more than expected], [according to|said] [exit polls|early surveys|pollsters].',
+      '{winner} [thanked|addressed|spoke to] [supporters|crowds|voters] [late at night|at a rally|in the capital] [after|once] [the result|the outcome|victory] [became clear|was known|was announced].',
     ],
     reactions: [
       '[Supporters|Crowds] [celebrated|gathered|rallied] in the [capital|streets|main square] [late into the night|as results came in|after the announcement].',
       '[Markets|Investors] [reacted|responded] [calmly|cautiously|with little movement] to the [result|outcome].',
       '[Foreign leaders|Neighbouring governments|Several heads of state] [sent|offered] [congratulations|messages of support] [within hours|overnight|the next day].',
       '[Opposition leaders|Defeated candidates|Rivals of {winner}] [said|promised|vowed] they [would|planned to] [hold the new government to account|challenge some results|work with the new government].',
+      '[Newspapers|Commentators|Broadcasters] in {country} [called|described|hailed] the [result|outcome|win] [a landslide|a surprise|historic|decisive].',
     ],
     headlines: ['{winner} wins election in {country}', '{country} elects {winner}'],
     speakers: [
