@@ -6,12 +6,13 @@
 //
 // Every text is made from the seed, the event's number and the article's place in it alone,
 // never from what was made before: an event's articles are written days apart in the stream,
-// and holding each event's stories until its last article is out would hold a few days of news.
+// and holding each event's stories until its last article is out would hold a few days of
+// news. Only the wire story is kept while outlets still have it to print (TextEvent.wireStory).
 import { personName } from './demo-names.js';
 import type { DemoWorld } from './demo-world.js';
 import { eventSlots, type Story, writeBrief, writeStory } from './demo-stories.js';
 import { SeededRandom } from './seeded-random.js';
-import type { SlotValues } from './story-grammar.js';
+import { slot, type SlotValues } from './story-grammar.js';
 import { WIRE_AGENCIES } from './story-common-phrases.js';
 import { compileKit, type StoryKit } from './story-kits.js';
 import { TYPE_PHRASES } from './story-type-phrases.js';
@@ -80,6 +81,12 @@ export interface TextEvent {
   /** The event's own seed: its stories, quote and plan come from it. */
   textSeed: number;
   plan: StoryPlan;
+  /**
+   * The wire story as written, kept from its first carrier to its last (a few kilobytes for
+   * each event with a wire story and articles still to come): writing it again for each copy
+   * would be a third of all the writing.
+   */
+  wireStory?: Story;
 }
 
 export interface ArticleText {
@@ -93,6 +100,7 @@ export interface ArticleText {
   edits?: string[];
 }
 
+const YEAR = slot('year');
 const mix = (seed: number, salt: number) => (seed ^ Math.imul(salt + 1, 0x9e3779b1)) >>> 0;
 const PLAN_SALT = 0x51a7;
 const FACTS_SALT = 0xfac7;
@@ -141,12 +149,13 @@ export class ArticleTexts {
     const { plan } = event;
     const story = plan.storyOf[k]!;
     const slots = this.slotsOf(event);
-    const written = this.story(event, story, slots);
+    const wire = story === plan.wire;
+    const written = (wire ? event.wireStory : undefined) ?? this.story(event, story, slots);
+    if (wire) event.wireStory = written;
     const r = new SeededRandom(mix(event.textSeed, COPY_SALT + k));
     const outlet = this.world.outlets[outletIndex]!;
-    const house = { style: this.styles[outletIndex]!, outlet: outlet.name, year: new Date(event.at).getUTCFullYear() };
-    if (story !== plan.wire)
-      return { headline: written.headline, text: dress(written.headline, written.paragraphs.join('\n\n'), house, r), story, copy: false };
+    const house = { style: this.styles[outletIndex]!, outlet: outlet.name, year: slots[YEAR] as string };
+    if (!wire) return { headline: written.headline, text: dress(written.headline, written.paragraphs.join('\n\n'), house, r), story, copy: false };
 
     const first = plan.storyOf.indexOf(story) === k;
     const type = this.world.types[event.typeIndex]!.spec;
@@ -160,7 +169,7 @@ export class ArticleTexts {
 }
 
 /** The body with the outlet's lines around it. */
-function dress(headline: string, body: string, house: { style: HouseStyle; outlet: string; year: number }, r: SeededRandom): string {
+function dress(headline: string, body: string, house: { style: HouseStyle; outlet: string; year: string }, r: SeededRandom): string {
   const { style, outlet, year } = house;
   let text = body;
   if (style.header === 'byline') text = `By ${personName(r).name}\n\n${text}`;

@@ -17,7 +17,7 @@ import type { IngestArticleBody } from '../corpus/events.schemas.js';
 import type { RoleEntry } from '../corpus/role-values.js';
 import type { DemoRole } from './demo-event-types.js';
 import type { DemoWorld, EntityPoolData, WorldType } from './demo-world.js';
-import { ArticleTexts, type StoryPlan } from './article-texts.js';
+import { ArticleTexts, type TextEvent } from './article-texts.js';
 import { cumulativeShares, SeededRandom } from './seeded-random.js';
 import { DAY_MS } from '../../platform/clock.js';
 
@@ -50,17 +50,12 @@ export const TRUE_STORY_OF_URL = (column: string) => `substring(${column} from '
 
 type RoleTruth = { entity: number } | { amount: number; unit: string } | { text: string } | { date: string };
 
-interface TrueEvent {
+/** A ground-truth event, with what its texts are written from (TextEvent: type, role texts, seed, plan). */
+interface TrueEvent extends TextEvent {
   key: string;
   type: WorldType;
-  typeIndex: number;
-  at: number;
   day: string;
   values: RoleTruth[];
-  /** Each role's value as its texts write it. */
-  roleTexts: string[];
-  textSeed: number;
-  plan: StoryPlan;
   outlets: number[];
   /** Publish times of its articles, ascending. */
   times: number[];
@@ -333,7 +328,10 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
       const { body, truth } = article(next.event, next.k);
       batch.push(body);
       if (truth) truths.push(truth);
-      if (++next.event.emitted === next.event.times.length) eventsDone++;
+      if (++next.event.emitted === next.event.times.length) {
+        eventsDone++;
+        next.event.wireStory = undefined; // its last carrier is out (the event may stay a while among the recent ones)
+      }
       if (batch.length >= batchSize) {
         yield options.truth ? { articles: batch, eventsDone, truths } : { articles: batch, eventsDone };
         batch = [];

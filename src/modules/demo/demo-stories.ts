@@ -47,6 +47,17 @@ const CAPITAL_TOPIC = slot('Topic');
 const ACTOR = slot('actor');
 const PLACE = slot('place');
 
+const slotsOfRoles = new WeakMap<DemoEventType, number[]>();
+/** The slot of each of the type's roles, in role order. */
+function roleSlots(type: DemoEventType): number[] {
+  let slots = slotsOfRoles.get(type);
+  if (!slots) {
+    slots = type.roles.map((role) => slot(role.code_name));
+    slotsOfRoles.set(type, slots);
+  }
+  return slots;
+}
+
 /**
  * The slots of an event's stories: each role's value as prose (`roleTexts` in the type's role
  * order, as a headline writes them), when it happened, and who is quoted saying what, drawn
@@ -54,10 +65,13 @@ const PLACE = slot('place');
  */
 export function eventSlots(type: DemoEventType, kit: StoryKit, roleTexts: readonly string[], at: number, r: SeededRandom): SlotValues {
   const slots: SlotValues = new Array(slotCount());
-  type.roles.forEach((role, i) => {
+  const roles = type.roles;
+  for (let i = 0; i < roles.length; i++) {
     const text = roleTexts[i]!;
-    slots[slot(role.code_name)] = role.expected_type === 'DATE' ? proseDay(text) : (DURATION_WORDS[text] ?? text);
-  });
+    const kind = roles[i]!.expected_type;
+    // Only a date or a duration reads otherwise in prose (a name looked up in a table would be hashed whole).
+    slots[roleSlots(type)[i]!] = kind === 'DATE' ? proseDay(text) : kind === 'DURATION' ? (DURATION_WORDS[text] ?? text) : text;
+  }
   const day = dayNames(Math.floor(at / DAY_MS));
   slots[DAY] = day.weekday;
   slots[DATE] = day.date;
