@@ -23,6 +23,9 @@ export class FingerprintTable<Ref> {
   private readonly held: HeldFingerprint<Ref>[] = [];
   /** Indexes into `held`, by sample key. */
   private readonly byKey = new Map<number, number[]>();
+  /** Hits per held fingerprint while a text is looked up (zeroed again after), and the ones hit. */
+  private hits = new Uint8Array(1024);
+  private readonly touched: number[] = [];
 
   get size(): number {
     return this.held.length;
@@ -30,6 +33,11 @@ export class FingerprintTable<Ref> {
 
   add(entry: HeldFingerprint<Ref>): void {
     const at = this.held.push(entry) - 1;
+    if (at >= this.hits.length) {
+      const grown = new Uint8Array(this.hits.length * 2);
+      grown.set(this.hits);
+      this.hits = grown;
+    }
     // A fingerprint whose bins repeat a key (rare) is filed once under it: one text shingle is one hit.
     for (const key of new Set(fingerprintKeys(entry.fingerprint))) {
       const list = this.byKey.get(key);
@@ -47,13 +55,18 @@ export class FingerprintTable<Ref> {
 
   /** The fingerprints the text copies among those `eligible` admits. */
   copied(text: TextShingles, eligible: (entry: HeldFingerprint<Ref>) => boolean): CopyCandidate<Ref>[] {
-    const hits = new Map<number, number>();
+    const { hits, touched } = this;
     for (const key of text.keys) {
       const list = this.byKey.get(key);
-      if (list) for (const at of list) hits.set(at, (hits.get(at) ?? 0) + 1);
+      if (list === undefined) continue;
+      for (const at of list) if (hits[at]!++ === 0) touched.push(at);
     }
     const found: CopyCandidate<Ref>[] = [];
-    for (const [at, count] of hits) if (count >= COPY_HITS && eligible(this.held[at]!)) found.push({ held: this.held[at]!, hits: count });
+    for (const at of touched) {
+      if (hits[at]! >= COPY_HITS && eligible(this.held[at]!)) found.push({ held: this.held[at]!, hits: hits[at]! });
+      hits[at] = 0;
+    }
+    touched.length = 0;
     return found;
   }
 }
