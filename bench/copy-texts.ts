@@ -106,7 +106,7 @@ async function load(withText: boolean, schema: string) {
     let quality = null;
     if (withText) {
       // Pairs of reports in one predicted group, and in one true story (by url: the line's place).
-      const rows = await db.query<{ url: string; grp: string }>('SELECT url, COALESCE(copy_group, id)::text AS grp FROM reports');
+      const rows = await db.query<{ url: string; grp: string }>('SELECT url, COALESCE(copy_group, received_seq)::text AS grp FROM reports');
       const storyOf = new Map(lines.map((line, i) => [JSON.parse(line).url as string, texts[i]!.story]));
       const pairs = (keys: string[]) => {
         const n = new Map<string, number>();
@@ -149,6 +149,8 @@ for (let round = 0; round < ROUNDS; round++) {
 const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const without = median(results.filter((r) => !r.withText).map((r) => r.rate));
 const withTexts = median(results.filter((r) => r.withText).map((r) => r.rate));
+// Each round loads without, then with, back to back: the ratio of each pair, side by side.
+const ratios = Array.from({ length: ROUNDS }, (_, round) => results[2 * round + 1]!.rate / results[2 * round]!.rate);
 const bytes = (withText: boolean) => median(results.filter((r) => r.withText === withText).map((r) => r.bytesPerReport));
 console.log(
   JSON.stringify(
@@ -157,7 +159,12 @@ console.log(
       articles: ARTICLES,
       batch: BATCH,
       rounds: ROUNDS,
-      articlesPerSecond: { withoutText: Math.round(without), withTexts: Math.round(withTexts), ratio: Number((withTexts / without).toFixed(3)) },
+      articlesPerSecond: {
+        withoutText: Math.round(without),
+        withTexts: Math.round(withTexts),
+        ratioPerRound: ratios.map((r) => Number(r.toFixed(3))),
+        medianRatio: Number(median([...ratios]).toFixed(3)),
+      },
       bytesPerReport: {
         withoutText: Math.round(bytes(false)),
         withTexts: Math.round(bytes(true)),
