@@ -48,6 +48,10 @@ export async function searchMix(runtime: Runtime, typeId: (codeName: string) => 
       body: { lookback_days: 30, event_type_id: typeId('acquisition'), required_source_news_outlet_ids: outlets.map((o) => o.id), min_reports: 2 },
     },
     {
+      name: 'type + min_independent_sources 2, 90 days',
+      body: { lookback_days: 90, event_type_id: typeId('earthquake'), min_independent_sources: 2 },
+    },
+    {
       name: 'type + amount role filter, 90 days',
       body: { lookback_days: 90, event_type_id: typeId('funding_round'), role_filters: [{ kind: 'amount_gte', role_code_name: 'amount', min_value: 1e9 }] },
     },

@@ -1,10 +1,12 @@
--- Independent sources (decisions.md, 2026-11-28): an article's text is kept only as a 16-byte
--- fingerprint (corpus/copy-fingerprint.ts), and a copy names its copy group: the id of the
--- group's first report. A report that is its own group (no text, a structured report, an
--- article no later text copied) keeps NULL, so a report's group is COALESCE(copy_group, id).
+-- Independent sources (decisions.md, 2026-11-28): an article's text is kept only as an 18-byte
+-- fingerprint (corpus/copy-fingerprint.ts), and a copy names its copy group: the receive
+-- sequence value of the group's first report. A report that is its own group (no text, a
+-- structured report, an article no later text copied) keeps NULL, so a report's group is
+-- COALESCE(copy_group, received_seq). copy_group comes first: right after received_seq it
+-- needs no padding.
 -- Both are written once, with the report, and never change (event merges move reports, not
 -- groups; the 30-day window of copy detection never rewrites them).
-ALTER TABLE reports ADD COLUMN fingerprint bytea, ADD COLUMN copy_group uuid;
+ALTER TABLE reports ADD COLUMN copy_group bigint, ADD COLUMN fingerprint bytea;
 
 -- Copy detection reads the fingerprints of reports received lately (by received_at) and of
 -- reports written since it last looked (by received_seq), under its lock. Both columns follow

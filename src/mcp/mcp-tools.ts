@@ -55,11 +55,22 @@ const required = <T extends TSchema>(schema: T): T => {
 /** The page size, its default a schema `default` (filled in when the arguments are checked). */
 const PageSize = (limit: TSchema) => Type.Optional({ ...described(required(limit)), default: DEFAULT_LIMIT });
 
-const { cursor: searchCursor, limit: searchLimit, lookback_days: _lookbackDays, ...searchFilter } = SearchBody.properties;
+/**
+ * The minimums of sources as a model reads them: the names say "minimum" and a default of 1
+ * filters nothing, so the words are what the names leave out (tools/list stays within 7 KB).
+ */
+const minimums = <T extends { min_reports: TSchema; min_independent_sources: TSchema }>(fields: T): T => ({
+  ...fields,
+  min_reports: described(fields.min_reports, 'Distinct outlets.'),
+  min_independent_sources: described(fields.min_independent_sources, 'Wire copies counted once.'),
+});
+const { cursor: searchCursor, limit: searchLimit, lookback_days: _lookbackDays, ...searchFilterFields } = SearchBody.properties;
+const searchFilter = minimums(searchFilterFields);
 const { cursor: entriesCursor, limit: entriesLimit, ...entriesModes } = EntriesBody.properties;
 const { spend_cap_credits: _spendCap, ...createBeatFields } = CreateBeatBody.properties;
 // A clause `id` only keeps a clause on replace; create refuses it, so the tool does not offer it.
-const { id: _clauseId, ...newClauseFields } = ClauseInput.properties;
+const { id: _clauseId, ...clauseFields } = ClauseInput.properties;
+const newClauseFields = minimums(clauseFields);
 const { limit: entitiesLimit, query: entitiesQuery, ...entitiesPaging } = EntitySearchQuery.properties;
 /** Where ids of beats come from is said once, in the server's instructions. */
 const BeatId = described(Uuid);
@@ -103,8 +114,8 @@ export function mcpTools({ search, reference, beats, beatEntries }: ToolServices
       scope: 'EVENTS_READ',
       annotations: SPENDS,
       description:
-        'News events, newest first, with their count. CHARGED once per call (usually 1 credit). Filters combine with AND; ids ' +
-        'come from list_event_types and search_entities. More pages: search_events_continue, free.',
+        'News events, newest first, with their count. CHARGED once per call (usually 1 credit). Filters combine with AND; ids: ' +
+        'list_event_types, search_entities. More pages: search_events_continue, free.',
       input: SearchEventsInput,
       run: (caller, args) => search.search(caller, args, 'entity-list-inaccessible'),
     },
@@ -159,8 +170,8 @@ export function mcpTools({ search, reference, beats, beatEntries }: ToolServices
       scope: 'BEATS_WRITE',
       annotations: SPENDS,
       description:
-        'A watch that records matching events as entries, recent ones at once. Free to create; each entry is CHARGED (usually 1 ' +
-        "credit), up to the plan's monthly cap. Ids come from list_event_types and search_entities.",
+        'Records matching events as entries, recent ones at once. Free to create; each entry is CHARGED (usually 1 credit), up ' +
+        "to the plan's monthly cap. Ids: list_event_types, search_entities.",
       input: CreateBeatInput,
       run: (caller, args, commitAnswer) => beats.create(caller.accountId, args as never, commitAnswer),
     },

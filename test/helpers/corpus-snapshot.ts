@@ -40,11 +40,11 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
     url: string | null;
     created_at: Date;
     received_seq: string | number;
-    copy_group: string;
+    copy_group: string | number;
     fingerprinted: boolean;
   }>(
     `SELECT id, event_id, source_kind, outlet_id, published_at, received_at, report_date, happened_at, headline, url, created_at, received_seq,
-            COALESCE(copy_group, id) AS copy_group, fingerprint IS NOT NULL AS fingerprinted
+            COALESCE(copy_group, received_seq) AS copy_group, fingerprint IS NOT NULL AS fingerprinted
        FROM reports WHERE event_type_id = $1 ORDER BY received_seq`,
     [eventTypeId],
   );
@@ -138,7 +138,7 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
       created_at: iso(r.created_at),
       // Fingerprints differ between the copies (their words do); which reports have one, and their groups, do not.
       fingerprinted: r.fingerprinted,
-      copy_group: report(r.copy_group),
+      copy_group: seq(r.copy_group),
       roles: roles.filter((v) => v.report_id === r.id).map(({ report_id: _, ...value }) => value),
       mentions: mentions.filter((m) => m.report_id === r.id).map((m) => m.entity_id),
     };

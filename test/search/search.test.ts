@@ -18,6 +18,7 @@ const SEARCH_EVENT_FIELDS = [
   'last_report_date',
   'matched_report_count',
   'distinct_outlet_count',
+  'independent_source_count',
   'involved_entities',
 ].sort();
 

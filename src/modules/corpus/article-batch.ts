@@ -8,7 +8,7 @@ import type { Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ProblemError } from '../../platform/problems.js';
 import { addTo, BatchClusters, type ClusterCandidate, type ClusterEvent } from './batch-clustering.js';
-import { type Placed, writeBatch } from './batch-write.js';
+import { type GroupRef, type Placed, writeBatch } from './batch-write.js';
 import { clusterEventsStore, type EventFate, type ReachPair } from './cluster-events.store.js';
 import { CLUSTER_WINDOW_DAYS } from './clustering.js';
 import type { EventChanges } from './event-changes.js';
@@ -118,8 +118,12 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
     }
     const textLine = report.text ? { line: report, text: report.text, receivedAt: report.receivedAt } : null;
     const copy = textLine ? copies.judge(textLine) : null;
-    const copied =
-      copy === null ? null : 'stored' in copy ? { eventId: copy.stored.event_id, group: copy.stored.copy_group } : copiedLine(placedOf.get(copy.line)!);
+    const copied: { eventId: string; group: GroupRef } | null =
+      copy === null
+        ? null
+        : 'stored' in copy
+          ? { eventId: copy.stored.event_id, group: { stored: copy.stored.copy_group } }
+          : { eventId: placedOf.get(copy.line)!.eventId, group: placedOf.get(copy.line)!.group };
     if (!event && copied) {
       // A copy joins the event of the report it copies when that event can take it (copyJoins).
       const target = clusters.events.get(copied.eventId);
@@ -137,7 +141,8 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
     const id = newId();
     event ??= clusters.open(eventId!, report.type.id, date.getTime());
     clusters.join(event, { ...candidate, id }, namedRoles);
-    const entry: Placed = { line, id, eventId: event.id, report, placement, copyGroup: copied?.group ?? null };
+    const entry: Placed = { line, id, eventId: event.id, report, placement, group: { stored: 0 } };
+    entry.group = copied?.group ?? { leader: entry }; // a line not copying leads a group of its own
     placed.push(entry);
     placedOf.set(report, entry);
     if (textLine) copies.placed(textLine);
@@ -148,9 +153,6 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
   await writeBatch(tx, deps, placed, { loaded, types });
   return outcomes;
 }
-
-/** Where a copy of a placed line looks: that line's event and group. */
-const copiedLine = (entry: Placed) => ({ eventId: entry.eventId, group: entry.copyGroup ?? entry.id });
 
 /**
  * The corpus events the batch can reach, locked (FOR UPDATE, in id order) and read with what

@@ -21,8 +21,18 @@ export interface Placed {
   eventId: string;
   report: NewReport;
   placement: Placement;
-  /** The copy group it joined (null: its own). */
-  copyGroup: string | null;
+  /** Its copy group: a stored report's (its group's receive sequence value), or a line's of the batch (itself: its own). */
+  group: GroupRef;
+}
+
+/** A copy group a line is in: a stored group, or the group a line of the batch leads (its receive sequence value is drawn at the write). */
+export type GroupRef = { stored: number } | { leader: Placed };
+
+/** The copy_group a placed line is stored with (null: it leads its own group), once the lines' receive sequence values are drawn. */
+function copyGroupOf(entry: Placed, seqOf: ReadonlyMap<Placed, number>): number | null {
+  const { group } = entry;
+  if ('stored' in group) return group.stored;
+  return group.leader === entry ? null : seqOf.get(group.leader)!;
 }
 
 /** What the batch loaded of the corpus events it reaches (article-batch.ts loadClusterEvents). */
@@ -50,6 +60,7 @@ export async function writeBatch(
   if (placed.length === 0) return;
   const { types, loaded } = context;
   const seqs = await reportsStore.nextReportSeqs(tx, placed.length);
+  const seqOf = new Map(placed.map((entry, i) => [entry, seqs[i]!]));
   const byEvent = new Map<string, { placed: Placed; seq: number }[]>();
   placed.forEach((entry, i) => {
     const list = byEvent.get(entry.eventId) ?? [];
@@ -82,7 +93,7 @@ export async function writeBatch(
   await eventsStore.writeStates(tx, states, now);
   await reportsStore.insertReports(
     tx,
-    placed.map(({ id, eventId, placement, copyGroup }, i) => ({ ...placement.rows({ id, eventId, now, copyGroup }).row, received_seq: seqs[i]! })),
+    placed.map((entry, i) => ({ ...entry.placement.rows({ ...entry, now, copyGroup: copyGroupOf(entry, seqOf) }).row, received_seq: seqs[i]! })),
   );
   await reportsStore.insertRoleValuesOf(
     tx,

@@ -15,7 +15,8 @@ export interface FingerprintRow {
 export interface CopiedReport {
   id: string;
   event_id: string;
-  copy_group: string;
+  /** COALESCE(copy_group, received_seq). */
+  copy_group: number;
   received_seq: number;
 }
 
@@ -43,20 +44,23 @@ export const copiesStore = {
 
   /** These reports, with their event and copy group. */
   copied(tx: Queryable, ids: readonly string[]): Promise<CopiedReport[]> {
-    return tx.query<CopiedReport>('SELECT id, event_id, COALESCE(copy_group, id) AS copy_group, received_seq FROM reports WHERE id = ANY($1::uuid[])', [ids]);
+    return tx.query<CopiedReport>(
+      'SELECT id, event_id, COALESCE(copy_group, received_seq) AS copy_group, received_seq FROM reports WHERE id = ANY($1::uuid[])',
+      [ids],
+    );
   },
 
   /**
    * The origin of each (event, group) pair among the group's reports in that event: the one with
    * the earliest report date, ties by receive order (decisions.md: a group's origin).
    */
-  async origins(tx: Queryable, pairs: readonly { eventId: string; group: string }[]): Promise<Map<string, { id: string; reportDate: Date; seq: number }>> {
+  async origins(tx: Queryable, pairs: readonly { eventId: string; group: number }[]): Promise<Map<string, { id: string; reportDate: Date; seq: number }>> {
     if (pairs.length === 0) return new Map();
-    const rows = await tx.query<{ event_id: string; copy_group: string; id: string; report_date: Date; received_seq: number }>(
-      `SELECT DISTINCT ON (r.event_id, COALESCE(r.copy_group, r.id)) r.event_id, COALESCE(r.copy_group, r.id) AS copy_group, r.id, r.report_date, r.received_seq
-         FROM unnest($1::uuid[], $2::uuid[]) AS p(event_id, copy_group)
-         JOIN reports r ON r.event_id = p.event_id AND COALESCE(r.copy_group, r.id) = p.copy_group
-        ORDER BY r.event_id, COALESCE(r.copy_group, r.id), r.report_date, r.received_seq`,
+    const rows = await tx.query<{ event_id: string; copy_group: number; id: string; report_date: Date; received_seq: number }>(
+      `SELECT DISTINCT ON (r.event_id, p.copy_group) r.event_id, p.copy_group, r.id, r.report_date, r.received_seq
+         FROM unnest($1::uuid[], $2::bigint[]) AS p(event_id, copy_group)
+         JOIN reports r ON r.event_id = p.event_id AND COALESCE(r.copy_group, r.received_seq) = p.copy_group
+        ORDER BY r.event_id, p.copy_group, r.report_date, r.received_seq`,
       [pairs.map((p) => p.eventId), pairs.map((p) => p.group)],
     );
     return new Map(rows.map((r) => [originKey(r.event_id, r.copy_group), { id: r.id, reportDate: r.report_date, seq: r.received_seq }]));
@@ -64,4 +68,4 @@ export const copiesStore = {
 };
 
 /** The key of an (event, group) pair in `origins`' answer. */
-export const originKey = (eventId: string, group: string) => `${eventId} ${group}`;
+export const originKey = (eventId: string, group: number | string) => `${eventId} ${group}`;

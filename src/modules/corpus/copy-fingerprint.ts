@@ -3,7 +3,9 @@
 // service keeps no text).
 //
 // A text is read as words (letters and digits, case folded: whitespace, punctuation and case
-// never count) and as shingles, every run of SHINGLE_WORDS words, each hashed to 32 bits.
+// never count) and as shingles, every run of SHINGLE_WORDS words, each hashed to 32 bits (the
+// words hashed as they are read, no string made per word: a 3,000-character text costs tens
+// of microseconds).
 // A fingerprint samples the text's *lead*, its first LEAD_WORDS words: the lead's shingle
 // hashes fall into BINS bins by their high bits, and each bin keeps the low SAMPLE_BITS bits
 // of its smallest hash (one-permutation MinHash). A new text is a copy of an earlier one when
@@ -33,21 +35,68 @@ export const FINGERPRINT_BYTES = (BINS * SAMPLE_BITS) / 8;
 
 /** A text as copy detection reads it: its shingles' sample keys, and its own fingerprint. */
 export interface TextShingles {
-  /** The distinct sample keys (sampleKey) of the whole text's shingles. */
-  keys: Set<number>;
+  /** The distinct sample keys (sampleKey) of the text's shingles (among its first MATCH_WORDS words), ascending. */
+  keys: Uint32Array;
   fingerprint: Uint8Array;
 }
 
+/** Sample keys run from 0 to this, excluded. */
+export const SAMPLE_KEYS = BINS * (SAMPLE_MASK + 1);
 /** A sample's key in the candidates' index: its bin and its low bits. */
 export const sampleKey = (bin: number, sample: number): number => bin * (SAMPLE_MASK + 1) + sample;
 
-const WORD = /[\p{L}\p{N}]+/gu;
+/** A new text's shingles are looked for among its first this many words: a copy's opening is there, and a very long text (200,000 characters) would otherwise hold every sample by chance. */
+const MATCH_WORDS = 1_000;
 
-/** FNV-1a over a word's UTF-16 code units. */
-function wordHash(word: string): number {
+/** Non-ASCII characters that are letters or digits, and their lower case: looked up once each. */
+const NON_ASCII_WORD = /[\p{L}\p{N}]/u;
+const foldedCodes = new Map<number, number>(); // code → its lower case's code, or -1 when no word character
+
+/** A UTF-16 code unit's lower case when it is part of a word (letters and digits), else -1. */
+function wordCode(c: number): number {
+  if (c < 128) {
+    if (c >= 97 ? c <= 122 : c >= 65 ? c <= 90 : c >= 48 && c <= 57) return c >= 65 && c <= 90 ? c | 0x20 : c;
+    return -1;
+  }
+  if (c >= 0xd800 && c <= 0xdfff) return c; // a surrogate: astral scripts count as words
+  let folded = foldedCodes.get(c);
+  if (folded === undefined) {
+    const char = String.fromCharCode(c);
+    folded = NON_ASCII_WORD.test(char) ? char.toLowerCase().charCodeAt(0) : -1;
+    foldedCodes.set(c, folded);
+  }
+  return folded;
+}
+
+/** Word hashes and sample keys as a text is read: reused, the process reads one text at a time. */
+const wordBuffer = new Uint32Array(MATCH_WORDS);
+const keyBuffer = new Uint32Array(MATCH_WORDS);
+
+/**
+ * The FNV-1a hash of each word (a run of letters and digits, lower-cased) in order, up to
+ * MATCH_WORDS of them, in the shared buffer; answers how many words the text has in all.
+ */
+function wordHashes(text: string): { words: Uint32Array; count: number } {
+  let count = 0;
   let h = 0x811c9dc5;
-  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+  let inWord = false;
+  const push = () => {
+    if (count < MATCH_WORDS) wordBuffer[count] = h >>> 0;
+    count++;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = wordCode(text.charCodeAt(i));
+    if (c === -1) {
+      if (inWord) push();
+      inWord = false;
+      continue;
+    }
+    if (!inWord) h = 0x811c9dc5;
+    inWord = true;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  if (inWord) push();
+  return { words: wordBuffer, count };
 }
 
 /** Mixes word hashes into a shingle's hash (murmur3's finalizer spreads every bit). */
@@ -64,21 +113,40 @@ function shingleHash(words: Uint32Array, at: number): number {
 
 /** The text's shingles and fingerprint, or null for a text of fewer than MIN_COPY_WORDS words. */
 export function textShingles(text: string): TextShingles | null {
-  const matches = text.toLowerCase().match(WORD);
-  if (matches === null || matches.length < MIN_COPY_WORDS) return null;
-  const words = new Uint32Array(matches.length);
-  for (let i = 0; i < matches.length; i++) words[i] = wordHash(matches[i]!);
-  const keys = new Set<number>();
+  const { words, count } = wordHashes(text);
+  if (count < MIN_COPY_WORDS) return null;
   const smallest = new Array<number>(BINS).fill(Infinity);
-  const leadShingles = Math.min(matches.length, LEAD_WORDS) - SHINGLE_WORDS + 1;
-  for (let at = 0; at + SHINGLE_WORDS <= words.length; at++) {
+  const leadShingles = Math.min(count, LEAD_WORDS) - SHINGLE_WORDS + 1;
+  const matchShingles = Math.min(count, MATCH_WORDS) - SHINGLE_WORDS + 1;
+  for (let at = 0; at < matchShingles; at++) {
     const h = shingleHash(words, at);
     const bin = Math.floor((h / 2 ** 32) * BINS);
-    keys.add(sampleKey(bin, h & SAMPLE_MASK));
+    keyBuffer[at] = sampleKey(bin, h & SAMPLE_MASK);
     if (at < leadShingles && h < smallest[bin]!) smallest[bin] = h;
   }
   // A bin the lead left empty (rare, in a short text) keeps 0: a sample like any other, found by chance alone.
-  return { keys, fingerprint: packed(smallest.map((h) => (Number.isFinite(h) ? h & SAMPLE_MASK : 0))) };
+  return { keys: distinctSorted(keyBuffer.subarray(0, matchShingles)), fingerprint: packed(smallest.map((h) => (Number.isFinite(h) ? h & SAMPLE_MASK : 0))) };
+}
+
+/** The distinct values, ascending, in an array of their own. */
+function distinctSorted(values: Uint32Array): Uint32Array {
+  const sorted = values.slice().sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i]!;
+  return sorted.slice(0, n);
+}
+
+/** Does the text hold this sample key? */
+function holds(text: TextShingles, key: number): boolean {
+  const { keys } = text;
+  let [low, high] = [0, keys.length - 1];
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    if (keys[mid]! === key) return true;
+    if (keys[mid]! < key) low = mid + 1;
+    else high = mid - 1;
+  }
+  return false;
 }
 
 /** 12-bit samples, two to three bytes. */
@@ -108,7 +176,7 @@ export function fingerprintKeys(fingerprint: Uint8Array): number[] {
 /** How many of an earlier text's samples are shingles of the new text (0 to BINS). */
 export function copyHits(text: TextShingles, earlier: Uint8Array): number {
   let hits = 0;
-  for (const key of fingerprintKeys(earlier)) if (text.keys.has(key)) hits++;
+  for (const key of fingerprintKeys(earlier)) if (holds(text, key)) hits++;
   return hits;
 }
 

@@ -3,15 +3,18 @@
 // reports in one event, counting the stored reports and the batch's lines stored before it.
 // Lines are noted as they are placed; the stored reports' origins are read once, at the end.
 import type { Queryable } from '../../platform/db/database.js';
-import type { Placed } from './batch-write.js';
+import type { GroupRef, Placed } from './batch-write.js';
 import { copiesStore, originKey } from './copies.store.js';
 
 interface Question {
   eventId: string;
-  group: string;
+  group: GroupRef;
   /** Lines placed before this many count. */
   before: number;
 }
+
+/** A group as a key: a stored group's receive sequence value, or the id of the line leading one. */
+const keyOf = (group: GroupRef) => ('stored' in group ? `s${group.stored}` : `l${group.leader.id}`);
 
 interface PlacedLine {
   id: string;
@@ -31,16 +34,17 @@ export class CopyOrigins {
    * Notes a placed line, and asks for its copy_of_report_id: the origin in the event and group
    * of the report it copies (`copied`; null: no copy). Answers the question's number, for `await`.
    */
-  placed(entry: Placed, reportDate: Date, copied: { eventId: string; group: string } | null): number | null {
+  placed(entry: Placed, reportDate: Date, copied: { eventId: string; group: GroupRef } | null): number | null {
     const question = copied ? this.ask({ ...copied, before: this.lines.length }) : null;
     this.atLine.set(entry.id, this.lines.length);
-    this.lines.push({ id: entry.id, eventId: entry.eventId, group: entry.copyGroup ?? entry.id, reportDate: reportDate.getTime() });
+    this.lines.push({ id: entry.id, eventId: entry.eventId, group: keyOf(entry.group), reportDate: reportDate.getTime() });
     return question;
   }
 
   /** Asks for the answer a placed line gives when stored already: the origin among its group's reports in its event received before it. */
   storedAnswer(entry: Placed): number | null {
-    return entry.copyGroup === null ? null : this.ask({ eventId: entry.eventId, group: entry.copyGroup, before: this.atLine.get(entry.id)! });
+    const leads = 'leader' in entry.group && entry.group.leader === entry;
+    return leads ? null : this.ask({ eventId: entry.eventId, group: entry.group, before: this.atLine.get(entry.id)! });
   }
 
   /** The outcome, its copy_of_report_id to be the answer to `question` (null: none, it stays null). */
@@ -51,16 +55,20 @@ export class CopyOrigins {
 
   /** Reads the origins among stored reports, in the events `stored` says were stored before the batch, and fills in the outcomes awaiting them. */
   async resolve(tx: Queryable, stored: (eventId: string) => boolean): Promise<void> {
-    const pairs = new Map(this.questions.filter((q) => stored(q.eventId)).map((q) => [originKey(q.eventId, q.group), q]));
+    // Only a stored group can have stored reports.
+    const pairs = new Map<string, { eventId: string; group: number }>();
+    for (const { eventId, group } of this.questions)
+      if ('stored' in group && stored(eventId)) pairs.set(originKey(eventId, group.stored), { eventId, group: group.stored });
     const storedOrigins = await copiesStore.origins(tx, [...pairs.values()]);
     const answers = this.questions.map((q) => {
       let best: { id: string; date: number } | null = null;
-      const origin = storedOrigins.get(originKey(q.eventId, q.group));
+      const origin = 'stored' in q.group ? storedOrigins.get(originKey(q.eventId, q.group.stored)) : undefined;
+      const group = keyOf(q.group);
       if (origin) best = { id: origin.id, date: origin.reportDate.getTime() };
       // Lines were received after every stored report, in line order: only an earlier date wins.
       for (let i = 0; i < q.before; i++) {
         const line = this.lines[i]!;
-        if (line.eventId === q.eventId && line.group === q.group && (!best || line.reportDate < best.date)) best = { id: line.id, date: line.reportDate };
+        if (line.eventId === q.eventId && line.group === group && (!best || line.reportDate < best.date)) best = { id: line.id, date: line.reportDate };
       }
       return best?.id ?? null;
     });

@@ -2,7 +2,7 @@
 // counted, each copy group's origin (its report with the earliest report date, ties by
 // receive order) is the one that counts; the count is the distinct outlets among those
 // origins, a structured report counting as its filing account. A report's copy group is
-// COALESCE(copy_group, id) (migration 023). Counted over the reports of one event: a copy
+// COALESCE(copy_group, received_seq) (migration 023). Counted over the reports of one event: a copy
 // placed in another event (by incident_id) is an origin there. Never more than the distinct
 // sources, and equal to them where no two reports of the event share a group.
 //
@@ -14,13 +14,13 @@
  * counts, as an int.
  */
 export const independentSourcesSql = (event: string, where: string) => `(SELECT count(DISTINCT o.source)::int FROM (
-    SELECT DISTINCT ON (COALESCE(r.copy_group, r.id)) COALESCE(r.outlet_id, r.account_id, r.id) AS source
+    SELECT DISTINCT ON (COALESCE(r.copy_group, r.received_seq)) COALESCE(r.outlet_id, r.account_id, r.id) AS source
       FROM reports r WHERE r.event_id = ${event} AND ${where}
-     ORDER BY COALESCE(r.copy_group, r.id), r.report_date, r.received_seq) o)`;
+     ORDER BY COALESCE(r.copy_group, r.received_seq), r.report_date, r.received_seq) o)`;
 
 /** A counted report as the memory face reads it. */
 export interface GroupedReport {
-  /** COALESCE(copy_group, id). */
+  /** COALESCE(copy_group, received_seq), as text. */
   group: string;
   /** Its outlet, or its filing account. */
   sourceId: string;

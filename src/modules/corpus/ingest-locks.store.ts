@@ -44,7 +44,7 @@ export interface StoredArticle {
  * its copy group among the group's reports in its event received before it; null for no copy.
  */
 const copyOfStored = `(SELECT o.id FROM reports o
-   WHERE r.copy_group IS NOT NULL AND o.event_id = r.event_id AND COALESCE(o.copy_group, o.id) = r.copy_group AND o.received_seq < r.received_seq
+   WHERE r.copy_group IS NOT NULL AND o.event_id = r.event_id AND COALESCE(o.copy_group, o.received_seq) = r.copy_group AND o.received_seq < r.received_seq
    ORDER BY o.report_date, o.received_seq LIMIT 1)`;
 
 export const ingestLocksStore = {

@@ -145,7 +145,7 @@ export interface Placement {
   /** The survivors it mentions, in id order. */
   mentioned: string[];
   /** Its rows as stored with id `id` in event `eventId`, in copy group `copyGroup` (null: its own). */
-  rows(at: { id: string; eventId: string; now: Date; copyGroup: string | null }): NewReportRows;
+  rows(at: { id: string; eventId: string; now: Date; copyGroup: number | null }): NewReportRows;
   /** Its index rows, as a statement that writes the report adds them. */
   index: InPlaceChange['index'];
   /**
@@ -166,7 +166,7 @@ export function placementOf(report: NewReport): Placement {
   const source = reportSource(report);
   const mentioned = mentionedSurvivors(report);
   const index = { source, values: report.values, survivors: report.survivors };
-  const rows = (at: { id: string; eventId: string; now: Date; copyGroup: string | null }): NewReportRows => ({
+  const rows = (at: { id: string; eventId: string; now: Date; copyGroup: number | null }): NewReportRows => ({
     values: report.values,
     mentions: report.mentioned,
     row: reportRow(report, { ...at, date }),
@@ -203,7 +203,7 @@ export function placementOf(report: NewReport): Placement {
 }
 
 /** The stored row of a checked report, in event `eventId`. */
-function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; now: Date; copyGroup: string | null }): ReportRow {
+function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; now: Date; copyGroup: number | null }): ReportRow {
   const { source } = report;
   return {
     id: at.id,

@@ -53,8 +53,8 @@ export interface ReportRow {
   created_at: Date;
   /** The text's fingerprint, in hex, or null. */
   fingerprint: string | null;
-  /** The copy group's id (its first report's), or null: a group of its own. */
-  copy_group: string | null;
+  /** The copy group: its first report's receive sequence value, or null: a group of its own. */
+  copy_group: number | null;
 }
 
 /** A new report row, its receive sequence number drawn already (nextReportSeqs). */
@@ -76,8 +76,8 @@ const REPORT_COLUMNS = [
   'headline',
   'url',
   'created_at',
-  'fingerprint',
   'copy_group',
+  'fingerprint',
   'received_seq',
 ] as const satisfies readonly (keyof NewReportRow)[];
 
@@ -95,9 +95,9 @@ export interface NewReportRows {
  */
 export const reportRows = (from: string) => `report AS (
          INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
-                              report_date, happened_at, headline, url, created_at, fingerprint, copy_group)
+                              report_date, happened_at, headline, url, created_at, copy_group, fingerprint)
          SELECT $1::uuid, ${from ? 'e.id' : '$2::uuid'}, $3, $4::uuid, $5::uuid, $6::uuid, $7::uuid, $8::timestamptz, $9::timestamptz, $10::timestamptz,
-                $11, $12, $13, $14::timestamptz, decode($22::text, 'hex'), $23::uuid ${from}
+                $11, $12, $13, $14::timestamptz, $23::bigint, decode($22::text, 'hex') ${from}
          RETURNING id, received_seq
        ), roles AS (
          INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)

@@ -99,7 +99,7 @@ export async function loadEventFactsOf(
                                     JOIN entities ent ON ent.id = ge.entity_id
                                     JOIN entities c ON c.id = ent.canonical_id AND c.deleted_at IS NULL
                                    WHERE ge.grant_id = r.grant_id) END,
-                                 COALESCE(r.copy_group, r.id), (extract(epoch FROM r.report_date) * 1000)::float8, r.received_seq) ORDER BY r.id)
+                                 COALESCE(r.copy_group, r.received_seq)::text, (extract(epoch FROM r.report_date) * 1000)::float8, r.received_seq) ORDER BY r.id)
                         FROM reports r WHERE r.event_id = e.id AND r.received_seq <= COALESCE($2::bigint, r.received_seq)), '[]') AS reports
        FROM events e WHERE e.id = ANY($1::uuid[])`,
     [candidates, countedUpTo],

@@ -32,7 +32,7 @@ export const RoleFilter = Type.Unsafe<RoleFilterBranch>({
   required: ['kind'],
   discriminator: { propertyName: 'kind' },
   oneOf: roleFilterBranches,
-  description: "All filters on a role hold for one of its values; `unit` is the value's.",
+  description: 'Filters on one role hold for one value; `unit` is its unit.',
 });
 export type RoleFilterBody = RoleFilterBranch;
 

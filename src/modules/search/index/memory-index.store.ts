@@ -192,7 +192,7 @@ async function readFacts(
   // differ from their distinct ones).
   const readCopies = () =>
     tx.query<{ event_id: string; grp: string; source: string; source_kind: string; us: number; seq: number }>(
-      `SELECT r.event_id, COALESCE(r.copy_group, r.id) AS grp, COALESCE(r.outlet_id, r.account_id, r.id) AS source, r.source_kind,
+      `SELECT r.event_id, COALESCE(r.copy_group, r.received_seq)::text AS grp, COALESCE(r.outlet_id, r.account_id, r.id) AS source, r.source_kind,
               (extract(epoch FROM r.report_date) * 1000000)::float8 AS us, r.received_seq AS seq
          FROM reports r WHERE ${rows('r')} AND r.event_id IN (SELECT c.event_id FROM reports c WHERE ${rows('c')} AND c.copy_group IS NOT NULL)`,
       ids,
