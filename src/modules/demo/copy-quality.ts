@@ -50,14 +50,15 @@ export function copyQualityOf(counts: PairCounts): CopyQuality {
 
 /**
  * Copy quality over the article reports of these outlets (a demo run's own). A report's copy
- * group is its copy_group, or itself when it has none (migrations/023_copy_groups.sql).
+ * group is its copy_group (the receive sequence value of the group's first report), or its
+ * own receive sequence value when it has none (migrations/023_copy_groups.sql).
  */
 export async function copyQuality(db: Queryable, outletIds: readonly string[]): Promise<CopyQuality> {
   // n·(n−1)/2 in bigint is exact (one of n, n−1 is even); float8 reads back as a number.
   const pairs = (by: string) => `(SELECT coalesce(sum(n * (n - 1) / 2), 0)::float8 FROM (SELECT count(*) AS n FROM loaded GROUP BY ${by}) g)`;
   const rows = await db.query<PairCounts>(
     `WITH loaded AS MATERIALIZED (
-       SELECT coalesce(copy_group, id) AS grp, ${TRUE_STORY_OF_URL('url')} AS story
+       SELECT coalesce(copy_group, received_seq) AS grp, ${TRUE_STORY_OF_URL('url')} AS story
          FROM reports
         WHERE source_kind = 'ARTICLE' AND outlet_id = ANY($1::uuid[])
      )
