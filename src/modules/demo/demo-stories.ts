@@ -6,7 +6,7 @@
 import type { DemoEventType } from './demo-event-types.js';
 import { personName } from './demo-names.js';
 import type { SeededRandom } from './seeded-random.js';
-import { type Phrase, slot, slotCount, type SlotValues, write } from './story-grammar.js';
+import { type Phrase, realize, slot, slotCount, type SlotValues, write } from './story-grammar.js';
 import type { Pool, StoryKit } from './story-kits.js';
 
 export interface Story {
@@ -85,7 +85,7 @@ export function eventSlots(type: DemoEventType, kit: StoryKit, roleTexts: readon
   const speaker = r.pick(kit.speakers);
   slots[SPEAKER_NAME] = speaker.name ? write(speaker.name, r, slots) : personName(r).name;
   slots[SPEAKER_TITLE] = write(speaker.title, r, slots);
-  slots[QUOTE] = write(r.pick(speaker.quotes), r, slots);
+  slots[QUOTE] = realize(r.pick(speaker.quotes), r, slots);
   return slots;
 }
 

@@ -15,7 +15,12 @@ export interface SpeakerKit {
   /** Null: a name made for the event. */
   name: Phrase | null;
   title: Phrase;
-  quotes: Phrase[];
+  /**
+   * What they might say, as templates rather than variants: a quote is written once an event,
+   * with every choice drawn, so that two events seldom hear the same words (a quote is the
+   * longest run of words the stories of one event share, and should be theirs alone).
+   */
+  quotes: Template[];
 }
 
 /**
@@ -128,7 +133,6 @@ export function compileKit(type: DemoEventType): StoryKit {
   if (words.place) macros.place = `{${words.place}}`;
   const r = new SeededRandom(VARIANT_SEED);
   const compile = (texts: readonly string[]): Template[] => texts.map((t) => parse(expand(t, macros)));
-  const phrases = (texts: readonly string[]) => compile(texts).map((t) => phrase(t, r));
   const sentences = (texts: readonly string[]) => compile(texts).map((t) => phrase(capitalized(t), r));
 
   let pooled = 0;
@@ -167,7 +171,7 @@ export function compileKit(type: DemoEventType): StoryKit {
     speakers: words.speakers.map((speaker) => ({
       name: speaker.name ? phrase(parse(expand(speaker.name, macros)), r) : null,
       title: phrase(parse(expand(speaker.title, macros)), r),
-      quotes: phrases(speaker.quotes),
+      quotes: compile(speaker.quotes),
     })),
     nouns,
     topics,
