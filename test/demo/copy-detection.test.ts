@@ -1,6 +1,7 @@
 // The service's copy detector (corpus/copy-fingerprint.ts) over the demo corpus's texts, with
-// no database: each article judged against every earlier article of its own event and of the
-// three events of its type before it (the likeliest to share names, numbers and phrases), as
+// no database: each article judged against every earlier article of its own event, of the
+// three events of its type before it (the likeliest to share names, numbers and phrases) and
+// of the five events before it of any type (outlets' boilerplate lines are any type's), as
 // ingest would judge it against what it had received. Prints what it found, edit by edit.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -35,7 +36,7 @@ interface Judged {
   falseAlarms: string[];
 }
 
-/** Every article with a fingerprint judged against the earlier ones of its event and of the three events of its type before it. */
+/** Every article with a fingerprint judged against the earlier ones of its event, of the three events of its type before it and of the five before it. */
 function judge(seed: number): Judged {
   const { articles, truths } = corpus(seed);
   const shingles: (TextShingles | null)[] = articles.map((a) => textShingles(a.text!));
@@ -67,7 +68,9 @@ function judge(seed: number): Judged {
     const sameType = typeEvents.get(article.event_type_id)!;
     const at = sameType.indexOf(e);
     let judgedOfStory = false;
-    for (const other of [e, ...sameType.slice(Math.max(0, at - 3), at)]) {
+    const nearby = new Set([e, ...sameType.slice(Math.max(0, at - 3), at), e - 1, e - 2, e - 3, e - 4, e - 5]);
+    for (const other of nearby) {
+      if (!articlesOfEvent.has(other)) continue;
       for (const j of articlesOfEvent.get(other)!) {
         if (j >= i || !shingles[j]) continue; // earlier articles only, and those with a fingerprint
         const copy = judgedCopy(mine, shingles[j]!.fingerprint);
