@@ -99,10 +99,12 @@ async function load(withText: boolean, schema: string) {
     const summary = await importArticles(runtime.events, feed(), { batchSize: BATCH });
     const seconds = (performance.now() - started) / 1000;
     if (summary.imported !== ARTICLES) throw new Error(`imported ${summary.imported} of ${ARTICLES}`);
-    const [size] = await db.query<{ bytes: number; reports: number }>(
-      `SELECT (SELECT sum(pg_total_relation_size(t::regclass)) FROM unnest($1::text[]) t)::float8 AS bytes, (SELECT count(*)::int FROM reports) AS reports`,
+    const [size] = await db.query<{ bytes: number; reports: number; tables: Record<string, number> }>(
+      `SELECT (SELECT sum(pg_total_relation_size(t::regclass)) FROM unnest($1::text[]) t)::float8 AS bytes, (SELECT count(*)::int FROM reports) AS reports,
+              (SELECT json_object_agg(t, pg_total_relation_size(t::regclass)) FROM unnest($1::text[]) t) AS tables`,
       [CORPUS_TABLES],
     );
+    process.stderr.write(`${withText ? 'with texts' : 'without'}: ${JSON.stringify(size!.tables)}\n`);
     let quality = null;
     if (withText) {
       // Pairs of reports in one predicted group, and in one true story (by url: the line's place).
