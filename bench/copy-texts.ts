@@ -19,6 +19,7 @@ import { importArticles } from '../src/modules/corpus/article-import.js';
 import { createRuntime } from '../src/runtime.js';
 import { type BulkArticleType, bulkArticles } from './bulk-articles.js';
 import { benchKeyEnv } from './encryption-key.js';
+import { dealEventType } from './fixtures.js';
 import { insertEntities } from './subscribers.js';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'memory://';
@@ -77,18 +78,8 @@ async function load(withText: boolean, schema: string) {
   try {
     const { db } = runtime;
     const outlets = (await Promise.all(Array.from({ length: 20 }, (_, i) => runtime.reference.createOutlet({ name: `Outlet ${i}` })))).map((o) => o.id);
-    const type = await runtime.reference.createEventType({
-      code_name: 'bench_deal',
-      name: 'Deal',
-      description: '',
-      roles: [
-        { code_name: 'buyer', name: 'Buyer', expected_type: 'NAMED_ENTITY' },
-        { code_name: 'target', name: 'Target', expected_type: 'NAMED_ENTITY' },
-        { code_name: 'price', name: 'Price', expected_type: 'CURRENCY' },
-      ],
-      sentence_template: '{buyer} acquires {target} for {price}',
-    });
-    const types: BulkArticleType[] = [{ id: type.id, parties: ['buyer', 'target'], amount: 'price', headline: (a, b) => `${a} to buy ${b}` }];
+    const type = await dealEventType(runtime);
+    const types: BulkArticleType[] = [{ id: type.id, parties: ['buyer', 'seller'], amount: 'price', headline: (a, b) => `${a} to buy ${b}` }];
     const entities = await insertEntities(db, 5_000, runtime.clock.now(), 'Company');
     const { lines, texts } = articles(outlets, types, entities);
     const body = withText ? lines.map((line, i) => `${line.slice(0, -1)},"text":${JSON.stringify(texts[i]!.text)}}`) : lines;
@@ -99,10 +90,12 @@ async function load(withText: boolean, schema: string) {
     const summary = await importArticles(runtime.events, feed(), { batchSize: BATCH });
     const seconds = (performance.now() - started) / 1000;
     if (summary.imported !== ARTICLES) throw new Error(`imported ${summary.imported} of ${ARTICLES}`);
-    const [size] = await db.query<{ bytes: number; reports: number }>(
-      `SELECT (SELECT sum(pg_total_relation_size(t::regclass)) FROM unnest($1::text[]) t)::float8 AS bytes, (SELECT count(*)::int FROM reports) AS reports`,
+    const [size] = await db.query<{ bytes: number; reports: number; tables: Record<string, number> }>(
+      `SELECT (SELECT sum(pg_total_relation_size(t::regclass)) FROM unnest($1::text[]) t)::float8 AS bytes, (SELECT count(*)::int FROM reports) AS reports,
+              (SELECT json_object_agg(t, pg_total_relation_size(t::regclass)) FROM unnest($1::text[]) t) AS tables`,
       [CORPUS_TABLES],
     );
+    process.stderr.write(`${withText ? 'with texts' : 'without'}: ${JSON.stringify(size!.tables)}\n`);
     let quality = null;
     if (withText) {
       // Pairs of reports in one predicted group, and in one true story (by url: the line's place).

@@ -28,9 +28,16 @@ export const copiesStore = {
     return (await tx.query<{ seq: number | null }>(`SELECT ${RECEIVED_UP_TO} AS seq`))[0]?.seq ?? 0;
   },
 
-  /** The fingerprinted reports written after receive sequence value `after`. */
-  writtenAfter(tx: Queryable, after: number): Promise<FingerprintRow[]> {
-    return tx.query<FingerprintRow>(`SELECT ${FINGERPRINT_COLUMNS} FROM reports WHERE received_seq > $1::bigint AND fingerprint IS NOT NULL`, [after]);
+  /**
+   * The fingerprinted reports with receive sequence values in (after, upTo]. Bounded on both
+   * sides, so a planner without statistics (the embedded database is never analyzed) still
+   * reads a range from the BRIN index rather than the whole table.
+   */
+  writtenBetween(tx: Queryable, after: number, upTo: number): Promise<FingerprintRow[]> {
+    return tx.query<FingerprintRow>(
+      `SELECT ${FINGERPRINT_COLUMNS} FROM reports WHERE received_seq > $1::bigint AND received_seq <= $2::bigint AND fingerprint IS NOT NULL`,
+      [after, upTo],
+    );
   },
 
   /** The fingerprinted reports received in [fromMs, toMs). */

@@ -1,5 +1,5 @@
 // Fingerprints held in memory for copy detection (copy-detection.ts), found from a new text's
-// shingles: each fingerprint's 12 samples are filed under their keys (copy-fingerprint.ts,
+// shingles: each fingerprint's 10 samples are filed under their keys (copy-fingerprint.ts,
 // sampleKey), so a new text visits only the fingerprints that share one of its shingles' keys
 // and counts, for each, how many of its samples it holds.
 //

@@ -55,7 +55,7 @@ export class RecentCopies {
       return;
     }
     if (upTo > this.upTo) {
-      const written = await copiesStore.writtenAfter(tx, this.upTo);
+      const written = await copiesStore.writtenBetween(tx, this.upTo, upTo);
       this.load(written.filter((row) => row.received_ms >= this.from && row.received_ms < this.to));
       this.upTo = upTo;
     }
