@@ -1,5 +1,5 @@
 // Copy detection at ingest (decisions.md, "independent sources"): the report a new article's
-// text copies among those received in the previous 30 days, for the single path (findCopy)
+// text copies among the reports stored before it and received within 30 days of it, for the single path (findCopy)
 // and for a bulk batch, against the corpus and against its own earlier lines (BatchCopies),
 // with the same answer as one by one. The caller holds copy detection's lock
 // (ingestLocksStore.lockCopies). The method is copy-fingerprint.ts's.
@@ -90,8 +90,8 @@ export class BatchCopies<Line> {
    * the most hits, a stored one on a tie (it was received first), then the earliest received.
    */
   judge({ line, text, receivedAt }: TextLine<Line>): BatchCopy<Line> | null {
-    const at = receivedAt.getTime();
     const stored = bestCandidate((this.storedOf.get(line) ?? []).filter((c) => this.rows.has(c.held.ref)));
+    const at = receivedAt.getTime();
     const earlier = bestCandidate(this.lines.copied(text, (entry) => withinWindow(entry.receivedMs, at)));
     if (stored && (!earlier || stored.hits >= earlier.hits)) return { stored: this.rows.get(stored.held.ref)! };
     return earlier ? { line: earlier.held.ref } : null;

@@ -47,6 +47,15 @@ export const SAMPLE_KEYS = BINS * (SAMPLE_MASK + 1);
 /** A sample's key in the candidates' index: its bin and its low bits. */
 export const sampleKey = (bin: number, sample: number): number => bin * (SAMPLE_MASK + 1) + sample;
 
+/**
+ * A paragraph of fewer words is not read at all: headlines, bylines, datelines, copyright and
+ * newsletter lines are an outlet's dress, the same on every story it prints, and a brief
+ * dressed in them would be judged a copy of the outlet's every other story. Paragraphs are the
+ * blocks between blank lines, or the lines of a text that has none.
+ */
+const MIN_PARAGRAPH_WORDS = 16;
+const BLANK_LINE = /\n[ \t\r\f\v]*\n/;
+
 /** A new text's shingles are looked for among its first this many words: a copy's opening is there, and a very long text (200,000 characters) would otherwise hold every sample by chance. */
 const MATCH_WORDS = 1_000;
 
@@ -84,6 +93,10 @@ function wordHashes(text: string): { words: Uint32Array; count: number } {
   let count = 0;
   let h = 0x811c9dc5;
   let inWord = false;
+  // Where the paragraph being read began, and whether a newline ends one (else a blank line does).
+  let paragraph = 0;
+  const linesAreParagraphs = !BLANK_LINE.test(text);
+  let newlines = 0;
   // Words past MATCH_WORDS change nothing but the count, which only has to reach MIN_COPY_WORDS.
   for (let i = 0; i < text.length && count < MATCH_WORDS; i++) {
     const code = text.charCodeAt(i);
@@ -91,13 +104,19 @@ function wordHashes(text: string): { words: Uint32Array; count: number } {
     if (c === -1) {
       if (inWord) wordBuffer[count++] = h >>> 0;
       inWord = false;
+      if (code === 10 && ++newlines === (linesAreParagraphs ? 1 : 2)) {
+        if (count - paragraph < MIN_PARAGRAPH_WORDS) count = paragraph; // dress, not story
+        paragraph = count;
+      } else if (code > 32) newlines = 0;
       continue;
     }
+    newlines = 0;
     if (!inWord) h = 0x811c9dc5;
     inWord = true;
     h = Math.imul(h ^ c, 0x01000193);
   }
   if (inWord && count < MATCH_WORDS) wordBuffer[count++] = h >>> 0;
+  if (count < MATCH_WORDS && count - paragraph < MIN_PARAGRAPH_WORDS) count = paragraph;
   return { words: wordBuffer, count };
 }
 

@@ -11,7 +11,7 @@ import type { TextShingles } from './copy-fingerprint.js';
 import { copiesStore, type FingerprintRow } from './copies.store.js';
 import { type CopyCandidate, FingerprintTable, type HeldFingerprint } from './fingerprint-table.js';
 
-/** A copy is of a report received at most this long before it. */
+/** A copy is of a report stored before it and received at most this long apart from it. */
 export const COPY_WINDOW_MS = 30 * DAY_MS;
 /** Receive times kept beyond a window before the oldest are let go (a backfill moving forward keeps going). */
 const SLACK_MS = 15 * DAY_MS;
@@ -45,7 +45,7 @@ export class RecentCopies {
    */
   async catchUp(tx: Queryable, fromMs: number, toMs: number): Promise<void> {
     const wantFrom = fromMs - COPY_WINDOW_MS;
-    const wantTo = toMs + 1;
+    const wantTo = toMs + COPY_WINDOW_MS + 1;
     // Under the lock no fingerprinted report is being written: every one at or below the last
     // value handed out is committed (or never will be).
     const upTo = await copiesStore.lastSeq(tx);
@@ -75,7 +75,7 @@ export class RecentCopies {
     }
   }
 
-  /** The reports the text copies among those received in the 30 days up to `receivedMs` (held since catchUp). */
+  /** The reports the text copies among those received within 30 days of `receivedMs` (held since catchUp). */
   copied(text: TextShingles, receivedMs: number): CopyCandidate<string>[] {
     return this.table.copied(text, (entry) => withinWindow(entry.receivedMs, receivedMs));
   }
@@ -85,5 +85,9 @@ export class RecentCopies {
   }
 }
 
-/** Was a report received at `earlierMs` in the 30 days up to `receivedMs`? */
-export const withinWindow = (earlierMs: number, receivedMs: number): boolean => earlierMs <= receivedMs && earlierMs >= receivedMs - COPY_WINDOW_MS;
+/**
+ * Was a report stored before, received at `earlierMs`, in the 30 days of one received at
+ * `receivedMs`? Stored first, it was received first; its receive time, as its source gave it,
+ * may still be a few minutes later (crawlers' clocks and queues differ), so either side counts.
+ */
+export const withinWindow = (earlierMs: number, receivedMs: number): boolean => Math.abs(earlierMs - receivedMs) <= COPY_WINDOW_MS;
