@@ -3,26 +3,28 @@
 // service keeps no text).
 //
 // A text is read as words (letters and digits, case folded: whitespace, punctuation and case
-// never count) and as shingles, every run of SHINGLE_WORDS words, each hashed to 32 bits (the
-// words hashed as they are read, no string made per word: a 3,000-character text costs tens
-// of microseconds).
-// A fingerprint samples the text's *lead*, its first LEAD_WORDS words: the lead's shingle
-// hashes fall into BINS bins by their high bits, and each bin keeps the low SAMPLE_BITS bits
-// of its smallest hash (one-permutation MinHash). A new text is a copy of an earlier one when
-// at least COPY_HITS of the earlier one's samples are among the new text's shingles: the
-// earlier lead stands, nearly whole, inside the new text.
+// never count), paragraphs of fewer than MIN_PARAGRAPH_WORDS left out (an outlet's dress), and
+// as shingles, every run of SHINGLE_WORDS words, each hashed to 32 bits (the words hashed as
+// they are read, no string made per word: a 3,000-character text costs about 20 µs).
+// A fingerprint samples the text's *lead*, its first LEAD_WORDS words but never the last
+// paragraph of a text of several: the lead's shingle hashes fall into BINS bins by their high
+// bits, and each bin keeps the low SAMPLE_BITS bits of its smallest hash (one-permutation
+// MinHash). A new text is a copy of an earlier one when at least COPY_HITS of the earlier
+// one's samples are among the new text's shingles: the earlier lead stands, nearly whole,
+// inside the new text.
 //
 // Why the lead: wire copies are trimmed from the end and extended at the end, and agencies'
 // leads are what outlets keep; a changed headline is not in the text; boilerplate and an
 // added or removed paragraph move some of the lead's shingles at most. Two stories written
 // apart share names, numbers and a quote, a few of the lead's shingles: each sample is a hit
-// with a chance of a few percent, six of ten hardly ever. Tuned on
-// test/corpus/copy-pairs.json (hand-written; every label holds) and on the demo corpus, where
-// a text is judged against every report of 30 days (tens of thousands): there 5 hits of 10
-// linked stories of one type written from the same phrases, 6 do not (bench/RESULTS.md,
-// "Independent sources"); the API reference gives the precision and recall measured. Ten 12-bit samples make 15 bytes,
-// 16 with the column's length byte: a report row grows by 16 bytes (rows are padded to 8), where
-// 12 samples (18 bytes, 19 stored) would cost 24.
+// with a chance of a few percent, six of ten hardly ever. Tuned on test/corpus/copy-pairs.json
+// (hand-written; every label holds) and on the demo corpus, where a text is judged against
+// every report of 30 days (tens of thousands): there 5 hits of 10 linked stories of one type
+// written from the same phrases, 6 do not (bench/RESULTS.md, "Independent sources"). The API
+// reference gives the precision and recall measured.
+//
+// Ten 12-bit samples make 15 bytes, 16 with the column's length byte: a report row grows by 16
+// bytes (rows are padded to 8), where 12 samples (18 bytes, 19 stored) would cost 24.
 
 /** Fewer words than this is never judged a copy (decisions.md): such texts get no fingerprint. */
 export const MIN_COPY_WORDS = 50;
