@@ -29,7 +29,7 @@
 /** Fewer words than this is never judged a copy (decisions.md): such texts get no fingerprint. */
 export const MIN_COPY_WORDS = 50;
 const SHINGLE_WORDS = 5;
-const LEAD_WORDS = 300;
+const LEAD_WORDS = 400;
 const BINS = 10;
 const SAMPLE_BITS = 12;
 const SAMPLE_MASK = (1 << SAMPLE_BITS) - 1;
