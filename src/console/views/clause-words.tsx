@@ -98,6 +98,7 @@ export function ClauseWords({ clause, names }: { clause: Clause; names: Referenc
         </Row>
       )}
       {clause.min_reports > 1 && <Row term="At least">{clause.min_reports} outlets reporting</Row>}
+      {clause.min_independent_sources > 1 && <Row term="Independent">{clause.min_independent_sources} sources at least (wire copies counted once)</Row>}
     </dl>
   );
 }

@@ -118,12 +118,13 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
     }
     const textLine = report.text ? { line: report, text: report.text, receivedAt: report.receivedAt } : null;
     const copy = textLine ? copies.judge(textLine) : null;
+    const copiedLine = copy && 'line' in copy ? placedOf.get(copy.line)! : null;
     const copied: { eventId: string; group: GroupRef } | null =
       copy === null
         ? null
         : 'stored' in copy
           ? { eventId: copy.stored.event_id, group: { stored: copy.stored.copy_group } }
-          : { eventId: placedOf.get(copy.line)!.eventId, group: placedOf.get(copy.line)!.group };
+          : { eventId: copiedLine!.eventId, group: copiedLine!.group };
     if (!event && copied) {
       // A copy joins the event of the report it copies when that event can take it (copyJoins).
       const target = clusters.events.get(copied.eventId);

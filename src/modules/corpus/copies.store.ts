@@ -1,7 +1,6 @@
 // SQL of copy detection (copy-detection.ts): the fingerprints it reads into memory and the
 // reports it finds copied (its lock is ingest-locks.store.ts's lockCopies). Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
-import { RECEIVED_UP_TO } from './event-view.js';
 
 /** A fingerprinted report as copy detection keeps it in memory. */
 export interface FingerprintRow {
@@ -23,11 +22,6 @@ export interface CopiedReport {
 const FINGERPRINT_COLUMNS = `id, received_seq, (extract(epoch FROM received_at) * 1000)::float8 AS received_ms, encode(fingerprint, 'hex') AS fingerprint`;
 
 export const copiesStore = {
-  /** The last receive sequence value handed out. */
-  async lastSeq(tx: Queryable): Promise<number> {
-    return (await tx.query<{ seq: number | null }>(`SELECT ${RECEIVED_UP_TO} AS seq`))[0]?.seq ?? 0;
-  },
-
   /**
    * The fingerprinted reports with receive sequence values in (after, upTo]. Bounded on both
    * sides, so a planner without statistics (the embedded database is never analyzed) still
@@ -75,4 +69,4 @@ export const copiesStore = {
 };
 
 /** The key of an (event, group) pair in `origins`' answer. */
-export const originKey = (eventId: string, group: number | string) => `${eventId} ${group}`;
+export const originKey = (eventId: string, group: number) => `${eventId} ${group}`;

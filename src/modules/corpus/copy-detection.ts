@@ -1,7 +1,7 @@
 // Copy detection at ingest (decisions.md, "independent sources"): the report a new article's
-// text copies among the reports stored before it and received within 30 days of it, for the single path (findCopy)
-// and for a bulk batch, against the corpus and against its own earlier lines (BatchCopies),
-// with the same answer as one by one. The caller holds copy detection's lock
+// text copies among the reports stored before it and received within 30 days of it, for a
+// bulk batch, against the corpus and against its own earlier lines (BatchCopies), and for the
+// single path as a batch of one (findCopy): the same answer as one by one. The caller holds copy detection's lock
 // (ingestLocksStore.lockCopies). The method is copy-fingerprint.ts's.
 import type { Queryable } from '../../platform/db/database.js';
 import type { TextShingles } from './copy-fingerprint.js';
@@ -17,32 +17,14 @@ export interface FoundCopy {
   originId: string;
 }
 
-/** The stored report `text` (received at `receivedAt`) copies, or null. */
+/** The stored report `text` (received at `receivedAt`) copies, or null: a batch of one line. */
 export async function findCopy(tx: Queryable, copies: RecentCopies, text: TextShingles, receivedAt: Date): Promise<FoundCopy | null> {
-  const at = receivedAt.getTime();
-  await copies.catchUp(tx, at, at);
-  const copied = await storedBest(tx, copies.copied(text, at));
-  if (copied === null) return null;
+  const line = { line: 0, text, receivedAt };
+  const judged = (await BatchCopies.open(tx, copies, [line])).judge(line);
+  if (judged === null || !('stored' in judged)) return null; // no line was placed before it
+  const copied = judged.stored;
   const origin = (await copiesStore.origins(tx, [{ eventId: copied.event_id, group: copied.copy_group }])).get(originKey(copied.event_id, copied.copy_group));
   return { copied, originId: origin?.id ?? copied.id };
-}
-
-/**
- * The best of the candidates still stored (memory may hold the fingerprint of a report its own
- * transaction wrote and a savepoint took back), with its row.
- */
-async function storedBest(tx: Queryable, candidates: readonly CopyCandidate<string>[]): Promise<CopiedReport | null> {
-  if (candidates.length === 0) return null;
-  const rows = new Map(
-    (
-      await copiesStore.copied(
-        tx,
-        candidates.map((c) => c.held.ref),
-      )
-    ).map((row) => [row.id, row]),
-  );
-  const best = bestCandidate(candidates.filter((c) => rows.has(c.held.ref)));
-  return best === null ? null : rows.get(best.held.ref)!;
 }
 
 /** What a line of a batch copies: a stored report, or an earlier line of the batch. */
@@ -57,12 +39,15 @@ export interface TextLine<Line> {
 
 /**
  * Copy detection over a batch, line by line in order: each text against the corpus (memory
- * brought up to date once for the whole batch, the stored candidates read at once) and against
+ * brought up to date once for the whole batch, the stored candidates read at once, and those
+ * no longer stored left out: memory may hold the fingerprint of a report its own transaction
+ * wrote and a savepoint took back) and against
  * the batch's earlier stored lines, the best of both as the single path finds it one line at a
  * time (stored reports were received before any line).
  */
 export class BatchCopies<Line> {
-  private readonly lines = new FingerprintTable<Line>();
+  /** The batch's lines placed so far, made at the first (a table's index is 320 KB: a single call places none). */
+  private lines: FingerprintTable<Line> | null = null;
   private placedLines = 0;
 
   private constructor(
@@ -92,13 +77,14 @@ export class BatchCopies<Line> {
   judge({ line, text, receivedAt }: TextLine<Line>): BatchCopy<Line> | null {
     const stored = bestCandidate((this.storedOf.get(line) ?? []).filter((c) => this.rows.has(c.held.ref)));
     const at = receivedAt.getTime();
-    const earlier = bestCandidate(this.lines.copied(text, (entry) => withinWindow(entry.receivedMs, at)));
+    const earlier = this.lines && bestCandidate(this.lines.copied(text, (entry) => withinWindow(entry.receivedMs, at)));
     if (stored && (!earlier || stored.hits >= earlier.hits)) return { stored: this.rows.get(stored.held.ref)! };
     return earlier ? { line: earlier.held.ref } : null;
   }
 
   /** The line was stored: later lines may copy it. */
   placed({ line, text, receivedAt }: TextLine<Line>): void {
+    this.lines ??= new FingerprintTable<Line>();
     this.lines.add({ ref: line, receivedMs: receivedAt.getTime(), order: this.placedLines++, fingerprint: text.fingerprint });
   }
 }

@@ -47,10 +47,6 @@ export class FingerprintTable<Ref> {
   private hits = new Uint8Array(1024);
   private touched = new Uint32Array(1024);
 
-  get size(): number {
-    return this.refs.length;
-  }
-
   add(entry: HeldFingerprint<Ref>): void {
     const at = this.refs.length;
     if (at === this.receivedMs.length) this.grow();

@@ -9,10 +9,11 @@ import { DAY_MS } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db/database.js';
 import type { TextShingles } from './copy-fingerprint.js';
 import { copiesStore, type FingerprintRow } from './copies.store.js';
+import { receivedUpTo } from './event-view.js';
 import { type CopyCandidate, FingerprintTable, type HeldFingerprint } from './fingerprint-table.js';
 
 /** A copy is of a report stored before it and received at most this long apart from it. */
-export const COPY_WINDOW_MS = 30 * DAY_MS;
+const COPY_WINDOW_MS = 30 * DAY_MS;
 /** Receive times kept beyond a window before the oldest are let go (a backfill moving forward keeps going). */
 const SLACK_MS = 15 * DAY_MS;
 
@@ -34,11 +35,6 @@ export class RecentCopies {
   /** Every fingerprinted report at or below this receive sequence value is held (when in the span); -1: nothing read yet. */
   private upTo = -1;
 
-  /** Fingerprints held. */
-  get size(): number {
-    return this.table.size;
-  }
-
   /**
    * Brings the fingerprints up to date for texts received in [fromMs, toMs] (their windows):
    * call it under ingestLocksStore.lockCopies, in the transaction that then writes.
@@ -48,7 +44,7 @@ export class RecentCopies {
     const wantTo = toMs + COPY_WINDOW_MS + 1;
     // Under the lock no fingerprinted report is being written: every one at or below the last
     // value handed out is committed (or never will be).
-    const upTo = await copiesStore.lastSeq(tx);
+    const upTo = await receivedUpTo(tx);
     if (this.upTo < 0) {
       this.load(await copiesStore.receivedBetween(tx, wantFrom, wantTo));
       Object.assign(this, { from: wantFrom, to: wantTo, upTo });
