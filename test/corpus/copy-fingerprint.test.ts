@@ -62,6 +62,33 @@ describe('copy detection on hand-written pairs', () => {
     assert.ok(words < MIN_COPY_WORDS);
   });
 
+  // The pairs' texts are of 270 to 320 words; wire stories run to a thousand and more, past
+  // the words a new text is read for (the earlier lead must still be found among them).
+  const stories = [...new Map(pairs.filter((p) => p.label === 'copy').map((p) => [p.id.split('-')[0], p.text_a])).values()];
+  const long = stories.slice(0, 4).join('\n\n');
+  const paragraphsOf = (text: string) => text.split(/\n\s*\n/);
+
+  it('finds the copies of a story of over a thousand words, whichever came first', () => {
+    assert.ok(long.split(/\s+/).length > 1_000);
+    const dressed = `LONDON (Reuters) -\n\nBy a staff reporter\n\n${paragraphsOf(long).slice(0, -1).join('\n\n')}`;
+    const [first, ...rest] = paragraphsOf(long);
+    const added = [first, paragraphsOf(stories[5]!)[1], ...rest].join('\n\n');
+    for (const copy of [dressed, added])
+      for (const [earlier, later] of [
+        [long, copy],
+        [copy, long],
+      ] as const) {
+        const { copy: judgedOne, hits } = judged(earlier, later);
+        assert.ok(judgedOne, `hits ${hits}`);
+      }
+    assert.equal(judged(long, stories.slice(4, 8).join('\n\n')).copy, false);
+  });
+
+  it('finds a story reprinted whole at the head of a longer one', () => {
+    const { copy, hits } = judged(stories[0]!, stories.slice(0, 3).join('\n\n'));
+    assert.ok(copy, `hits ${hits}`);
+  });
+
   it('reads no difference in case, whitespace or punctuation', () => {
     const text = pairs.find((p) => p.label === 'copy')!.text_a;
     const shouted = text

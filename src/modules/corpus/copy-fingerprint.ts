@@ -9,19 +9,23 @@
 // A fingerprint samples the text's *lead*, its first LEAD_WORDS words but never the last
 // paragraph of a text of several: the lead's shingle hashes fall into BINS bins by their high
 // bits, and each bin keeps the low SAMPLE_BITS bits of its smallest hash (one-permutation
-// MinHash). A new text is a copy of an earlier one when at least COPY_HITS of the earlier
-// one's samples are among the new text's shingles: the earlier lead stands, nearly whole,
-// inside the new text.
+// MinHash). A new text is read the same way over its first MATCH_WORDS words, and keeps, of
+// each bin, its KEPT_PER_BIN smallest hashes' samples: where an earlier lead stands, nearly
+// whole, inside the new text, the earlier lead's smallest hash of a bin is almost always among
+// the new text's smallest two, while a shingle the two share by chance (a stock phrase, or 12
+// low bits alike) almost never is. A new text is a copy of an earlier one when COPY_HITS of
+// the earlier one's samples are among those kept, or one or two fewer when their leads also
+// keep samples alike, bin for bin (copyJudged): a copy whose lead lost a paragraph.
 //
 // Why the lead: wire copies are trimmed from the end and extended at the end, and agencies'
 // leads are what outlets keep; a changed headline is not in the text; boilerplate and an
 // added or removed paragraph move some of the lead's shingles at most. Two stories written
-// apart share names, numbers and a quote, a few of the lead's shingles: each sample is a hit
-// with a chance of a few percent, six of ten hardly ever. Tuned on test/corpus/copy-pairs.json
-// (hand-written; every label holds) and on the demo corpus, where a text is judged against
-// every report of 30 days (tens of thousands): there 5 hits of 10 linked stories of one type
-// written from the same phrases, 6 do not (bench/RESULTS.md, "Independent sources"). The API
-// reference gives the precision and recall measured.
+// apart share names, numbers and a quote, a few of the lead's shingles, and rarely among the
+// smallest of a bin on both sides. Tuned on test/corpus/copy-pairs.json (hand-written; every
+// label holds) and on the demo corpus, where a text is judged against every report of 30 days
+// (tens of thousands): there, before the new text kept only its smallest hashes, 5 hits of 10
+// linked stories of one type written from the same phrases (bench/RESULTS.md, "Independent
+// sources"). The API reference gives the precision and recall measured.
 //
 // Ten 12-bit samples make 15 bytes, 16 with the column's length byte: a report row grows by 16
 // bytes (rows are padded to 8), where 12 samples (18 bytes, 19 stored) would cost 24.
@@ -33,14 +37,20 @@ const LEAD_WORDS = 400;
 const BINS = 10;
 const SAMPLE_BITS = 12;
 const SAMPLE_MASK = (1 << SAMPLE_BITS) - 1;
-/** Of an earlier text's samples, this many found in the new text make it a copy. */
-export const COPY_HITS = 6;
+/** Of an earlier text's samples, this many found in the new text make it a copy (copyJudged). */
+const COPY_HITS = 6;
+/** Fewer hits make a copy when the two leads keep this many samples alike: at least NEAR_LEADS[COPY_HITS - hits]. */
+const NEAR_LEADS = [0, 2, 5];
+/** The fewest hits that can make a copy. */
+export const FEWEST_HITS = COPY_HITS - NEAR_LEADS.length + 1;
+/** Of each bin, a new text keeps the samples of this many of its smallest hashes. */
+const KEPT_PER_BIN = 2;
 /** Two 12-bit samples to three bytes. */
 export const FINGERPRINT_BYTES = (BINS * SAMPLE_BITS) / 8;
 
 /** A text as copy detection reads it: its shingles' sample keys, and its own fingerprint. */
 export interface TextShingles {
-  /** The distinct sample keys (sampleKey) of the text's shingles (among its first MATCH_WORDS words). */
+  /** The distinct sample keys (sampleKey) of the KEPT_PER_BIN smallest shingle hashes of each bin (among its first MATCH_WORDS words). */
   keys: Uint32Array;
   fingerprint: Uint8Array;
 }
@@ -59,8 +69,8 @@ export const sampleKey = (bin: number, sample: number): number => bin * (SAMPLE_
 const MIN_PARAGRAPH_WORDS = 16;
 const BLANK_LINE = /\n[ \t\r\f\v]*\n/;
 
-/** A new text's shingles are looked for among its first this many words: a copy's opening is there, and a very long text (200,000 characters) would otherwise hold every sample by chance. */
-const MATCH_WORDS = 1_000;
+/** A new text's shingles are read among its first this many words: an earlier lead (LEAD_WORDS) is there, after a dateline, a byline or an added paragraph. */
+const MATCH_WORDS = 500;
 
 /** Non-ASCII characters that are letters or digits, and their lower case: looked up once each. */
 const NON_ASCII_WORD = /[\p{L}\p{N}]/u;
@@ -86,7 +96,8 @@ function wordCode(c: number): number {
 
 /** Word hashes and sample keys as a text is read: reused, the process reads one text at a time. */
 const wordBuffer = new Uint32Array(MATCH_WORDS);
-const keyBuffer = new Uint32Array(MATCH_WORDS);
+/** A new text's smallest hashes, KEPT_PER_BIN of each bin: reused likewise. */
+const keptHashes = new Float64Array(BINS * KEPT_PER_BIN);
 
 /**
  * The FNV-1a hash of each word (a run of letters and digits, lower-cased) in order, up to
@@ -150,36 +161,35 @@ export function textShingles(text: string): TextShingles | null {
   const leadWords = Math.min(lastParagraph > 0 ? lastParagraph : count, LEAD_WORDS);
   if (leadWords < MIN_COPY_WORDS) return null;
   const smallest = new Array<number>(BINS).fill(Infinity);
+  keptHashes.fill(Infinity);
   const leadShingles = leadWords - SHINGLE_WORDS + 1;
   const matchShingles = Math.min(count, MATCH_WORDS) - SHINGLE_WORDS + 1;
   for (let at = 0; at < matchShingles; at++) {
     const h = shingleHash(words, at);
     const bin = Math.floor((h / 2 ** 32) * BINS);
-    keyBuffer[at] = sampleKey(bin, h & SAMPLE_MASK);
     if (at < leadShingles && h < smallest[bin]!) smallest[bin] = h;
+    keepSmallest(bin * KEPT_PER_BIN, h);
   }
+  const keys: number[] = [];
+  keptHashes.forEach((h, at) => {
+    const key = sampleKey(Math.floor(at / KEPT_PER_BIN), h & SAMPLE_MASK);
+    if (Number.isFinite(h) && !keys.includes(key)) keys.push(key);
+  });
   // A bin the lead left empty (rare, in a short text) keeps 0: a sample like any other, found by chance alone.
-  return { keys: distinct(keyBuffer.subarray(0, matchShingles)), fingerprint: packed(smallest.map((h) => (Number.isFinite(h) ? h & SAMPLE_MASK : 0))) };
+  return { keys: Uint32Array.from(keys), fingerprint: packed(smallest.map((h) => (Number.isFinite(h) ? h & SAMPLE_MASK : 0))) };
 }
 
-/** Which keys the text being read has shown already: the read's stamp, by key (no set made per text). */
-const seenAt = new Uint32Array(SAMPLE_KEYS);
-let stamp = 0;
-
-/** The distinct keys, in their first order, in an array of their own. */
-function distinct(keys: Uint32Array): Uint32Array {
-  if (++stamp === 0xffffffff) {
-    seenAt.fill(0);
-    stamp = 1;
+/** Keeps h among a bin's KEPT_PER_BIN smallest hashes (keptHashes from `first`, in order); a hash read twice is kept once. */
+function keepSmallest(first: number, h: number): void {
+  for (let at = first; at < first + KEPT_PER_BIN; at++) {
+    const kept = keptHashes[at]!;
+    if (h === kept) return;
+    if (h < kept) {
+      keptHashes.copyWithin(at + 1, at, first + KEPT_PER_BIN - 1);
+      keptHashes[at] = h;
+      return;
+    }
   }
-  const out = new Uint32Array(keys.length);
-  let n = 0;
-  for (const key of keys) {
-    if (seenAt[key] === stamp) continue;
-    seenAt[key] = stamp;
-    out[n++] = key;
-  }
-  return out.slice(0, n);
 }
 
 /** 12-bit samples, two to three bytes. */
@@ -213,5 +223,25 @@ export function copyHits(text: TextShingles, earlier: Uint8Array): number {
   return hits;
 }
 
+/** In how many bins two fingerprints keep the same sample (0 to BINS): how alike their leads are. */
+export function sharedSamples(a: Uint8Array, b: Uint8Array): number {
+  const [x, y] = [fingerprintKeys(a), fingerprintKeys(b)];
+  let shared = 0;
+  for (let bin = 0; bin < BINS; bin++) if (x[bin] === y[bin]) shared++;
+  return shared;
+}
+
+/**
+ * Is a new text (its fingerprint) with `hits` of an earlier one's samples a copy of it?
+ * COPY_HITS make it one; one fewer does when the two leads keep 2 samples alike, two fewer
+ * when they keep 5: a copy whose lead lost a paragraph keeps the rest of it, stories written
+ * apart that share phrases do not.
+ */
+export function copyJudged(hits: number, fingerprint: Uint8Array, earlier: Uint8Array): boolean {
+  if (hits >= COPY_HITS) return true;
+  const short = COPY_HITS - hits;
+  return short < NEAR_LEADS.length && sharedSamples(fingerprint, earlier) >= NEAR_LEADS[short]!;
+}
+
 /** Is the new text a copy of the one the fingerprint was taken from? */
-export const judgedCopy = (text: TextShingles, earlier: Uint8Array): boolean => copyHits(text, earlier) >= COPY_HITS;
+export const judgedCopy = (text: TextShingles, earlier: Uint8Array): boolean => copyJudged(copyHits(text, earlier), text.fingerprint, earlier);

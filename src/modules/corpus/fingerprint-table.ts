@@ -5,9 +5,9 @@
 //
 // The files are typed arrays, one run of fingerprint numbers per key (compressed sparse rows),
 // remade when the fingerprints added since outgrow a quarter of them; the ones added since sit
-// in plain lists meanwhile. A text visits about a thousand entries per 10,000 fingerprints
-// held: from typed arrays that costs about 10 µs, from lists of lists five times as much.
-import { COPY_HITS, FINGERPRINT_BYTES, fingerprintKeys, SAMPLE_KEYS, type TextShingles } from './copy-fingerprint.js';
+// in plain lists meanwhile. A text looks up at most 20 keys (its smallest hashes) and visits
+// about 50 entries per 10,000 fingerprints held.
+import { copyJudged, FEWEST_HITS, FINGERPRINT_BYTES, fingerprintKeys, SAMPLE_KEYS, type TextShingles } from './copy-fingerprint.js';
 
 /** A fingerprint the table holds: the report it is of (or a bulk line's), when it was received, and its order. */
 export interface HeldFingerprint<Ref> {
@@ -18,7 +18,7 @@ export interface HeldFingerprint<Ref> {
   fingerprint: Uint8Array;
 }
 
-/** A fingerprint the new text copies: at least COPY_HITS of its samples are among the text's shingles. */
+/** A fingerprint the new text copies (copyJudged): enough of its samples among the text's kept shingles. */
 export interface CopyCandidate<Ref> {
   held: HeldFingerprint<Ref>;
   hits: number;
@@ -99,9 +99,9 @@ export class FingerprintTable<Ref> {
     const found: CopyCandidate<Ref>[] = [];
     for (let i = 0; i < count; i++) {
       const at = touched[i]!;
-      if (hits[at]! >= COPY_HITS) {
+      if (hits[at]! >= FEWEST_HITS) {
         const entry = this.entry(at);
-        if (eligible(entry)) found.push({ held: entry, hits: hits[at]! });
+        if (copyJudged(hits[at]!, text.fingerprint, entry.fingerprint) && eligible(entry)) found.push({ held: entry, hits: hits[at]! });
       }
       hits[at] = 0;
     }
