@@ -12,10 +12,10 @@ import { type GroupRef, type Placed, writeBatch } from './batch-write.js';
 import { clusterEventsStore, type EventFate, type ReachPair } from './cluster-events.store.js';
 import { CLUSTER_WINDOW_DAYS } from './clustering.js';
 import type { EventChanges } from './event-changes.js';
-import type { IngestArticleBody } from './events.schemas.js';
 import { eventsStore } from './events.store.js';
 import { articleKey, ingestLocksStore } from './ingest-locks.store.js';
 import {
+  type ArticleLine,
   articleEntityIds,
   articleReport,
   incidentTarget,
@@ -40,7 +40,7 @@ export interface BatchDeps {
   copies: RecentCopies;
 }
 
-export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
+export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonly Required<ArticleLine>[]): Promise<LineOutcome[]> {
   const { newId, now } = deps;
   // What the lines name, each looked up once for the batch.
   const outlets = await ingestLocksStore.existingOutlets(
@@ -57,12 +57,12 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
 
   // Each line checked as the single call checks it; stored articles answered before their content is read.
   const checked = await Promise.all(
-    items.map(async ({ line, body }) => {
+    items.map(async ({ line, body, text }) => {
       if (!outlets.has(body.outlet_id)) return { line, body, result: noSuchOutlet() };
       const found = body.url ? stored.get(articleKey(body.outlet_id, body.url)) : undefined;
       if (found) return { line, body, result: found };
       try {
-        return { line, body, result: await articleReport(body, types.get(body.event_type_id), live, now) };
+        return { line, body, result: await articleReport(body, types.get(body.event_type_id), live, now, text) };
       } catch (error) {
         if (error instanceof ProblemError) return { line, body, result: error };
         throw error;

@@ -8,7 +8,8 @@ import { compileBodyValidator } from '../../platform/http/validation.js';
 import { ProblemError } from '../../platform/problems.js';
 import { IngestArticleBody } from './events.schemas.js';
 import type { EventsService } from './events.service.js';
-import type { LineOutcome } from './new-report.js';
+import type { TextShingles } from './copy-fingerprint.js';
+import { type LineOutcome, readText } from './new-report.js';
 
 export type { LineOutcome };
 
@@ -29,17 +30,25 @@ export function checkLine(text: string): IngestArticleBody | ProblemError {
   return value as IngestArticleBody;
 }
 
-/** Each line of `lines` checked; blank lines dropped (they get no outcome). */
-export function checkedLines(lines: readonly string[]): { line: number; checked: IngestArticleBody | ProblemError }[] {
-  return lines.flatMap((raw, i) => (raw.trim() === '' ? [] : [{ line: i + 1, checked: checkLine(raw) }]));
+/** A line checked, and its text read when valid (readText). */
+export interface CheckedLine {
+  line: number;
+  checked: IngestArticleBody | ProblemError;
+  text: TextShingles | null;
+}
+
+/** Each line of `lines` checked and its text read; blank lines dropped (they get no outcome). */
+export function checkedLines(lines: readonly string[]): CheckedLine[] {
+  return lines.flatMap((raw, i) => {
+    if (raw.trim() === '') return [];
+    const checked = checkLine(raw);
+    return [{ line: i + 1, checked, text: checked instanceof ProblemError ? null : readText(checked) }];
+  });
 }
 
 /** Ingests checked lines: the refused ones answered as they are, the valid ones in one transaction. */
-export async function ingestChecked(
-  events: EventsService,
-  lines: readonly { line: number; checked: IngestArticleBody | ProblemError }[],
-): Promise<LineOutcome[]> {
-  const valid = lines.flatMap(({ line, checked }) => (checked instanceof ProblemError ? [] : [{ line, body: checked }]));
+export async function ingestChecked(events: EventsService, lines: readonly CheckedLine[]): Promise<LineOutcome[]> {
+  const valid = lines.flatMap(({ line, checked, text }) => (checked instanceof ProblemError ? [] : [{ line, body: checked, text }]));
   const stored = new Map((await events.ingestArticles(valid)).map((outcome) => [outcome.line, outcome]));
   return lines.map(({ line, checked }) => (checked instanceof ProblemError ? { line, status: 400 as const, problem: checked } : stored.get(line)!));
 }
@@ -73,12 +82,12 @@ export async function importArticles(
   const summary = { imported: 0, existing: 0, refused: 0 };
   let batch: string[] = [];
   let firstLine = 1;
-  const flush = async () => {
-    const numbered = checkedLines(batch).map(({ line, checked }) => ({ line: line + firstLine - 1, checked }));
-    firstLine += batch.length;
-    batch = [];
+  // The batch being written: the next one is checked and its texts read meanwhile, while the
+  // database works (batches are still written one after the other, in order).
+  let writing: Promise<void> = Promise.resolve();
+  const write = async (numbered: CheckedLine[], linesDone: number) => {
     const outcomes = await ingestChecked(events, numbered);
-    options.onBatch?.(firstLine - 1);
+    options.onBatch?.(linesDone);
     for (const outcome of outcomes) {
       if (outcome.status === 400) {
         summary.refused++;
@@ -87,11 +96,21 @@ export async function importArticles(
       else summary.existing++;
     }
   };
+  const flush = async () => {
+    const numbered = checkedLines(batch).map((checked) => ({ ...checked, line: checked.line + firstLine - 1 }));
+    firstLine += batch.length;
+    batch = [];
+    await writing;
+    writing = write(numbered, firstLine - 1);
+    // Its failure is answered by the next flush's await (or the last): not an unhandled rejection meanwhile.
+    writing.catch(() => {});
+  };
   for await (const raw of lines) {
     batch.push(raw);
     if (batch.length >= batchSize) await flush();
   }
   await flush();
+  await writing;
   return { ...summary, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }
 

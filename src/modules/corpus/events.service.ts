@@ -17,7 +17,7 @@ import { loadEventViews } from './event-view.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { eventsStore as store } from './events.store.js';
 import { ingestLocksStore } from './ingest-locks.store.js';
-import { type LineOutcome, lineProblem, type NewReport } from './new-report.js';
+import { type ArticleLine, type LineOutcome, lineProblem, type NewReport, readText } from './new-report.js';
 import { referenceStore } from './reference.store.js';
 import { addReport, ingestArticle, type ReportIngestDeps } from './report-ingest.js';
 import { RecentCopies } from './recent-copies.js';
@@ -37,11 +37,11 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
   const ingest: ReportIngestDeps = { clock, newId, changes, eventTypes: eventTypeCache(), copies };
 
   /** Each article on the single call's path, a savepoint each: a refused one is answered and skipped while the rest go on. */
-  async function ingestLineByLine(tx: Queryable, items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
+  async function ingestLineByLine(tx: Queryable, items: readonly Required<ArticleLine>[]): Promise<LineOutcome[]> {
     const outcomes: LineOutcome[] = [];
-    for (const { line, body } of items) {
+    for (const { line, body, text } of items) {
       try {
-        const { existing, id, incident_id, copy_of_report_id } = await inSavepoint(tx, 'article', () => ingestArticle(tx, ingest, body));
+        const { existing, id, incident_id, copy_of_report_id } = await inSavepoint(tx, 'article', () => ingestArticle(tx, ingest, body, text));
         outcomes.push({ line, status: existing ? 200 : 201, id, incident_id, copy_of_report_id });
       } catch (error) {
         const problem = error instanceof ProblemError ? error : lineProblem(error);
@@ -77,7 +77,8 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
      * whether it was stored already (the same outlet and url), in which case nothing changed.
      */
     ingestArticle(input: IngestArticleBody) {
-      return db.transaction((tx) => ingestArticle(tx, ingest, input));
+      const text = readText(input);
+      return db.transaction((tx) => ingestArticle(tx, ingest, input, text));
     },
 
     /**
@@ -85,8 +86,9 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
      * articles' locks taken first (ingest-locks.store.ts), set-based (article-batch.ts);
      * answers each one's outcome, in order.
      */
-    async ingestArticles(items: readonly { line: number; body: IngestArticleBody }[]): Promise<LineOutcome[]> {
-      if (items.length === 0) return [];
+    async ingestArticles(lines: readonly ArticleLine[]): Promise<LineOutcome[]> {
+      if (lines.length === 0) return [];
+      const items = lines.map((item) => ({ ...item, text: item.text === undefined ? readText(item.body) : item.text }));
       const outcomes = await db.transaction(async (tx) => {
         await ingestLocksStore.lockClustering(
           tx,

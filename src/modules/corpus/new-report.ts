@@ -74,6 +74,21 @@ export function articleEntityIds(input: IngestArticleBody): string[] {
 }
 
 /**
+ * An article's text as copy detection reads it (null: none sent), read before ingest's
+ * transaction: no lock is held while texts are read, and a bulk load reads the next batch's
+ * while the database writes this one.
+ */
+export const readText = (input: IngestArticleBody): TextShingles | null => (input.text === undefined ? null : textShingles(input.text));
+
+/** Articles with their texts read (readText), as ingest takes them. */
+export interface ArticleLine {
+  line: number;
+  body: IngestArticleBody;
+  /** readText(body); read by ingest when left out. */
+  text?: TextShingles | null;
+}
+
+/**
  * An article's report once its outlet is known and it is no stored article: its type, roles,
  * entities and timestamps checked in the order the single call answers them (`survivors` and
  * `names`: live entities → survivor → name, at least those it names).
@@ -83,6 +98,7 @@ export async function articleReport(
   known: EventTypeWithRoles | null | undefined,
   { survivors, names }: Pick<NewReport, 'survivors' | 'names'>,
   now: Date,
+  text: TextShingles | null,
 ): Promise<NewReport> {
   if (!known) throw refuse('TEMPLATE_NOT_FOUND', `event_type_id ${input.event_type_id} names no event type.`);
   const { type, roles } = known;
@@ -109,7 +125,7 @@ export async function articleReport(
     headline: input.headline ?? null,
     url: input.url ?? null,
     incidentId: input.incident_id ?? null,
-    text: input.text === undefined ? null : textShingles(input.text),
+    text,
   };
 }
 

@@ -12,6 +12,7 @@ import { refreshEvent } from './event-refresh.js';
 import { eventState, newReportState } from './event-state.js';
 import type { EventTypeCache } from './event-type-cache.js';
 import type { IngestArticleBody } from './events.schemas.js';
+import type { TextShingles } from './copy-fingerprint.js';
 import { type EventRow, eventsStore } from './events.store.js';
 import { ingestLocksStore } from './ingest-locks.store.js';
 import { articleEntityIds, articleReport, copyJoins, incidentTarget, type NewReport, noSuchOutlet, placementOf, survivorsOf } from './new-report.js';
@@ -39,7 +40,7 @@ const incidentReport = (id: string, incidentId: string, reportDate: Date, copyOf
  * timestamps), then the source-neutral path. Answers its id, event and report date, and
  * whether it was stored already (the same outlet and url), in which case nothing changed.
  */
-export async function ingestArticle(tx: Queryable, deps: ReportIngestDeps, input: IngestArticleBody) {
+export async function ingestArticle(tx: Queryable, deps: ReportIngestDeps, input: IngestArticleBody, text: TextShingles | null) {
   const opened = await ingestLocksStore.openArticle(tx, { outletId: input.outlet_id, eventTypeId: input.event_type_id, url: input.url ?? null });
   if (!opened.outlet) throw noSuchOutlet();
   // Every entity the report names, resolved (live ones with their survivors) with the
@@ -47,7 +48,7 @@ export async function ingestArticle(tx: Queryable, deps: ReportIngestDeps, input
   const { stored, entities } = await ingestLocksStore.storedArticle(tx, input.outlet_id, input.url ?? null, articleEntityIds(input));
   if (stored) return { ...incidentReport(stored.id, stored.incident_id, stored.report_date, stored.copy_of_report_id), existing: true };
   const known = await deps.eventTypes.get(tx, input.event_type_id, opened.typeVersion);
-  const report = await articleReport(input, known, survivorsOf(entities), deps.clock.now());
+  const report = await articleReport(input, known, survivorsOf(entities), deps.clock.now(), text);
   const added = await addReport(tx, deps, report);
   return { ...incidentReport(added.reportId, added.eventId, added.reportDate, added.copyOf), existing: false };
 }
