@@ -216,6 +216,18 @@ export function fingerprintKeys(fingerprint: Uint8Array): number[] {
   return keys;
 }
 
+/** How many samples of the fingerprint at `offset` in `bytes` are keys marked `mark` in `marks` (by key): fingerprintKeys without an array. */
+export function samplesMarked(bytes: Uint8Array, offset: number, marks: Uint32Array, mark: number): number {
+  let found = 0;
+  for (let at = 0; at < FINGERPRINT_BYTES; at += 3) {
+    const [a, b, c] = [bytes[offset + at]!, bytes[offset + at + 1]!, bytes[offset + at + 2]!];
+    const bin = (at / 3) * 2;
+    if (marks[sampleKey(bin, a | ((b & 0xf) << 8))] === mark) found++;
+    if (marks[sampleKey(bin + 1, (b >>> 4) | (c << 4))] === mark) found++;
+  }
+  return found;
+}
+
 /** How many of an earlier text's samples are shingles of the new text (0 to BINS). */
 export function copyHits(text: TextShingles, earlier: Uint8Array): number {
   let hits = 0;

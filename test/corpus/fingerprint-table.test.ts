@@ -1,0 +1,80 @@
+// The fingerprint table (fingerprint-table.ts) finds exactly what judging every fingerprint
+// held one by one finds (copy-fingerprint.ts, judgedCopy), with the hits counted alike: while
+// fingerprints sit unfiled, once filed, and when the texts are made of stock sentences, so
+// that some keys are filed for a good part of the table and a look-up leaves their lists
+// unvisited.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { copyHits, judgedCopy, type TextShingles, textShingles } from '../../src/modules/corpus/copy-fingerprint.js';
+import { FingerprintTable } from '../../src/modules/corpus/fingerprint-table.js';
+
+/** xorshift32, seeded. */
+function seeded(seed: number) {
+  let state = seed >>> 0 || 1;
+  return (n: number) => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % n;
+  };
+}
+
+/** Texts of 4 to 8 paragraphs of sentences: a share from a small pool of stock sentences (a tenth of them only those), the rest of random words; some are copies of earlier ones with a paragraph dropped or added. */
+function texts(count: number, seed: number): string[] {
+  const pick = seeded(seed);
+  const word = () => `w${pick(5_000)}`;
+  const sentence = () => Array.from({ length: 8 + pick(10) }, word).join(' ');
+  const stock = Array.from({ length: 40 }, sentence);
+  const paragraph = () => Array.from({ length: 4 }, () => (pick(2) === 0 ? stock[pick(stock.length)] : sentence())).join('. ');
+  // Stock alone: such texts share their samples with many others, under the longest lists.
+  const stockParagraph = () => Array.from({ length: 4 }, () => stock[pick(8)]).join('. ');
+  const made: string[] = [];
+  for (let i = 0; i < count; i++) {
+    if (made.length > 0 && pick(3) === 0) {
+      const paragraphs = made[pick(made.length)]!.split('\n\n');
+      if (pick(2) === 0) paragraphs.splice(1 + pick(paragraphs.length - 1), 1);
+      else paragraphs.splice(pick(paragraphs.length), 0, paragraph());
+      made.push(paragraphs.join('\n\n'));
+    } else if (pick(10) === 0) made.push(Array.from({ length: 4 + pick(5) }, stockParagraph).join('\n\n'));
+    else made.push(Array.from({ length: 4 + pick(5) }, paragraph).join('\n\n'));
+  }
+  return made;
+}
+
+describe('fingerprint table', () => {
+  it('finds what judging each fingerprint held finds, with the same hits, filed or not', () => {
+    const read = texts(12_000, 7)
+      .map((text) => textShingles(text))
+      .filter((t): t is TextShingles => t !== null);
+    const table = new FingerprintTable<number>();
+    const held: TextShingles[] = [];
+    let copies = 0;
+    read.forEach((text, i) => {
+      // Every 37th text looked up against everything held (a brute-force look-up of all is slow).
+      if (i % 37 === 0) {
+        const found = table
+          .copied(text, () => true)
+          .map((c) => `${c.held.ref}:${c.hits}`)
+          .sort();
+        const expected = held.flatMap((earlier, ref) => (judgedCopy(text, earlier.fingerprint) ? [`${ref}:${copyHits(text, earlier.fingerprint)}`] : [])).sort();
+        assert.deepEqual(found, expected, `text ${i}`);
+        copies += expected.length;
+      }
+      table.add({ ref: held.length, receivedMs: i, order: i, fingerprint: text.fingerprint });
+      held.push(text);
+    });
+    assert.ok(copies > 20, `only ${copies} copies met: the test would not tell`);
+  });
+
+  it('leaves out what `eligible` refuses', () => {
+    const read = texts(300, 11)
+      .map((text) => textShingles(text))
+      .filter((t): t is TextShingles => t !== null);
+    const table = new FingerprintTable<number>();
+    read.forEach((text, i) => table.add({ ref: i, receivedMs: i, order: i, fingerprint: text.fingerprint }));
+    const last = read.at(-1)!;
+    const all = table.copied(last, () => true);
+    assert.ok(all.length > 0);
+    assert.deepEqual(table.copied(last, (entry) => entry.ref !== all[0]!.held.ref).length, all.length - 1);
+  });
+});
