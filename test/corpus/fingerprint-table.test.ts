@@ -56,7 +56,9 @@ describe('fingerprint table', () => {
           .copied(text, () => true)
           .map((c) => `${c.held.ref}:${c.hits}`)
           .sort();
-        const expected = held.flatMap((earlier, ref) => (judgedCopy(text, earlier.fingerprint) ? [`${ref}:${copyHits(text, earlier.fingerprint)}`] : [])).sort();
+        const expected = held
+          .flatMap((earlier, ref) => (judgedCopy(text, earlier.fingerprint) ? [`${ref}:${copyHits(text, earlier.fingerprint)}`] : []))
+          .sort();
         assert.deepEqual(found, expected, `text ${i}`);
         copies += expected.length;
       }
@@ -71,7 +73,7 @@ describe('fingerprint table', () => {
       .map((text) => textShingles(text))
       .filter((t): t is TextShingles => t !== null);
     const table = new FingerprintTable<number>();
-    read.forEach((text, i) => table.add({ ref: i, receivedMs: i, order: i, fingerprint: text.fingerprint }));
+    for (const [i, text] of read.entries()) table.add({ ref: i, receivedMs: i, order: i, fingerprint: text.fingerprint });
     const last = read.at(-1)!;
     const all = table.copied(last, () => true);
     assert.ok(all.length > 0);
