@@ -205,26 +205,20 @@ function packed(samples: readonly number[]): Uint8Array {
   return bytes;
 }
 
-/** A fingerprint's samples as keys (sampleKey), bin by bin. */
-export function fingerprintKeys(fingerprint: Uint8Array): number[] {
-  const keys: number[] = [];
-  for (let at = 0; at < FINGERPRINT_BYTES; at += 3) {
-    const bin = (at / 3) * 2;
-    keys.push(sampleKey(bin, fingerprint[at]! | ((fingerprint[at + 1]! & 0xf) << 8)));
-    keys.push(sampleKey(bin + 1, (fingerprint[at + 1]! >>> 4) | (fingerprint[at + 2]! << 4)));
-  }
-  return keys;
+/** The key (sampleKey) of bin `bin`'s sample in the fingerprint starting at `offset` of `bytes` (packed's layout). */
+function keyAt(bytes: Uint8Array, offset: number, bin: number): number {
+  const at = offset + (bin >>> 1) * 3;
+  const sample = bin % 2 === 0 ? bytes[at]! | ((bytes[at + 1]! & 0xf) << 8) : (bytes[at + 1]! >>> 4) | (bytes[at + 2]! << 4);
+  return sampleKey(bin, sample);
 }
+
+/** A fingerprint's samples as keys (sampleKey), bin by bin. */
+export const fingerprintKeys = (fingerprint: Uint8Array): number[] => Array.from({ length: BINS }, (_, bin) => keyAt(fingerprint, 0, bin));
 
 /** How many samples of the fingerprint at `offset` in `bytes` are keys marked `mark` in `marks` (by key): fingerprintKeys without an array. */
 export function samplesMarked(bytes: Uint8Array, offset: number, marks: Uint32Array, mark: number): number {
   let found = 0;
-  for (let at = 0; at < FINGERPRINT_BYTES; at += 3) {
-    const [a, b, c] = [bytes[offset + at]!, bytes[offset + at + 1]!, bytes[offset + at + 2]!];
-    const bin = (at / 3) * 2;
-    if (marks[sampleKey(bin, a | ((b & 0xf) << 8))] === mark) found++;
-    if (marks[sampleKey(bin + 1, (b >>> 4) | (c << 4))] === mark) found++;
-  }
+  for (let bin = 0; bin < BINS; bin++) if (marks[keyAt(bytes, offset, bin)] === mark) found++;
   return found;
 }
 

@@ -68,8 +68,8 @@ export class FingerprintTable<Ref> {
     this.receivedMs[at] = entry.receivedMs;
     this.orders[at] = entry.order;
     this.fingerprints.set(entry.fingerprint, at * FINGERPRINT_BYTES);
-    // A fingerprint whose bins repeat a key (rare) is filed once under it: one text shingle is one hit.
-    for (const key of new Set(fingerprintKeys(entry.fingerprint))) {
+    // Keys name their bin: a fingerprint's ten are distinct.
+    for (const key of fingerprintKeys(entry.fingerprint)) {
       if (2 * this.linkCount + 2 > this.links.length) {
         const bigger = new Int32Array(this.links.length * 2);
         bigger.set(this.links);
@@ -141,7 +141,7 @@ export class FingerprintTable<Ref> {
   /** Files every fingerprint held in the typed arrays. */
   private file(): void {
     const count = this.refs.length;
-    const keysOf = (at: number) => new Set(fingerprintKeys(this.fingerprints.subarray(at * FINGERPRINT_BYTES, (at + 1) * FINGERPRINT_BYTES)));
+    const keysOf = (at: number) => fingerprintKeys(this.fingerprints.subarray(at * FINGERPRINT_BYTES, (at + 1) * FINGERPRINT_BYTES));
     const starts = new Uint32Array(SAMPLE_KEYS + 1);
     for (let at = 0; at < count; at++) for (const key of keysOf(at)) starts[key + 1]!++;
     for (let key = 0; key < SAMPLE_KEYS; key++) starts[key + 1]! += starts[key]!;
