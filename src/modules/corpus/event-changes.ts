@@ -3,9 +3,12 @@
 // subscriber, "corpus.event-changed:<subscriber>", in the same transaction as the change. Each
 // subscriber retries on its own, so a failing beat charge never re-runs sensor matching and
 // the reverse; a retried subscriber must be idempotent (it is: one delivery per sensor and
-// event, one entry per beat and event).
+// event, one entry per beat and event). The same call writes the events' revisions
+// (event-revisions.ts): whatever changes an event publishes the change, so no revision is missed.
+import type { Clock } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db/database.js';
 import type { JobQueue } from '../../platform/jobs.js';
+import { recordRevisions } from './event-revisions.js';
 
 const EVENT_CHANGED_JOB = 'corpus.event-changed';
 /** Recomputes the state of events after an entity they name was merged or deleted. */
@@ -36,23 +39,49 @@ export interface EventChangeSubscribers {
 /** Told when a subscriber is done with a change: seconds since the change was stored (the metrics' event-change lag). */
 export type EventChangeLag = (subscriber: keyof EventChangeSubscribers, seconds: number) => void;
 
-export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers, lag: EventChangeLag) {
+export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers, lag: EventChangeLag, clock: Clock) {
   const kinds = (Object.entries(subscribers) as [keyof EventChangeSubscribers, EventChangeSubscriber][]).map(([name, subscriber]) => {
     const kind = `${EVENT_CHANGED_JOB}:${name}`;
     jobs.register(kind, (payload) => subscriber(payload as EventChange), { onDone: (seconds) => lag(name, seconds) });
     return kind;
   });
-  return {
-    /** Stores the change for every subscriber in the caller's transaction. */
+  const publisher = {
+    /** Stores the change for every subscriber, and the revisions it makes, in the caller's transaction. */
     async publish(tx: Queryable, change: EventChange): Promise<void> {
       await jobs.enqueueEach(tx, kinds, change);
+      await recordRevisions(tx, [change], clock.now());
     },
 
-    /** Stores many changes for every subscriber in one statement. */
+    /** Stores many changes for every subscriber in one statement, and their revisions (one per event). */
     async publishAll(tx: Queryable, changes: readonly EventChange[]): Promise<void> {
       await jobs.enqueueEachOf(tx, kinds, changes);
+      await recordRevisions(tx, changes, clock.now());
+    },
+
+    /**
+     * A publisher for one transaction that changes events many times (a bulk batch ingested
+     * line by line): changes are stored as they come, the revisions once, by `recordRevisions`
+     * before the commit, so an event touched twice gets one.
+     */
+    deferringRevisions() {
+      const published: EventChange[] = [];
+      return {
+        ...publisher,
+        async publish(tx: Queryable, change: EventChange): Promise<void> {
+          await jobs.enqueueEach(tx, kinds, change);
+          published.push(change);
+        },
+        async publishAll(tx: Queryable, changes: readonly EventChange[]): Promise<void> {
+          await jobs.enqueueEachOf(tx, kinds, changes);
+          published.push(...changes);
+        },
+        recordRevisions: (tx: Queryable) => recordRevisions(tx, published, clock.now()),
+      };
     },
   };
+  return publisher;
 }
 
-export type EventChanges = ReturnType<typeof eventChanges>;
+export type EventPublisher = ReturnType<typeof eventChanges>;
+/** What a path that changes events needs of the hand-off. */
+export type EventChanges = Pick<EventPublisher, 'publish' | 'publishAll'>;

@@ -55,18 +55,26 @@ interface ViewRow {
   independent: number;
   merged_into_event_id: string | null;
   deleted: boolean;
+  revision?: number | null;
+  revised_at?: Date;
 }
+
+/** An event's view with its fate (merged away, deleted), and with its latest revision when asked for. */
+export type EventView = SearchEvent & { merged_into_event_id: string | null; deleted: boolean; revision?: { number: number; at: string } };
 
 /**
  * The events with these ids, in the order given (missing ids left out). Dates and entities
  * are as currently known; the counts cover the reports that had arrived by the receive
- * sequence value `seq` (search), or whose receive time is not after `at` (reading now).
+ * sequence value `seq` (search), whose receive time is not after `at` (reading now), or all
+ * of them (`'all'`: a revision, or an event read by id). With `revision`, each carries its
+ * latest revision number and when it was made.
  */
 export async function loadEventViews(
   db: Queryable,
   ids: readonly string[],
-  countedUpTo: { seq: number } | { at: Date },
-): Promise<(SearchEvent & { merged_into_event_id: string | null; deleted: boolean })[]> {
+  countedUpTo: { seq: number } | { at: Date } | 'all',
+  options: { revision?: boolean } = {},
+): Promise<EventView[]> {
   if (ids.length === 0) return [];
   // Counted at a receive-sequence value: the reports from the index of (event, sequence) alone,
   // and the distinct sources from the event's own row, whose source_seqs holds when it reached
@@ -74,16 +82,21 @@ export async function loadEventViews(
   // is merged away, as its reports move). At a time: the reports themselves, their sources told
   // apart as source_seqs tells them.
   const counts =
-    'seq' in countedUpTo
-      ? `SELECT (SELECT count(*)::int FROM reports r WHERE r.event_id = e.id AND r.received_seq <= $2::bigint) AS reports,
+    countedUpTo === 'all'
+      ? `SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id))::int AS outlets,
+                ${independentSourcesSql('e.id', 'true')} AS independent
+           FROM reports r WHERE r.event_id = e.id`
+      : 'seq' in countedUpTo
+        ? `SELECT (SELECT count(*)::int FROM reports r WHERE r.event_id = e.id AND r.received_seq <= $2::bigint) AS reports,
                 (SELECT count(*)::int FROM unnest(e.source_seqs) AS s WHERE s <= $2::bigint) AS outlets,
                 ${independentSourcesSql('e.id', 'r.received_seq <= $2::bigint')} AS independent`
-      : `SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id))::int AS outlets,
+        : `SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id))::int AS outlets,
                 ${independentSourcesSql('e.id', 'r.received_at <= $2::timestamptz')} AS independent
            FROM reports r WHERE r.event_id = e.id AND r.received_at <= $2::timestamptz`;
   const rows = await db.query<ViewRow>(
     `SELECT e.id, t.code_name, e.sentence, e.happened_at, e.first_report_date, e.last_report_date, ent.entities,
             e.merged_into_event_id, e.deleted_at IS NOT NULL AS deleted, c.reports, c.outlets, c.independent
+            ${options.revision ? ', rev.revision, COALESCE(rev.created_at, e.updated_at) AS revised_at' : ''}
        FROM events e
        JOIN event_types t ON t.id = e.event_type_id
        CROSS JOIN LATERAL (${counts}) c
@@ -95,8 +108,9 @@ export async function loadEventViews(
            JOIN entities stored ON stored.id = x.id
            JOIN entities live ON live.id = stored.canonical_id AND live.deleted_at IS NULL
        ) ent
+       ${options.revision ? 'LEFT JOIN LATERAL (SELECT revision, created_at FROM event_revisions WHERE event_id = e.id ORDER BY revision DESC LIMIT 1) rev ON true' : ''}
       WHERE e.id = ANY($1::uuid[])`,
-    [ids, 'seq' in countedUpTo ? countedUpTo.seq : countedUpTo.at],
+    countedUpTo === 'all' ? [ids] : [ids, 'seq' in countedUpTo ? countedUpTo.seq : countedUpTo.at],
   );
   const rowById = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
@@ -124,13 +138,15 @@ export async function loadEventViews(
         involved_entities: involved,
         merged_into_event_id: row.merged_into_event_id,
         deleted: row.deleted,
+        // An event merged away or deleted before revisions were kept has none: its first.
+        ...(row.revised_at ? { revision: { number: row.revision ?? 1, at: row.revised_at.toISOString() } } : {}),
       },
     ];
   });
 }
 
 /** The search-event shape alone, without the operator's `merged_into_event_id` and `deleted`. */
-export function searchEventOf(view: SearchEvent & { merged_into_event_id: string | null; deleted: boolean }): SearchEvent {
-  const { merged_into_event_id: _merged, deleted: _deleted, ...event } = view;
+export function searchEventOf(view: EventView): SearchEvent {
+  const { merged_into_event_id: _merged, deleted: _deleted, revision: _revision, ...event } = view;
   return event;
 }

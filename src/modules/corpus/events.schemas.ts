@@ -1,6 +1,6 @@
 // Schemas of the event pipeline's operator calls: article ingest, event reads, merges.
-import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, StrictObject, Text, Timestamp, Uuid } from '../../platform/http/schema-kit.js';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ListEnvelope, Nullable, StrictObject, Text, Timestamp, Uuid } from '../../platform/http/schema-kit.js';
 import { RoleEntry } from './role-values.js';
 
 export const IngestArticleBody = StrictObject({
@@ -83,3 +83,54 @@ export const SearchEvent = Type.Object(searchEventFields, { $id: 'SearchEvent' }
 export const OpsEvent = Type.Object({ ...searchEventFields, merged_into_event_id: Nullable(Uuid), deleted: Type.Boolean() }, { $id: 'OpsEvent' });
 
 export const MergeEventBody = StrictObject({ into_event_id: Uuid });
+
+/** GET /v1/events/{id}: the search-event fields, counted over every report, with the event's latest revision. */
+export const Event = Type.Object(
+  {
+    ...searchEventFields,
+    matched_report_count: Type.Integer({ description: 'Reports received so far.' }),
+    distinct_outlet_count: Type.Integer({ description: 'Distinct outlets (a structured report counts one per filing account) among every report.' }),
+    independent_source_count: Type.Integer({
+      description: 'Distinct outlets among the origins of the copy groups of every report (wire copies counted once).',
+    }),
+    revision: Type.Integer({ minimum: 1, description: 'Grows by one with each committed change of any field above.' }),
+    updated_at: Type.String({ format: 'date-time', description: 'When the latest revision was made.' }),
+  },
+  { $id: 'Event' },
+);
+
+const change = <T extends TSchema>(value: T) => Type.Optional(Type.Object({ from: value, to: value }));
+
+/** Per field that changed, `{from, to}`; `involved_entities` as the entities added and removed. */
+export const EventFieldChanges = Type.Object(
+  {
+    sentence: change(Nullable(Type.String())),
+    happened_at: change(Nullable(Type.String())),
+    first_report_date: change(Type.String({ format: 'date-time' })),
+    last_report_date: change(Type.String({ format: 'date-time' })),
+    matched_report_count: change(Type.Integer()),
+    distinct_outlet_count: change(Type.Integer()),
+    independent_source_count: change(Type.Integer()),
+    involved_entities: Type.Optional(Type.Object({ added: Type.Array(InvolvedEntity), removed: Type.Array(InvolvedEntity) })),
+  },
+  { additionalProperties: false, description: "What changed: since the revision before (revision 1: `{}`), or since a sensor's previous delivery." },
+);
+
+export const EventRevision = Type.Object(
+  {
+    object: Type.Literal('event_revision'),
+    event_id: Uuid,
+    revision: Type.Integer({ minimum: 1 }),
+    created_at: Timestamp,
+    changes: EventFieldChanges,
+    merged_event_ids: Type.Array(Uuid, { description: 'Events merged into this one by this revision.' }),
+  },
+  { $id: 'EventRevision' },
+);
+
+export const EventRevisionList = ListEnvelope(EventRevision);
+
+export const RevisionsQuery = StrictObject({
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100. Larger is refused, not clamped.' }),
+  starting_after: Type.Optional(Type.Integer({ minimum: 1, description: 'The revision number of the last item of the previous page (its `next_cursor`).' })),
+});

@@ -10,7 +10,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import { ingestBatch } from './article-batch.js';
 import { corpusStatistics } from './corpus-statistics.js';
-import type { EventChanges } from './event-changes.js';
+import type { EventPublisher } from './event-changes.js';
 import { refreshEvent } from './event-refresh.js';
 import { eventTypeCache } from './event-type-cache.js';
 import { loadEventViews } from './event-view.js';
@@ -26,7 +26,7 @@ export interface EventsDeps {
   db: Database;
   clock: Clock;
   newId: IdGenerator;
-  changes: EventChanges;
+  changes: EventPublisher;
   logger: Logger;
 }
 
@@ -39,9 +39,12 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
   /** Each article on the single call's path, a savepoint each: a refused one is answered and skipped while the rest go on. */
   async function ingestLineByLine(tx: Queryable, items: readonly Required<ArticleLine>[]): Promise<LineOutcome[]> {
     const outcomes: LineOutcome[] = [];
+    // One revision per event for the whole batch, as on the set-based path.
+    const deferred = changes.deferringRevisions();
+    const lineByLine = { ...ingest, changes: deferred };
     for (const { line, body, text } of items) {
       try {
-        const { existing, id, incident_id, copy_of_report_id } = await inSavepoint(tx, 'article', () => ingestArticle(tx, ingest, body, text));
+        const { existing, id, incident_id, copy_of_report_id } = await inSavepoint(tx, 'article', () => ingestArticle(tx, lineByLine, body, text));
         outcomes.push({ line, status: existing ? 200 : 201, id, incident_id, copy_of_report_id });
       } catch (error) {
         const problem = error instanceof ProblemError ? error : lineProblem(error);
@@ -49,6 +52,7 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
         outcomes.push({ line, status: 400, problem });
       }
     }
+    await deferred.recordRevisions(tx);
     return outcomes;
   }
 

@@ -1,0 +1,73 @@
+// Events read by id on the public API (decisions.md, "events by id, revisions and update
+// deliveries"): the event as it stands, counted over every report, and its revisions. An id
+// merged away is answered by its survivor; a deleted or unknown one is not found. Not billed:
+// finding events is what search bills.
+import type { Database, Queryable } from '../../platform/db/database.js';
+import { ProblemError } from '../../platform/problems.js';
+import { eventRevisionsStore } from './event-revisions.store.js';
+import { type EventView, loadEventViews, searchEventOf } from './event-view.js';
+import { eventsStore } from './events.store.js';
+
+/** Merges flatten their chains (events.store.ts mergeEvent), so one hop suffices; more cover merges racing the read. */
+const MAX_HOPS = 4;
+
+const notFound = (id: string) => new ProblemError('not-found', `No event with id ${id}.`);
+
+/** The event `id` names, as it stands, following merges; null when deleted or unknown. */
+export async function currentEventView(db: Queryable, id: string): Promise<EventView | null> {
+  let wanted = id;
+  for (let hop = 0; hop < MAX_HOPS; hop++) {
+    const [view] = await loadEventViews(db, [wanted], 'all', { revision: true });
+    if (!view || view.deleted) return null;
+    if (!view.merged_into_event_id) return view;
+    wanted = view.merged_into_event_id;
+  }
+  return null;
+}
+
+/** The public shape of an event read by id. */
+export function eventById(view: EventView) {
+  const revision = view.revision ?? { number: 1, at: view.last_report_date };
+  return { ...searchEventOf(view), revision: revision.number, updated_at: revision.at };
+}
+
+export function eventReads({ db }: { db: Database }) {
+  return {
+    async get(id: string) {
+      const view = await currentEventView(db, id);
+      if (!view) throw notFound(id);
+      return eventById(view);
+    },
+
+    /** The revisions of the event (its survivor's, for one merged away), newest first. */
+    async revisions(id: string, query: { limit: number; starting_after?: number }) {
+      const survivor = await liveEventId(db, id);
+      if (!survivor) throw notFound(id);
+      const rows = await eventRevisionsStore.list(db, survivor, query.limit + 1, query.starting_after ?? null);
+      const data = rows.slice(0, query.limit).map((row) => ({
+        object: 'event_revision' as const,
+        event_id: row.event_id,
+        revision: row.revision,
+        created_at: row.created_at.toISOString(),
+        changes: row.changes,
+        merged_event_ids: row.merged_event_ids,
+      }));
+      const hasMore = rows.length > query.limit;
+      return { object: 'list' as const, data, has_more: hasMore, next_cursor: hasMore ? String(data[data.length - 1]!.revision) : null };
+    },
+  };
+}
+
+/** The live event `id` names (itself, or its survivor); null when deleted or unknown. */
+async function liveEventId(db: Queryable, id: string): Promise<string | null> {
+  let wanted = id;
+  for (let hop = 0; hop < MAX_HOPS; hop++) {
+    const row = await eventsStore.getEvent(db, wanted);
+    if (!row || row.deleted_at) return null;
+    if (!row.merged_into_event_id) return wanted;
+    wanted = row.merged_into_event_id;
+  }
+  return null;
+}
+
+export type EventReads = ReturnType<typeof eventReads>;

@@ -1,0 +1,93 @@
+// SQL of event revisions (migration 024): the latest of each event, the ones written by a
+// change, an event's list newest first, and the retention sweep.
+import type { Queryable } from '../../platform/db/database.js';
+import { deleteInBatches } from '../../platform/retention.js';
+import type { RevisionChanges, RevisionState } from './revision-changes.js';
+
+export interface RevisionRow {
+  event_id: string;
+  revision: number;
+  created_at: Date;
+  changes: RevisionChanges;
+  merged_event_ids: string[];
+}
+
+export interface NewRevision {
+  eventId: string;
+  revision: number;
+  changes: RevisionChanges;
+  mergedEventIds: readonly string[];
+  state: RevisionState;
+}
+
+export const eventRevisionsStore = {
+  /** Per event, its latest revision and the state it recorded (null: stored before states were kept); events without one left out. */
+  async latest(db: Queryable, eventIds: readonly string[]): Promise<Map<string, { revision: number; state: RevisionState | null }>> {
+    const rows = await db.query<{ id: string; revision: number; state: RevisionState | null }>(
+      `SELECT x.id, h.revision, h.state
+         FROM unnest($1::uuid[]) AS x(id)
+         CROSS JOIN LATERAL (SELECT revision, state FROM event_revisions WHERE event_id = x.id ORDER BY revision DESC LIMIT 1) h`,
+      [eventIds],
+    );
+    return new Map(rows.map((row) => [row.id, { revision: row.revision, state: row.state }]));
+  },
+
+  /** The state an event's revision recorded (null: not kept, or swept). */
+  async stateAt(db: Queryable, eventId: string, revision: number): Promise<RevisionState | null> {
+    const rows = await db.query<{ state: RevisionState | null }>('SELECT state FROM event_revisions WHERE event_id = $1 AND revision = $2', [
+      eventId,
+      revision,
+    ]);
+    return rows[0]?.state ?? null;
+  },
+
+  /** The events merged into an event by its revisions after `after`. */
+  async mergedSince(db: Queryable, eventId: string, after: number): Promise<string[]> {
+    const rows = await db.query<{ id: string }>(
+      `SELECT unnest(merged_event_ids)::text AS id FROM event_revisions WHERE event_id = $1 AND revision > $2 ORDER BY revision`,
+      [eventId, after],
+    );
+    return rows.map((row) => row.id);
+  },
+
+  async insert(tx: Queryable, revisions: readonly NewRevision[], at: Date): Promise<void> {
+    if (revisions.length === 0) return;
+    await tx.query(
+      `INSERT INTO event_revisions (event_id, revision, created_at, changes, merged_event_ids, state)
+       SELECT r.event_id, r.revision, $6, r.changes::jsonb, r.merged::uuid[], r.state::jsonb
+         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[]) AS r(event_id, revision, changes, merged, state)`,
+      [
+        revisions.map((r) => r.eventId),
+        revisions.map((r) => r.revision),
+        revisions.map((r) => JSON.stringify(r.changes)),
+        revisions.map((r) => `{${r.mergedEventIds.join(',')}}`),
+        revisions.map((r) => JSON.stringify(r.state)),
+        at,
+      ],
+    );
+  },
+
+  /** An event's revisions, newest first, below `before` (a revision number) when given; `limit` of them. */
+  list(db: Queryable, eventId: string, limit: number, before: number | null): Promise<RevisionRow[]> {
+    return db.query<RevisionRow>(
+      `SELECT event_id, revision, created_at, changes, merged_event_ids FROM event_revisions
+        WHERE event_id = $1 AND ($2::int IS NULL OR revision < $2) ORDER BY revision DESC LIMIT $3`,
+      [eventId, before, limit],
+    );
+  },
+
+  /** Deletes revisions made before `before`, never an event's latest; answers how many. Rows another sweep holds are skipped. */
+  sweep(db: Queryable, before: Date): Promise<number> {
+    return deleteInBatches(
+      db,
+      `DELETE FROM event_revisions r USING (
+         SELECT event_id, revision FROM event_revisions o
+          WHERE o.created_at < $2
+            AND EXISTS (SELECT 1 FROM event_revisions n WHERE n.event_id = o.event_id AND n.revision > o.revision)
+          LIMIT $1 FOR UPDATE SKIP LOCKED) old
+       WHERE r.event_id = old.event_id AND r.revision = old.revision
+       RETURNING 1`,
+      [before],
+    );
+  },
+};

@@ -1,0 +1,69 @@
+// An event's revisions (decisions.md, "events by id, revisions and update deliveries"): each
+// committed change of its search-event view makes one, written in the transaction of the
+// change by the hand-off that publishes it (event-changes.ts), so none is lost or doubled by a
+// crash or by several processes (the change holds the event's row lock, which orders its
+// revision numbers). Several changes of one event in one transaction (a bulk batch) make one.
+import type { Queryable } from '../../platform/db/database.js';
+import type { EventChange } from './event-changes.js';
+import { type NewRevision, eventRevisionsStore as store } from './event-revisions.store.js';
+import { loadEventViews } from './event-view.js';
+import { changesBetween, revisionStateOf } from './revision-changes.js';
+
+/** Revisions are kept this long; an event keeps its latest whatever its age. */
+export const REVISION_RETENTION_MS = 90 * 24 * 3_600_000;
+
+/** The events these changes revise, each with the events merged into it (a deleted event has no more revisions). */
+function revisedEvents(changes: readonly EventChange[]): Map<string, string[]> {
+  const revised = new Map<string, string[]>();
+  const touch = (eventId: string) => {
+    const merged = revised.get(eventId) ?? [];
+    revised.set(eventId, merged);
+    return merged;
+  };
+  for (const change of changes) {
+    switch (change.kind) {
+      case 'report-added':
+      case 'entities-changed':
+        touch(change.eventId);
+        break;
+      case 'reports-added':
+        for (const eventId of change.eventIds) touch(eventId);
+        break;
+      case 'merged':
+        touch(change.mergedIntoEventId).push(change.eventId);
+        break;
+      case 'deleted':
+        break;
+    }
+  }
+  return revised;
+}
+
+/**
+ * Writes a revision for each live event these changes touched whose view differs from its
+ * latest revision's (or that gained merged events, or has none yet: revision 1, no changes).
+ * The caller's transaction holds the events' row locks.
+ */
+export async function recordRevisions(tx: Queryable, changes: readonly EventChange[], at: Date): Promise<void> {
+  const revised = revisedEvents(changes);
+  if (revised.size === 0) return;
+  const ids = [...revised.keys()];
+  const views = await loadEventViews(tx, ids, 'all');
+  const latest = await store.latest(tx, ids);
+  const revisions: NewRevision[] = [];
+  for (const view of views) {
+    if (view.merged_into_event_id || view.deleted) continue;
+    const state = revisionStateOf(view);
+    const mergedEventIds = revised.get(view.id)!;
+    const head = latest.get(view.id);
+    if (!head) {
+      revisions.push({ eventId: view.id, revision: 1, changes: {}, mergedEventIds, state });
+      continue;
+    }
+    // A revision stored before states were kept: what changed since cannot be told.
+    const changed = head.state ? changesBetween(head.state, state) : {};
+    if (head.state && Object.keys(changed).length === 0 && mergedEventIds.length === 0) continue;
+    revisions.push({ eventId: view.id, revision: head.revision + 1, changes: changed, mergedEventIds, state });
+  }
+  await store.insert(tx, revisions, at);
+}

@@ -1,0 +1,190 @@
+// Events by id and their revisions over HTTPS (decisions.md, "events by id, revisions and
+// update deliveries"): GET /v1/events/{id} answers the event as it stands with its revision;
+// each committed change of its view makes one revision listing what changed; a bulk batch that
+// touches an event twice makes one; a merged-away id answers its survivor; revisions older than
+// 90 days are swept, the latest kept.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startArticleServer, type TestCorpus } from '../helpers/corpus.js';
+import { bearer } from '../helpers/http.js';
+import type { TestServer } from '../helpers/server.js';
+
+const NOW = '2026-11-20T12:00:00.000Z';
+const hoursBefore = (hours: number, from = NOW) => new Date(Date.parse(from) - hours * 3_600_000).toISOString();
+
+describe('events by id and their revisions', () => {
+  let server: TestServer;
+  let corpus: TestCorpus;
+  let type: { id: string };
+  let outlets: string[];
+  let key: string;
+
+  before(async () => {
+    ({ server, corpus, type } = await startArticleServer(NOW));
+    outlets = [await corpus.outlet(), await corpus.outlet(), await corpus.outlet()];
+    ({ key } = await corpus.account(0, ['EVENTS_READ']));
+  });
+  after(() => server.close());
+
+  const article = (party: string, outlet: number, hoursAgo: number, extra: Record<string, unknown> = {}) => ({
+    outlet_id: outlets[outlet],
+    event_type_id: type.id,
+    published_at: hoursBefore(hoursAgo),
+    roles: [{ role: 'party', entity_id: party }],
+    ...extra,
+  });
+  const get = (id: string, as = key) => server.http.get(`/v1/events/${id}`, bearer(as));
+  async function event(id: string) {
+    const answer = await get(id);
+    assert.equal(answer.status, 200, answer.text);
+    return answer.json;
+  }
+  async function revisions(id: string, query = '') {
+    const answer = await server.http.get(`/v1/events/${id}/revisions${query}`, bearer(key));
+    assert.equal(answer.status, 200, answer.text);
+    return answer.json;
+  }
+
+  it('when an event gains a report from another outlet, then it reads at revision 2 and the revision lists what changed', async () => {
+    const party = await corpus.entity('Acme Ltd');
+    const id = await corpus.article(article(party, 0, 5, { happened_at: '2026-11-19' }));
+    const first = await event(id);
+    assert.equal(first.object, 'event');
+    assert.equal(first.id, id);
+    assert.equal(first.revision, 1);
+    assert.equal(first.updated_at, NOW);
+    assert.deepEqual([first.matched_report_count, first.distinct_outlet_count, first.independent_source_count], [1, 1, 1]);
+    assert.deepEqual(
+      first.involved_entities.map((e: { name: string }) => e.name),
+      ['Acme Ltd'],
+    );
+
+    await server.ops.post('/clock', { now: '2026-11-20T12:05:00.000Z' });
+    assert.equal(await corpus.article(article(party, 1, 1)), id);
+    const second = await event(id);
+    assert.equal(second.revision, 2);
+    assert.equal(second.updated_at, '2026-11-20T12:05:00.000Z');
+    const list = await revisions(id);
+    assert.equal(list.object, 'list');
+    assert.deepEqual(
+      list.data.map((r: { revision: number }) => r.revision),
+      [2, 1],
+    );
+    const [latest, opening] = list.data;
+    assert.deepEqual(latest, {
+      object: 'event_revision',
+      event_id: id,
+      revision: 2,
+      created_at: '2026-11-20T12:05:00.000Z',
+      changes: {
+        last_report_date: { from: hoursBefore(5), to: hoursBefore(1) },
+        matched_report_count: { from: 1, to: 2 },
+        distinct_outlet_count: { from: 1, to: 2 },
+        independent_source_count: { from: 1, to: 2 },
+      },
+      merged_event_ids: [],
+    });
+    assert.deepEqual(opening.changes, {});
+    assert.equal(opening.created_at, NOW);
+
+    // Paging: newest first, next_cursor a revision number.
+    const page = await revisions(id, '?limit=1');
+    assert.deepEqual([page.data[0].revision, page.has_more, page.next_cursor], [2, true, '2']);
+    const rest = await revisions(id, `?limit=1&starting_after=${page.next_cursor}`);
+    assert.deepEqual([rest.data.map((r: { revision: number }) => r.revision), rest.has_more, rest.next_cursor], [[1], false, null]);
+  });
+
+  it('when a bulk batch adds two reports to one event, then the event gains one revision', async () => {
+    const party = await corpus.entity();
+    const id = await corpus.article(article(party, 0, 6));
+    const ids = await corpus.articles([article(party, 1, 4), article(party, 2, 3)]);
+    assert.deepEqual(ids, [id, id]);
+    const read = await event(id);
+    assert.equal(read.revision, 2);
+    assert.equal(read.matched_report_count, 3);
+    const [latest] = (await revisions(id)).data;
+    assert.deepEqual(latest.changes.matched_report_count, { from: 1, to: 3 });
+    assert.deepEqual(latest.changes.distinct_outlet_count, { from: 1, to: 3 });
+
+    // A new event opened by a batch with two reports starts at revision 1.
+    const other = await corpus.entity();
+    const opened = await corpus.articles([article(other, 0, 4), article(other, 1, 3)]);
+    assert.equal(opened[0], opened[1]);
+    assert.equal((await event(opened[0]!)).revision, 1);
+    assert.equal((await revisions(opened[0]!)).data.length, 1);
+  });
+
+  it('when an event is merged into another, then its id answers the survivor, whose revision names it', async () => {
+    const [a, b] = [await corpus.entity(), await corpus.entity()];
+    const merged = await corpus.article(article(a, 0, 8));
+    const survivor = await corpus.article(article(b, 1, 7));
+    assert.notEqual(merged, survivor);
+    const answer = await corpus.ops('POST', `/events/${merged}/merge`, { into_event_id: survivor });
+    assert.equal(answer.status, 200, answer.text);
+    const read = await event(merged);
+    assert.equal(read.id, survivor);
+    assert.equal(read.revision, 2);
+    assert.equal(read.matched_report_count, 2);
+    const list = await revisions(merged);
+    assert.deepEqual(
+      list.data.map((r: { event_id: string; revision: number }) => [r.event_id, r.revision]),
+      [
+        [survivor, 2],
+        [survivor, 1],
+      ],
+    );
+    assert.deepEqual(list.data[0].merged_event_ids, [merged]);
+    assert.deepEqual(list.data[0].changes.involved_entities.removed, []);
+    assert.deepEqual(
+      list.data[0].changes.involved_entities.added.map((e: { id: string }) => e.id),
+      [a],
+    );
+  });
+
+  it('when an entity the event names is merged into another, then the refresh makes a revision with the entities added and removed', async () => {
+    const [alias, target] = [await corpus.entity('Alias Corp'), await corpus.entity('Target Corp')];
+    const id = await corpus.article(article(alias, 0, 3));
+    const merge = await corpus.ops('POST', `/entities/${alias}/merge`, { into_entity_id: target });
+    assert.equal(merge.status, 200, merge.text);
+    await server.ops.post('/drain');
+    const read = await event(id);
+    assert.equal(read.revision, 2);
+    const [latest] = (await revisions(id)).data;
+    assert.deepEqual(latest.changes.involved_entities, {
+      added: [{ id: target, name: 'Target Corp', type: 'ORGANIZATION' }],
+      removed: [{ id: alias, name: 'Alias Corp', type: 'ORGANIZATION' }],
+    });
+  });
+
+  it('when an event is deleted or never was, then it is not found; a key without EVENTS_READ is refused', async () => {
+    const id = await corpus.article(article(await corpus.entity(), 0, 2));
+    assert.equal((await corpus.ops('DELETE', `/events/${id}`)).status, 204);
+    for (const path of [`/v1/events/${id}`, `/v1/events/${id}/revisions`, '/v1/events/00000000-0000-4000-8000-000000000000']) {
+      const answer = await server.http.get(path, bearer(key));
+      assert.equal(answer.status, 404, answer.text);
+      assert.match(answer.json.type, /not-found$/);
+    }
+    const bad = await server.http.get('/v1/events/not-a-uuid', bearer(key));
+    assert.equal(bad.status, 400);
+    const cursor = await server.http.get(`/v1/events/${id}/revisions?starting_after=0x1`, bearer(key));
+    assert.equal(cursor.status, 400);
+    const other = await corpus.account(0, ['SENSORS_READ']);
+    assert.equal((await get(id, other.key)).status, 403);
+  });
+
+  it('when revisions are older than 90 days, then the sweep deletes them but the latest', async () => {
+    const party = await corpus.entity();
+    const id = await corpus.article(article(party, 0, 2));
+    await server.ops.post('/clock', { now: '2026-11-20T13:00:00.000Z' });
+    await corpus.article(article(party, 1, 1));
+    await server.ops.post('/clock', { now: '2027-02-20T12:00:00.000Z' }); // 92 days on
+    await server.ops.post('/drain');
+    const kept = (await revisions(id)).data;
+    assert.deepEqual(
+      kept.map((r: { revision: number }) => r.revision),
+      [2],
+    );
+    assert.equal((await event(id)).revision, 2);
+    await server.ops.post('/clock', { now: NOW });
+  });
+});
