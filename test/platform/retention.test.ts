@@ -46,6 +46,12 @@ const SWEPT: Record<string, { days: number; overdue: string }> = {
     days: 1,
     overdue: `SELECT count(*)::int AS n FROM console_sign_in_failures WHERE last_failure_at <= $1::timestamptz - interval '75 minutes'`,
   },
+  // Kept 90 days but an event's latest (longer than this test's days: the next test shows them level off).
+  event_revisions: {
+    days: 90,
+    overdue: `SELECT count(*)::int AS n FROM event_revisions o WHERE o.created_at < $1::timestamptz - interval '2160 hours'
+                AND EXISTS (SELECT 1 FROM event_revisions n WHERE n.event_id = o.event_id AND n.revision > o.revision)`,
+  },
   // Filled only on PostgreSQL, by budgets and the edge policy (off here); swept each minute.
   rate_counters: { days: 1, overdue: 'SELECT 0 AS n' },
   edge_bans: { days: 1, overdue: 'SELECT count(*)::int AS n FROM edge_bans WHERE banned_until <= $1::timestamptz' },
@@ -259,6 +265,28 @@ describe('retention', () => {
     for (const name of Object.keys(last)) {
       t.diagnostic(`${name} | ${shown.map((d) => daily[d]![name]).join(', ')} | ${shown.map((d) => dailyBytes[d]![name]! / 1024).join(', ')}`);
     }
+  });
+
+  it('when an event gains a report every five days for 150 days, then its revisions level off at 90 days of them, the latest always kept', async () => {
+    const type = await corpus.eventType();
+    const party = await corpus.entity();
+    const body = () => ({ outlet_id: outlet, event_type_id: type.id, roles: [{ role: 'party', entity_id: party }] });
+    const eventId = await corpus.article(body());
+    const kept: number[] = [];
+    for (let day = 5; day <= 150; day += 5) {
+      await advance(5 * DAY);
+      assert.equal(await corpus.article({ ...body(), published_at: await now(), incident_id: eventId }), eventId);
+      await drain();
+      const [row] = await sql<{ n: number; latest: number }>(
+        'SELECT count(*)::int AS n, max(revision)::int AS latest FROM event_revisions WHERE event_id = $1',
+        [eventId],
+      );
+      assert.equal(row!.latest, day / 5 + 1, 'every report made a revision');
+      kept.push(row!.n);
+    }
+    // Revisions of the last 90 days (18 or 19 of them, at five-day steps) and never more.
+    assert.ok(Math.max(...kept) <= 19, `revisions kept: ${kept.join(', ')}`);
+    assert.deepEqual(kept.slice(-10), Array(10).fill(kept.at(-1)), `level after 90 days: ${kept.join(', ')}`);
   });
 
   it('when a delivery was last attempted under 30 days ago, then it is listed and redeliverable, and a redelivery starts its 30 days again; after them it is gone', async () => {
