@@ -116,6 +116,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetr
       docsUrl: config.docsUrl,
       publicOrigin: new URL(config.publicBaseUrl).origin,
       search: runtime.search,
+      eventReads: runtime.eventReads,
       reference: runtime.reference,
       beats: runtime.beats,
       beatEntries: runtime.beatEntries,

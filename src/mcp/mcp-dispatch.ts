@@ -16,7 +16,8 @@ export const INSTRUCTIONS =
   'News events, searchable by type, entities, outlets and role values. Ids (UUIDs) come from the tools: list_event_types gives ' +
   "event type ids and their roles' code names, search_entities finds entity ids by name (results also carry the ids of the " +
   'entities involved), list_beats gives beat ids. search_events is charged once per call (usually 1 credit), whatever it finds; ' +
-  'read further pages with search_events_continue and its next_cursor, which is free: never search again to page. A beat ' +
+  'read further pages with search_events_continue and its next_cursor, which is free: never search again to page. get_event ' +
+  're-reads one event as it stands now, free. A beat ' +
   '(create_beat) watches for matching events and records them as entries, each charged when recorded; reading beats and ' +
   'entries is free. A failed call answers a problem whose `guidance` says what to do next.';
 

@@ -12,6 +12,7 @@ import { ClauseInput, CreateBeatBody, EntriesBody } from '../modules/beats/beats
 import type { BeatsService } from '../modules/beats/beats.service.js';
 import { EntitySearchQuery } from '../modules/corpus/reference.schemas.js';
 import type { ReferenceService } from '../modules/corpus/reference.service.js';
+import type { EventReads } from '../modules/corpus/event-reads.js';
 import { LOOKBACK_DAYS, SearchBody } from '../modules/search/search.schemas.js';
 import type { SearchService } from '../modules/search/search.service.js';
 import type { CommitAnswer } from '../platform/idempotency-claims.js';
@@ -34,6 +35,7 @@ export interface McpTool {
 
 export interface ToolServices {
   search: SearchService;
+  eventReads: EventReads;
   reference: ReferenceService;
   beats: BeatsService;
   beatEntries: BeatEntriesService;
@@ -90,6 +92,7 @@ const SearchEventsInput = StrictObject({
 
 const CreateBeatInput = StrictObject({
   ...createBeatFields,
+  name: described(createBeatFields.name), // its bounds are checked, not listed
   clauses: { ...createBeatFields.clauses, items: StrictObject(newClauseFields, { description: ClauseInput.description }) },
 });
 
@@ -105,7 +108,7 @@ const READS: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 /** Spends credits or creates something: neither read-only nor idempotent, never destructive. */
 const SPENDS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
-export function mcpTools({ search, reference, beats, beatEntries }: ToolServices): McpTool[] {
+export function mcpTools({ search, eventReads, reference, beats, beatEntries }: ToolServices): McpTool[] {
   const limitOf = (args: Record<string, unknown>) => (args.limit as number | undefined) ?? DEFAULT_LIMIT;
   return [
     {
@@ -114,8 +117,8 @@ export function mcpTools({ search, reference, beats, beatEntries }: ToolServices
       scope: 'EVENTS_READ',
       annotations: SPENDS,
       description:
-        'News events, newest first, with their count. CHARGED once per call (usually 1 credit). Filters combine with AND; ids: ' +
-        'list_event_types, search_entities. More pages: search_events_continue, free.',
+        'Events, newest first, and their count. CHARGED once per call (usually 1 credit). Filters AND; ids: ' +
+        'list_event_types, search_entities. Pages: search_events_continue.',
       input: SearchEventsInput,
       run: (caller, args) => search.search(caller, args, 'entity-list-inaccessible'),
     },
@@ -124,16 +127,25 @@ export function mcpTools({ search, reference, beats, beatEntries }: ToolServices
       title: 'Next page of a search',
       scope: 'EVENTS_READ',
       annotations: READS,
-      description: 'The next page of a search_events result, free: its `next_cursor`; `limit` is not carried over. Cursors last about a day.',
+      description: 'Next page of search_events, free: its `next_cursor`; `limit` does not carry over.',
       input: StrictObject(Continue(searchCursor, searchLimit)),
       run: (caller, args) => search.search(caller, { cursor: args.cursor as string, limit: limitOf(args) }),
+    },
+    {
+      name: 'get_event',
+      title: 'Read an event',
+      scope: 'EVENTS_READ',
+      annotations: READS,
+      description: 'An event as it stands now. Free.',
+      input: StrictObject({ event_id: described(Uuid) }),
+      run: (_caller, args) => eventReads.get(args.event_id as string),
     },
     {
       name: 'list_event_types',
       title: 'List event types',
       scope: 'REPORTS_READ',
       annotations: READS,
-      description: 'Event types: id (for `event_type_id`), name, description and roles (code names for `role_filters`). Free.',
+      description: 'Event types and their roles (code names for `role_filters`). Free.',
       input: StrictObject({}),
       run: () => reference.listEventTypes(),
     },
@@ -142,7 +154,7 @@ export function mcpTools({ search, reference, beats, beatEntries }: ToolServices
       title: 'Find entities',
       scope: 'REPORTS_READ',
       annotations: READS,
-      description: 'Entities whose name contains `query` (any case), prefix first; ids for entity filters. Free. Next page: `starting_after` = `next_cursor`.',
+      description: 'Entities whose name contains `query` (any case). Free. Next page: `starting_after` = `next_cursor`.',
       input: StrictObject({ query: described(entitiesQuery), ...entitiesPaging, limit: PageSize(entitiesLimit) }),
       run: (_caller, args) => reference.searchEntities(args.query as string, limitOf(args), args.starting_after as string | undefined),
     },
@@ -151,7 +163,7 @@ export function mcpTools({ search, reference, beats, beatEntries }: ToolServices
       title: 'List beats',
       scope: 'BEATS_READ',
       annotations: READS,
-      description: "The account's beats, newest first: status, clauses, spend and cap this month. Free.",
+      description: "The account's beats, newest first, with this month's spend. Free.",
       input: StrictObject({}),
       run: (caller) => beats.list(caller.accountId),
     },
@@ -160,7 +172,7 @@ export function mcpTools({ search, reference, beats, beatEntries }: ToolServices
       title: 'Read a beat',
       scope: 'BEATS_READ',
       annotations: READS,
-      description: 'One beat: status, clauses, spend and cap this month, and gaps (when the cap paused it). Free.',
+      description: "One beat, with this month's spend and gaps (when its cap paused it). Free.",
       input: StrictObject({ beat_id: BeatId }),
       run: (caller, args) => beats.get(caller.accountId, args.beat_id as string),
     },
@@ -170,8 +182,7 @@ export function mcpTools({ search, reference, beats, beatEntries }: ToolServices
       scope: 'BEATS_WRITE',
       annotations: SPENDS,
       description:
-        'Records matching events as entries, recent ones at once. Free to create; each entry is CHARGED (usually 1 credit), up ' +
-        "to the plan's monthly cap. Ids: list_event_types, search_entities.",
+        'Records matching events as entries, recent ones at once. Each entry is CHARGED, up to the monthly cap. Ids: ' + 'list_event_types, search_entities.',
       input: CreateBeatInput,
       run: (caller, args, commitAnswer) => beats.create(caller.accountId, args as never, commitAnswer),
     },
@@ -191,7 +202,7 @@ export function mcpTools({ search, reference, beats, beatEntries }: ToolServices
       title: 'Next page of beat entries',
       scope: 'BEATS_READ',
       annotations: READS,
-      description: 'The next page of a get_beat_entries result, free: the beat id and its `next_cursor`; `limit` is not carried over.',
+      description: 'Next page of get_beat_entries, free: the beat id and its `next_cursor`; `limit` does not carry over.',
       input: StrictObject({ beat_id: BeatId, ...Continue(entriesCursor, entriesLimit) }),
       run: (caller, args) => beatEntries.read(caller.accountId, args.beat_id as string, { cursor: args.cursor as string, limit: limitOf(args) }),
     },

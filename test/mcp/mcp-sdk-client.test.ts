@@ -56,7 +56,7 @@ describe('MCP with the official SDK client', () => {
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((t) => t.name),
-        ['search_events', 'search_events_continue'],
+        ['search_events', 'search_events_continue', 'get_event'],
       );
       const first = envelope(await client.callTool({ name: 'search_events', arguments: { lookback_days: 7, event_type_id: typeId, limit: 3 } }));
       assert.equal(first.data.length, 3);
@@ -103,7 +103,7 @@ describe('MCP with the official SDK client', () => {
     return answer.json;
   };
 
-  it('when a key with every scope lists the tools, then nine, each with a title and the annotations of decisions.md, a type on every string with a format, in at most 7 KB', async () => {
+  it('when a key with every scope lists the tools, then ten, each with a title and the annotations of decisions.md, a type on every string with a format, in at most 7 KB', async () => {
     const { key } = await corpus.account(0, EVERY_SCOPE, 'standard', ENTITLED);
     await withClient(key, async (client) => {
       const listed = await client.listTools();
@@ -113,6 +113,7 @@ describe('MCP with the official SDK client', () => {
         [
           'search_events',
           'search_events_continue',
+          'get_event',
           'list_event_types',
           'search_entities',
           'list_beats',
@@ -144,7 +145,7 @@ describe('MCP with the official SDK client', () => {
         assert.match(description, /search_entities/, name);
       }
       const instructions = client.getInstructions() ?? '';
-      for (const word of ['list_event_types', 'search_entities', 'search_events_continue', 'charged once per call', 'free', 'create_beat']) {
+      for (const word of ['list_event_types', 'search_entities', 'search_events_continue', 'charged once per call', 'free', 'create_beat', 'get_event']) {
         assert.ok(instructions.includes(word), `the instructions mention ${word}: ${instructions}`);
       }
     });
@@ -249,6 +250,27 @@ describe('MCP with the official SDK client', () => {
       }
     });
     assert.equal(await corpus.balance(accountId), 5, 'nothing refused was charged');
+  });
+
+  it('when get_event reads an event, then it answers what GET /v1/events/{id} answers, free; a missing one is a tool error, not found', async () => {
+    const { id: accountId, key } = await corpus.account(0, ['EVENTS_READ']);
+    const eventId = await corpus.article({
+      outlet_id: await corpus.outlet(),
+      event_type_id: typeId,
+      published_at: NOW,
+      roles: [{ role: 'party', entity_id: await corpus.entity() }],
+    });
+    await withClient(key, async (client) => {
+      const read = await client.callTool({ name: 'get_event', arguments: { event_id: eventId } });
+      assert.notEqual(read.isError, true, JSON.stringify(read));
+      assert.deepEqual(envelope(read), await rest(key, `/events/${eventId}`));
+      assert.equal(envelope(read).revision, 1);
+      const missing = await client.callTool({ name: 'get_event', arguments: { event_id: '00000000-0000-4000-8000-000000000000' } });
+      assert.equal(missing.isError, true, JSON.stringify(missing));
+      assert.equal(envelope(missing).error.type, `${server.docsUrl}/problems/not-found`);
+      await assert.rejects(client.callTool({ name: 'get_event', arguments: { event_id: 'nope' } }), /event_id/);
+    });
+    assert.equal(await corpus.balance(accountId), 0, 'nothing charged (a zero balance reads events)');
   });
 
   it('when search_events names an entity list the account cannot use, then the tool ran and failed as create_beat does, and nothing is charged', async () => {

@@ -32,7 +32,7 @@ export const RoleFilter = Type.Unsafe<RoleFilterBranch>({
   required: ['kind'],
   discriminator: { propertyName: 'kind' },
   oneOf: roleFilterBranches,
-  description: 'Filters on one role hold for one value; `unit` is its unit.',
+  description: 'Filters on one role hold for one value.',
 });
 export type RoleFilterBody = RoleFilterBranch;
 
