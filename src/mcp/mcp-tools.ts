@@ -117,7 +117,7 @@ export function mcpTools({ search, eventReads, reference, beats, beatEntries }: 
       scope: 'EVENTS_READ',
       annotations: SPENDS,
       description:
-        'Events, newest first, and their count. CHARGED once per call (usually 1 credit). Filters AND; ids: ' +
+        'Events, newest first, and their count. CHARGED once per call. Filters AND; ids: ' +
         'list_event_types, search_entities. Pages: search_events_continue.',
       input: SearchEventsInput,
       run: (caller, args) => search.search(caller, args, 'entity-list-inaccessible'),
@@ -136,7 +136,7 @@ export function mcpTools({ search, eventReads, reference, beats, beatEntries }: 
       title: 'Read an event',
       scope: 'EVENTS_READ',
       annotations: READS,
-      description: 'An event as it stands now. Free.',
+      description: 'An event by id as it stands now (a merged id: its survivor). Free.',
       input: StrictObject({ event_id: described(Uuid) }),
       run: (_caller, args) => eventReads.get(args.event_id as string),
     },

@@ -125,7 +125,7 @@ describe('MCP endpoint', () => {
     );
     assert.deepEqual(
       (await names(['EVENTS_READ'])).map((t) => t.name),
-      ['search_events', 'search_events_continue'],
+      ['search_events', 'search_events_continue', 'get_event'],
     );
     assert.deepEqual(
       (await names(['BEATS_READ'])).map((t) => t.name),
@@ -134,7 +134,7 @@ describe('MCP endpoint', () => {
     const tools = await names(ALL_SCOPES);
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['search_events', 'search_events_continue', 'list_beats', 'get_beat', 'create_beat', 'get_beat_entries', 'get_beat_entries_continue'],
+      ['search_events', 'search_events_continue', 'get_event', 'list_beats', 'get_beat', 'create_beat', 'get_beat_entries', 'get_beat_entries_continue'],
     );
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object', tool.name);
