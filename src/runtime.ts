@@ -169,7 +169,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const changes = eventChanges(
     jobs,
     {
-      sensors: sensorMatching({ db, clock, newId, outbox }),
+      sensors: sensorMatching({ db, clock, newId, outbox, jobs }),
       beats: recording.onEventChange,
     },
     metrics.eventChangeDone,

@@ -32,12 +32,24 @@ export const eventRevisionsStore = {
     return new Map(rows.map((row) => [row.id, { revision: row.revision, state: row.state }]));
   },
 
-  /** The state an event's revision recorded (null: not kept, or swept). */
-  async stateAt(db: Queryable, eventId: string, revision: number): Promise<RevisionState | null> {
-    const rows = await db.query<{ state: RevisionState | null }>('SELECT state FROM event_revisions WHERE event_id = $1 AND revision = $2', [
-      eventId,
-      revision,
-    ]);
+  /** Per event, its latest revision number; events without one left out. */
+  async heads(db: Queryable, eventIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await db.query<{ id: string; revision: number | null }>(
+      'SELECT x.id, (SELECT max(revision) FROM event_revisions WHERE event_id = x.id) AS revision FROM unnest($1::uuid[]) AS x(id)',
+      [eventIds],
+    );
+    return new Map(rows.flatMap((row) => (row.revision === null ? [] : [[row.id, row.revision] as const])));
+  },
+
+  /**
+   * The state an event had at `revision`, or the earliest kept after it when that one's is not
+   * (a revision swept, or one stored before states were kept); null when none is.
+   */
+  async stateFrom(db: Queryable, eventId: string, revision: number): Promise<RevisionState | null> {
+    const rows = await db.query<{ state: RevisionState }>(
+      'SELECT state FROM event_revisions WHERE event_id = $1 AND revision >= $2 AND state IS NOT NULL ORDER BY revision LIMIT 1',
+      [eventId, revision],
+    );
     return rows[0]?.state ?? null;
   },
 

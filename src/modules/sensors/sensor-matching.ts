@@ -8,9 +8,12 @@
 //   "ever", whatever retries or processes do).
 // - Event A merged into B: each enabled sensor that was sent A gets `event.merged`, and B is
 //   matched again (it gained A's reports).
+// - Then, whatever the change, sensors that follow updates of the events are told of them
+//   (sensor-updates.ts).
 import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
+import type { JobQueue } from '../../platform/jobs.js';
 import type { EventChangeSubscriber } from '../corpus/event-changes.js';
 import { loadEventViews, searchEventOf, type SearchEvent } from '../corpus/event-view.js';
 import { compileAll } from '../filters/entity-resolver.js';
@@ -19,6 +22,7 @@ import { filterIndexCache } from '../filters/filter-index-cache.js';
 import { normalizeFilter } from '../filters/filter.js';
 import { FilterIndex } from '../filters/matching.js';
 import { deliveryBody, type DeliveryOutbox } from '../webhooks/outbox.js';
+import { sensorUpdates } from './sensor-updates.js';
 import { sensorsStore } from './sensors.store.js';
 
 export interface SensorMatchingDeps {
@@ -27,6 +31,7 @@ export interface SensorMatchingDeps {
   newId: IdGenerator;
   /** The webhooks module's outbox, which alone writes deliveries. */
   outbox: DeliveryOutbox;
+  jobs: JobQueue;
 }
 
 async function buildIndex(db: Database): Promise<FilterIndex> {
@@ -71,8 +76,9 @@ export function deliveryChunks<T extends { eventId: string; sensorIds: readonly 
 }
 
 /** The sensors' subscriber to the "event changed" hand-off. */
-export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps): EventChangeSubscriber {
+export function sensorMatching({ db, clock, newId, outbox, jobs }: SensorMatchingDeps): EventChangeSubscriber {
   const filters = filterIndexCache(db, ['sensors', 'entities'], () => buildIndex(db));
+  const updates = sensorUpdates({ db, clock, newId, jobs, outbox });
 
   async function eventView(eventId: string): Promise<SearchEvent | null> {
     const [view] = await loadEventViews(db, [eventId], { at: clock.now() });
@@ -112,22 +118,26 @@ export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps)
 
   async function storeMatched(matches: readonly { eventId: string; sensorIds: readonly string[] }[]): Promise<void> {
     if (matches.length === 0) return;
+    // With its revision: where the sensor's updates start.
     const views = await loadEventViews(
       db,
       matches.map((match) => match.eventId),
       { at: clock.now() },
+      { revision: true },
     );
-    const eventOf = new Map(views.map((view) => [view.id, searchEventOf(view)]));
+    const viewOf = new Map(views.map((view) => [view.id, view]));
     const timestamp = clock.now();
     await outbox.store(
       'event.matched',
       matches.flatMap(({ eventId, sensorIds }) => {
-        const event = eventOf.get(eventId);
-        if (!event) return [];
+        const view = viewOf.get(eventId);
+        if (!view) return [];
+        const event = searchEventOf(view);
         return sensorIds.map((sensorId) => ({
           id: newId(),
           sensorId,
           eventId,
+          revision: view.revision?.number ?? 1,
           body: deliveryBody('event.matched', timestamp, { sensor_id: sensorId, event }),
         }));
       }),
@@ -152,15 +162,19 @@ export function sensorMatching({ db, clock, newId, outbox }: SensorMatchingDeps)
   }
 
   return async (change) => {
+    if ((await filters.current()).size === 0) return; // no enabled sensor: none to deliver to
     switch (change.kind) {
       case 'report-added':
       case 'entities-changed':
-        return matchEvent(change.eventId);
+        await matchEvent(change.eventId);
+        return updates.eventsChanged([change.eventId]);
       case 'reports-added':
-        return matchEvents(change.eventIds);
+        await matchEvents(change.eventIds);
+        return updates.eventsChanged(change.eventIds);
       case 'merged':
         await announceMerge(change.eventId, change.mergedIntoEventId);
-        return matchEvent(change.mergedIntoEventId);
+        await matchEvent(change.mergedIntoEventId);
+        return updates.eventsChanged([change.mergedIntoEventId]);
       case 'deleted':
         return;
     }

@@ -32,6 +32,11 @@ export const Action = Type.Object({ id: Uuid, type: Type.Literal('webhook'), url
 const Actions = Type.Array(ActionInput, { minItems: 1, maxItems: 5, description: '1 to 5 webhooks; each delivery goes to every one.' });
 
 const Name = Text({ minLength: 1, maxLength: 120 });
+const DeliverUpdates = Type.Boolean({
+  description:
+    'Also send `event.updated` as an event delivered in the past 30 days changes (outlets, independent sources, sentence, happened_at, ' +
+    'first report date, entities, or a merge into it): at most one per event per 10 minutes. Default false.',
+});
 const Description = Nullable(Text({ maxLength: 2000 }));
 
 export const CreateSensorBody = StrictObject({
@@ -40,6 +45,7 @@ export const CreateSensorBody = StrictObject({
   filter: SensorFilterInput,
   actions: Actions,
   enabled: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+  deliver_updates: Type.Optional(DeliverUpdates),
 });
 export type CreateSensorBody = Static<typeof CreateSensorBody>;
 
@@ -50,8 +56,9 @@ export const PatchSensorBody = StrictObject(
     description: Type.Optional(Description),
     filter: Type.Optional(StrictObject(optionalNullable(filterFields), { description: FILTER_DESCRIPTION, ...RENAMED })),
     actions: Type.Optional(Actions),
+    deliver_updates: Type.Optional(Nullable(DeliverUpdates)),
   },
-  { description: 'JSON Merge Patch over `name`, `description`, `filter` and `actions`.' },
+  { description: 'JSON Merge Patch over `name`, `description`, `filter`, `actions` and `deliver_updates`.' },
 );
 export type PatchSensorBody = Static<typeof PatchSensorBody>;
 
@@ -62,6 +69,7 @@ export const Sensor = Type.Object(
     name: Type.String(),
     description: Nullable(Type.String()),
     enabled: Type.Boolean(),
+    deliver_updates: Type.Boolean({ description: 'Whether events it delivered get `event.updated` deliveries as they change.' }),
     filter: SensorFilter,
     actions: Type.Array(Action),
     created_at: Timestamp,
@@ -75,7 +83,7 @@ export const Sensor = Type.Object(
 export type Sensor = Static<typeof Sensor>;
 
 export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
-export const DELIVERY_TYPES = ['event.matched', 'event.merged', 'sensor.test'] as const;
+export const DELIVERY_TYPES = ['event.matched', 'event.merged', 'event.updated', 'sensor.test'] as const;
 export const SensorDelivery = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'Also the `webhook-id` header, stable across retries.' }),

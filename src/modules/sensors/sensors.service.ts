@@ -58,6 +58,7 @@ function view(row: SensorRow, signingSecret?: string): Sensor {
     name: row.name,
     description: row.description,
     enabled: row.enabled,
+    deliver_updates: row.deliver_updates,
     filter: row.filter,
     actions: row.actions.map(({ id, type, url }) => ({ id, type, url })),
     created_at: row.created_at.toISOString(),
@@ -169,6 +170,7 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks,
           name: body.name,
           description: body.description ?? null,
           enabled: body.enabled ?? true,
+          deliver_updates: body.deliver_updates ?? false,
           filter,
           actions,
           signing_secret: secrets.seal(id, secret),
@@ -199,7 +201,7 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks,
       );
     },
 
-    /** JSON Merge Patch over name, description, filter and actions. */
+    /** JSON Merge Patch over name, description, filter, actions and deliver_updates. */
     patch(accountId: string, id: string, body: PatchSensorBody): Promise<Sensor> {
       // The body is judged before the sensor is looked up (400 before 404).
       const checked = body.actions === undefined ? null : checkActions(body.actions, allowPrivateWebhooks);
@@ -213,6 +215,8 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks,
           description: body.description === undefined ? row.description : body.description,
           filter,
           actions,
+          // null resets it to its default, as for filter fields.
+          deliver_updates: body.deliver_updates === undefined ? row.deliver_updates : (body.deliver_updates ?? false),
           updated_at: clock.now(),
         };
         await store.update(tx, next);

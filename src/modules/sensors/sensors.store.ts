@@ -17,6 +17,7 @@ export interface SensorRow {
   name: string;
   description: string | null;
   enabled: boolean;
+  deliver_updates: boolean;
   filter: SensorFilter;
   actions: StoredAction[];
   /** Sealed (sensor-secrets.ts), never the secret itself. */
@@ -42,7 +43,7 @@ export interface DeliveryRow {
 }
 
 const COLUMNS = `id, account_id, name, description, enabled, filter, actions, signing_secret, previous_signing_secret,
-                 previous_secret_expires_at, created_at, updated_at`;
+                 previous_secret_expires_at, created_at, updated_at, deliver_updates`;
 
 export interface StoredSecrets {
   id: string;
@@ -58,7 +59,7 @@ const DELIVERY_STATUS = `CASE WHEN bool_or(status = 'PENDING') THEN 'PENDING' WH
 
 export const sensorsStore = {
   async insert(tx: Queryable, row: SensorRow): Promise<void> {
-    await tx.query(`INSERT INTO sensors (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [
+    await tx.query(`INSERT INTO sensors (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
       row.id,
       row.account_id,
       row.name,
@@ -71,6 +72,7 @@ export const sensorsStore = {
       row.previous_secret_expires_at,
       row.created_at,
       row.updated_at,
+      row.deliver_updates,
     ]);
   },
 
@@ -96,7 +98,7 @@ export const sensorsStore = {
   async update(tx: Queryable, row: SensorRow): Promise<void> {
     await tx.query(
       `UPDATE sensors SET name = $2, description = $3, enabled = $4, filter = $5, actions = $6, signing_secret = $7,
-              previous_signing_secret = $8, previous_secret_expires_at = $9, updated_at = $10
+              previous_signing_secret = $8, previous_secret_expires_at = $9, updated_at = $10, deliver_updates = $11
         WHERE id = $1`,
       [
         row.id,
@@ -109,6 +111,7 @@ export const sensorsStore = {
         row.previous_signing_secret,
         row.previous_secret_expires_at,
         row.updated_at,
+        row.deliver_updates,
       ],
     );
   },

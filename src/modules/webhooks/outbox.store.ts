@@ -1,10 +1,10 @@
 // SQL of the delivery outbox (migration 004). A delivery is one message; each of its sensor's
 // webhook actions is a target, the unit that is claimed, attempted and settled.
-import type { Queryable } from '../../platform/db/database.js';
+import { queryOne, type Queryable } from '../../platform/db/database.js';
 import { deleteInBatches } from '../../platform/retention.js';
 import { MAX_ATTEMPTS } from './retry-schedule.js';
 
-export type DeliveryType = 'event.matched' | 'event.merged' | 'sensor.test';
+export type DeliveryType = 'event.matched' | 'event.merged' | 'event.updated' | 'sensor.test';
 
 export interface NewDelivery {
   id: string;
@@ -15,7 +15,23 @@ export interface NewDelivery {
 /** A delivery and the event it is about (null: none, a test delivery's). */
 export interface EventDelivery extends NewDelivery {
   eventId: string | null;
+  /** The event's revision its body carries (`event.matched`: where the sensor's updates start). */
+  revision?: number;
 }
+
+/** What a sensor was last told of an event it was sent `event.matched` for (migration 024). */
+export interface FollowRow {
+  /** Null: sent before updates were kept (it gets none). */
+  sent_at: Date | null;
+  revision: number | null;
+  updated_at: Date | null;
+  update_due_at: Date | null;
+  /** The sensor is enabled and delivers updates. */
+  wanted: boolean;
+}
+
+/** Kinds that may be sent any number of times for one (sensor, event); the others once ever. */
+const REPEATABLE = `('sensor.test', 'event.updated')`;
 
 export interface ClaimedTarget {
   delivery_id: string;
@@ -49,26 +65,26 @@ export const outboxStore = {
    * ever sent one (sensor_sent_events, which outlives the delivery log) is left alone, except
    * test deliveries, which may repeat. Answers how many were stored. Locks the sensors' rows
    * against deletion (KEY SHARE), so a sensor deleted meanwhile is skipped rather than failing
-   * the foreign key. One (sensor, event) at most once in `deliveries`. The sent keys are taken
+   * the foreign key. One (sensor, event) at most once in `deliveries`. Test and update deliveries may repeat. The sent keys are taken
    * in (event, sensor) order, so two statements over the same events do not deadlock.
    */
   async create(tx: Queryable, type: DeliveryType, deliveries: readonly EventDelivery[], at: Date, options: { anyState?: boolean } = {}): Promise<number> {
     if (deliveries.length === 0) return 0;
     const rows = await tx.query<{ n: number }>(
       `WITH wanted AS (
-         SELECT d.id, d.sensor_id, d.event_id, d.body, s.actions
-           FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) AS d(id, sensor_id, event_id, body)
+         SELECT d.id, d.sensor_id, d.event_id, d.body, d.revision, s.actions
+           FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $8::int[]) AS d(id, sensor_id, event_id, body, revision)
            JOIN sensors s ON s.id = d.sensor_id AND (s.enabled OR $7::boolean)
             FOR KEY SHARE OF s
        ), first_time AS (
-         INSERT INTO sensor_sent_events (event_id, type, sensor_id)
-         SELECT event_id, $5, sensor_id FROM wanted WHERE $5 <> 'sensor.test' ORDER BY event_id, sensor_id
+         INSERT INTO sensor_sent_events (event_id, type, sensor_id, sent_at, revision)
+         SELECT event_id, $5, sensor_id, $6, revision FROM wanted WHERE $5 NOT IN ${REPEATABLE} ORDER BY event_id, sensor_id
          ON CONFLICT DO NOTHING
          RETURNING event_id, sensor_id
        ), stored AS (
          INSERT INTO sensor_deliveries (id, sensor_id, event_id, type, body, created_at)
          SELECT id, sensor_id, event_id, $5, body, $6 FROM wanted
-          WHERE $5 = 'sensor.test' OR (event_id, sensor_id) IN (SELECT event_id, sensor_id FROM first_time)
+          WHERE $5 IN ${REPEATABLE} OR (event_id, sensor_id) IN (SELECT event_id, sensor_id FROM first_time)
          RETURNING id
        ), targets AS (
          INSERT INTO sensor_delivery_targets (delivery_id, action_id, url, host, next_attempt_at)
@@ -84,9 +100,55 @@ export const outboxStore = {
         type,
         at,
         options.anyState ?? false,
+        deliveries.map((d) => d.revision ?? null),
       ],
     );
     return rows[0]?.n ?? 0;
+  },
+
+  /**
+   * What sensors that follow updates were last told of these events: per (sensor, event) sent
+   * `event.matched` at or after `since`, by an enabled sensor with deliver_updates, whose event's
+   * latest revision (`heads`) is past the one last delivered.
+   */
+  followsBehind(db: Queryable, heads: ReadonlyMap<string, number>, since: Date): Promise<{ sensor_id: string; event_id: string }[]> {
+    if (heads.size === 0) return Promise.resolve([]);
+    return db.query(
+      `SELECT f.sensor_id, f.event_id
+         FROM unnest($1::uuid[], $2::int[]) AS h(event_id, revision)
+         JOIN sensor_sent_events f ON f.event_id = h.event_id AND f.type = 'event.matched' AND f.sent_at >= $3 AND f.revision < h.revision
+         JOIN sensors s ON s.id = f.sensor_id AND s.enabled AND s.deliver_updates`,
+      [[...heads.keys()], [...heads.values()], since],
+    );
+  },
+
+  /** The follow of (sensor, event), locked, with whether its sensor still wants updates; null when never sent `event.matched`. */
+  lockFollow(tx: Queryable, sensorId: string, eventId: string) {
+    return queryOne<FollowRow>(
+      tx,
+      `SELECT f.sent_at, f.revision, f.updated_at, f.update_due_at, s.enabled AND s.deliver_updates AS wanted
+         FROM sensor_sent_events f JOIN sensors s ON s.id = f.sensor_id
+        WHERE f.event_id = $2 AND f.type = 'event.matched' AND f.sensor_id = $1
+          FOR NO KEY UPDATE OF f`,
+      [sensorId, eventId],
+    );
+  },
+
+  /** Writes what the sensor was last told of the event: the revision of its latest update and when it was made (null: left as is), nothing due. */
+  async followed(tx: Queryable, sensorId: string, eventId: string, told: { revision: number; at: Date } | null): Promise<void> {
+    await tx.query(
+      `UPDATE sensor_sent_events SET revision = COALESCE($3, revision), updated_at = COALESCE($4, updated_at), update_due_at = NULL
+        WHERE event_id = $2 AND type = 'event.matched' AND sensor_id = $1`,
+      [sensorId, eventId, told?.revision ?? null, told?.at ?? null],
+    );
+  },
+
+  async followDue(tx: Queryable, sensorId: string, eventId: string, due: Date): Promise<void> {
+    await tx.query(`UPDATE sensor_sent_events SET update_due_at = $3 WHERE event_id = $2 AND type = 'event.matched' AND sensor_id = $1`, [
+      sensorId,
+      eventId,
+      due,
+    ]);
   },
 
   /** Per event, the sensors that were ever given a delivery of this type for it (its delivery may have left the log since). */

@@ -4,9 +4,9 @@
 // delivery due wakes the dispatcher once it is committed.
 import type { Clock } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db/database.js';
-import { type DeliveryType, type EventDelivery, type NewDelivery, outboxStore as store } from './outbox.store.js';
+import { type DeliveryType, type EventDelivery, type FollowRow, type NewDelivery, outboxStore as store } from './outbox.store.js';
 
-export type { DeliveryType, EventDelivery, NewDelivery } from './outbox.store.js';
+export type { DeliveryType, EventDelivery, FollowRow, NewDelivery } from './outbox.store.js';
 
 /**
  * A finished delivery stays in its sensor's delivery log, listed and redeliverable, this long
@@ -48,6 +48,30 @@ export function deliveryOutbox({ db, clock, wake }: OutboxDeps) {
       if (stored !== 1) throw new Error(`test delivery ${delivery.id} was not stored: sensor ${delivery.sensorId} is gone`);
       tx.afterCommit?.(wake);
     },
+
+    /** The (sensor, event) pairs whose sensor follows updates and was told an older revision than `heads` holds (event.matched sent since `since`). */
+    followsBehind(heads: ReadonlyMap<string, number>, since: Date) {
+      return store.followsBehind(db, heads, since);
+    },
+
+    /** In the caller's transaction: what the sensor was last told of the event, locked (null: never sent event.matched). */
+    async lockFollow(tx: Queryable, sensorId: string, eventId: string): Promise<FollowRow | null> {
+      return (await store.lockFollow(tx, sensorId, eventId)) ?? null;
+    },
+
+    /** In the caller's transaction: an `event.updated` delivery due now, and the revision it carries as what the sensor was told. */
+    async storeUpdate(tx: Queryable, delivery: EventDelivery & { revision: number }): Promise<void> {
+      const at = clock.now();
+      if ((await store.create(tx, 'event.updated', [delivery], at)) === 0) return; // the sensor was disabled or deleted meanwhile
+      await store.followed(tx, delivery.sensorId, delivery.eventId!, { revision: delivery.revision, at });
+      tx.afterCommit?.(wake);
+    },
+
+    /** In the caller's transaction: the follow's next update is due at `due` (a job will make it). */
+    followDue: (tx: Queryable, sensorId: string, eventId: string, due: Date) => store.followDue(tx, sensorId, eventId, due),
+
+    /** In the caller's transaction: nothing is due for the follow any more (its changes did not call for an update). */
+    followSettled: (tx: Queryable, sensorId: string, eventId: string) => store.followed(tx, sensorId, eventId, null),
 
     /** Per event, the sensors that were given a delivery of this type for it. */
     sentTo(eventIds: readonly string[], type: DeliveryType): Promise<Map<string, Set<string>>> {
