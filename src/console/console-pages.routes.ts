@@ -100,6 +100,18 @@ export function consolePagesRoutes(app: FastifyInstance, { self, sensors, beats,
     return reply.redirect(`/console/sensors/${id.toLowerCase()}?notice=test-sent`, 303);
   });
 
+  for (const [state, deliverUpdates] of [
+    ['on', true],
+    ['off', false],
+  ] as const) {
+    app.post(`/sensors/:id/updates/${state}`, { config, schema: { params: IdParams } }, async (request, reply) => {
+      const { id } = request.params as { id: string };
+      await sensors.patch(sessionOf(request).accountId, id, { deliver_updates: deliverUpdates });
+      request.log.info({ sensor_id: id, deliver_updates: deliverUpdates }, 'console set whether a sensor delivers updates');
+      return reply.redirect(`/console/sensors/${id.toLowerCase()}?notice=updates-${state}`, 303);
+    });
+  }
+
   app.get('/beats', { config }, async (request, reply) => {
     const list = await beats.list(sessionOf(request).accountId);
     return sendHtml(reply, 200, beatsPage({ viewer: viewerOf(request, reply), beats: list.data }));

@@ -53,6 +53,8 @@ export const NOTICES = {
   revoked: 'The key was revoked. Requests with it are refused from now on.',
   redelivered: 'The delivery was sent again. Its status below shows the new attempt once it is made.',
   'test-sent': 'A test delivery was made: it is the newest delivery below, and its status shows the attempt once it is made.',
+  'updates-on': 'Updates are on: events this sensor delivered in the past 30 days get event.updated deliveries as they change.',
+  'updates-off': 'Updates are off: no more event.updated deliveries are made for this sensor.',
 } as const;
 
 export function noticeOf(request: FastifyRequest): string | null {

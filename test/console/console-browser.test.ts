@@ -200,6 +200,20 @@ describe('console in a browser', { skip: !available && 'no Chromium' }, () => {
     assert.equal(second.headers['webhook-id'], first!.headers['webhook-id']);
     await page.reload();
     await shot('10-sensor-redelivered');
+
+    // Updates turned on here: a second outlet's report brings event.updated, listed with what changed.
+    assert.match((await page.locator('[data-testid="updates-state"]').textContent())!, /Updates are off/);
+    await page.click('[data-testid="toggle-updates"]');
+    await page.waitForURL(/notice=updates-on/);
+    assert.match((await page.locator('[data-testid="updates-state"]').textContent())!, /Updates are delivered/);
+    await corpus.article({ outlet_id: await corpus.outlet(), event_type_id: type.id, roles: [{ role: 'party', entity_id: entity }] });
+    await server.ops.post('/drain');
+    assert.equal(receiver.received.filter((r) => r.path === hook).length, 3);
+    await page.reload();
+    const update = page.locator('[data-testid="delivery-row"]').first();
+    assert.match((await update.textContent())!, /event\.updated/);
+    assert.match((await update.locator('[data-testid="changed-fields"]').textContent())!, /Changed: .*reports.*outlets.*independent sources/);
+    await shot('10b-sensor-updates');
   });
 
   it('when the beats page is read, then each beat with its status, cap and spend', async () => {

@@ -104,7 +104,7 @@ describe('console pages', () => {
 
   it("when another account's key, sensor, delivery or beat is named, then not found, and nothing of it changes", async () => {
     const other = await server.ops.createAccount({ entitlements: { beats: true } });
-    const otherKey = await server.ops.createKey(other.id, ['EVENTS_READ', 'SENSORS_WRITE', 'BEATS_WRITE']);
+    const otherKey = await server.ops.createKey(other.id, ['EVENTS_READ', 'SENSORS_READ', 'SENSORS_WRITE', 'BEATS_WRITE']);
     const [otherKeyRow] = (await server.ops.get(`/accounts/${other.id}/api-keys`)).data;
     const sensor = await server.http.post(
       '/v1/sensors',
@@ -120,6 +120,8 @@ describe('console pages', () => {
     assert.equal((await browser.get(`/console/sensors/${sensor.json.id}`)).status, 404);
     const redeliver = await browser.post(`/console/sensors/${sensor.json.id}/deliveries/${sensor.json.id}/redeliver`);
     assert.equal(redeliver.status, 404);
+    assert.equal((await browser.post(`/console/sensors/${sensor.json.id}/updates/on`)).status, 404);
+    assert.equal((await server.http.get(`/v1/sensors/${sensor.json.id}`, bearer(otherKey))).json.deliver_updates, false, 'their sensor unchanged');
     assert.equal((await browser.get(`/console/beats/${sensor.json.id}`)).status, 404);
     assert.equal((await browser.get('/console/sensors/not-a-uuid')).status, 404);
     const list = await browser.get('/console/sensors');

@@ -11,6 +11,7 @@ const SwitchStatus = ({ sensor }: { sensor: Sensor }) => <Status status={sensor.
 const sensorColumns: Column<Sensor>[] = [
   { label: 'Name', cell: (sensor) => <a href={`/console/sensors/${sensor.id}`}>{sensor.name}</a> },
   { label: 'Status', cell: (sensor) => <SwitchStatus sensor={sensor} /> },
+  { label: 'Updates', cell: (sensor) => (sensor.deliver_updates ? 'Delivered' : 'Off') },
   { label: 'Webhooks', cell: (sensor) => sensor.actions.map((action) => <div class="mono">{action.url}</div>) },
   { label: 'Created', cell: (sensor) => when(sensor.created_at) },
 ];
@@ -46,7 +47,22 @@ export interface DeliveryOutcomes {
   failed: number[];
 }
 
-const deliveryColumns = (viewer: Viewer, sensor: Sensor): Column<SensorDelivery>[] => [
+/** What a delivery log row shows: an update also names the fields it changed. */
+export type LoggedDelivery = SensorDelivery & { changed_fields: string[] | null };
+
+/** The changed fields of an update, in the words of the sensor page. */
+const FIELD_WORDS: Record<string, string> = {
+  sentence: 'sentence',
+  happened_at: 'when it happened',
+  first_report_date: 'first report date',
+  last_report_date: 'last report date',
+  matched_report_count: 'reports',
+  distinct_outlet_count: 'outlets',
+  independent_source_count: 'independent sources',
+  involved_entities: 'entities',
+};
+
+const deliveryColumns = (viewer: Viewer, sensor: Sensor): Column<LoggedDelivery>[] => [
   {
     label: 'Created',
     cell: (delivery) => (
@@ -58,7 +74,20 @@ const deliveryColumns = (viewer: Viewer, sensor: Sensor): Column<SensorDelivery>
       </>
     ),
   },
-  { label: 'Type', cell: (delivery) => delivery.type },
+  {
+    label: 'Type',
+    cell: (delivery) => (
+      <>
+        {delivery.type}
+        {delivery.changed_fields && (
+          <div class="muted" data-testid="changed-fields">
+            Changed:{' '}
+            {delivery.changed_fields.length === 0 ? 'an event merged in' : delivery.changed_fields.map((field) => FIELD_WORDS[field] ?? field).join(', ')}
+          </div>
+        )}
+      </>
+    ),
+  },
   { label: 'Status', cell: (delivery) => <Status status={delivery.status} /> },
   { label: 'Attempts', numeric: true, cell: (delivery) => delivery.attempts },
   {
@@ -107,7 +136,7 @@ export function sensorPage({
   viewer: Viewer;
   sensor: Sensor;
   outcomes: DeliveryOutcomes;
-  deliveries: SensorDelivery[];
+  deliveries: LoggedDelivery[];
   nextAfter: string | null;
   notice: string | null;
   problem: string | null;
@@ -131,6 +160,17 @@ export function sensorPage({
             Deliveries go to {sensor.actions.map((action) => action.url).join(', ')}. A failed delivery is retried on a schedule; redeliver sends it again at
             once with the same <code>webhook-id</code> and body, a fresh signature and a fresh retry schedule.
           </p>
+          <form method="post" action={`/console/sensors/${sensor.id}/updates/${sensor.deliver_updates ? 'off' : 'on'}`} class="spaced">
+            <Csrf token={viewer.csrf} />
+            <button type="submit" class="quiet" data-testid="toggle-updates">
+              {sensor.deliver_updates ? 'Stop updates' : 'Deliver updates'}
+            </button>{' '}
+            <span class="muted" data-testid="updates-state">
+              {sensor.deliver_updates
+                ? 'Updates are delivered: events delivered in the past 30 days get event.updated as they change, at most one per event per 10 minutes.'
+                : 'Updates are off: each event is delivered once, when it first matches.'}
+            </span>
+          </form>
           <form method="post" action={`/console/sensors/${sensor.id}/test`}>
             <Csrf token={viewer.csrf} />
             <button type="submit" data-testid="send-test-delivery">

@@ -312,7 +312,11 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks,
       const row = await store.get(db, accountId, id);
       if (!row) throw notFound(id);
       const rows = await store.deliveries(db, id, query.starting_after ?? null, query.limit + 1);
-      return listPage(rows.map(deliveryView), query.limit);
+      // The fields an update changed ride along for the console; the REST answer's schema leaves them out.
+      return listPage(
+        rows.map((row) => ({ ...deliveryView(row), changed_fields: row.changed_fields })),
+        query.limit,
+      );
     },
 
     /** How the sensor's deliveries of each of the last `days` UTC days (today included) turned out; pending ones are not counted. */

@@ -40,6 +40,8 @@ export interface DeliveryRow {
   last_attempt_at: Date | null;
   next_attempt_at: Date | null;
   created_at: Date;
+  /** An `event.updated` delivery's changed fields (the console shows them); null for other kinds. */
+  changed_fields: string[] | null;
 }
 
 const COLUMNS = `id, account_id, name, description, enabled, filter, actions, signing_secret, previous_signing_secret,
@@ -123,11 +125,13 @@ export const sensorsStore = {
 
   /**
    * A sensor's deliveries, newest first, each summed over its webhooks: PENDING while any is,
-   * then FAILED if any failed, else SUCCEEDED; the latest attempt's code and error.
+   * then FAILED if any failed, else SUCCEEDED; the latest attempt's code and error; for an update,
+   * the fields its body says changed.
    */
   deliveries(db: Queryable, sensorId: string, startingAfter: string | null, limit: number, only: string | null = null): Promise<DeliveryRow[]> {
     return db.query<DeliveryRow>(
-      `SELECT d.id, d.type, d.event_id, d.created_at, t.*
+      `SELECT d.id, d.type, d.event_id, d.created_at, t.*,
+              CASE WHEN d.type = 'event.updated' THEN ARRAY(SELECT jsonb_object_keys(d.body::jsonb -> 'data' -> 'changes')) END AS changed_fields
          FROM sensor_deliveries d
          CROSS JOIN LATERAL (
            SELECT ${DELIVERY_STATUS} AS status,
