@@ -44,8 +44,10 @@ export function sensorUpdates({ db, clock, newId, jobs, outbox }: SensorUpdatesD
       const revision = view.revision.number;
       if (revision <= follow.revision) return;
       if (follow.updated_at && now.getTime() < follow.updated_at.getTime() + UPDATE_EVERY_MS) {
-        if (follow.update_due_at) return; // a job is waiting already
         const due = new Date(follow.updated_at.getTime() + UPDATE_EVERY_MS);
+        // A job for this very time is waiting (one left from an earlier update, whose run found
+        // nothing to do, names another time).
+        if (follow.update_due_at?.getTime() === due.getTime()) return;
         await outbox.followDue(tx, sensorId, eventId, due);
         await jobs.enqueue(tx, SENSOR_UPDATE_JOB, { sensor_id: sensorId, event_id: eventId }, { runAt: due });
         return;
