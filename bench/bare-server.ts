@@ -1,5 +1,7 @@
 // The baseline: a bare Fastify HTTPS route (HTTP/2 with HTTP/1.1, same certificate) for
-// GET /v1/sensors, with no auth, budgets, hooks or logging.
+// GET /v1/sensors, or with BENCH_ROUTE=event GET /v1/events/{id} over the corpus of
+// BENCH_DATABASE_URL (an embedded one in BENCH_BARE_DATA_DIR, a copy of the service's), with
+// no auth, budgets, hooks or logging.
 //
 // With BENCH_DATABASE_URL it runs the same query as the service's route: it opens the
 // database as the service does (its own folder for the embedded database, the same schema
@@ -25,24 +27,30 @@ const app = Fastify({
     key: fs.readFileSync(path.join(dataDir, 'tls', 'key.pem')),
   },
 });
-if (databaseUrl) {
+// The event route always reads a corpus: on BENCH_DATABASE_URL, or (empty) the embedded one of BENCH_BARE_DATA_DIR.
+if (databaseUrl || process.env.BENCH_ROUTE === 'event') {
   const config = loadConfig({
-    EVMON_DATABASE_URL: databaseUrl,
-    ...benchKeyEnv(databaseUrl),
-    EVMON_DATA_DIR: path.join(dataDir, 'bare'),
+    ...(databaseUrl ? { EVMON_DATABASE_URL: databaseUrl } : {}),
+    ...benchKeyEnv(databaseUrl ?? ''),
+    EVMON_DATA_DIR: process.env.BENCH_BARE_DATA_DIR ?? path.join(dataDir, 'bare'),
     EVMON_SEED: 'none',
     EVMON_LOG_LEVEL: 'warn',
   });
   const runtime = await createRuntime(config, pino({ level: 'warn' }));
-  const account = await runtime.accounts.createAccount({ plan: 'standard' });
-  for (let i = 0; i < Number(process.env.BENCH_SENSORS ?? 5); i++) {
-    await runtime.sensors.create(account.id, {
-      name: `sensor ${i}`,
-      filter: { required_source_news_outlet_ids: [randomUUID()] },
-      actions: [{ type: 'webhook', url: `https://example.com/hooks/${i}` }],
-    } as never);
+  if (process.env.BENCH_ROUTE === 'event') {
+    // GET /v1/events/{id} over a corpus already loaded: the service's read of one event.
+    app.get('/v1/events/:id', (request) => runtime.eventReads.get((request.params as { id: string }).id));
+  } else {
+    const account = await runtime.accounts.createAccount({ plan: 'standard' });
+    for (let i = 0; i < Number(process.env.BENCH_SENSORS ?? 5); i++) {
+      await runtime.sensors.create(account.id, {
+        name: `sensor ${i}`,
+        filter: { required_source_news_outlet_ids: [randomUUID()] },
+        actions: [{ type: 'webhook', url: `https://example.com/hooks/${i}` }],
+      } as never);
+    }
+    app.get('/v1/sensors', () => runtime.sensors.list(account.id, { limit: 20 }));
   }
-  app.get('/v1/sensors', () => runtime.sensors.list(account.id, { limit: 20 }));
   app.addHook('onClose', () => runtime.close());
 } else {
   app.get('/v1/sensors', async () => ({ object: 'list', data: [], has_more: false, next_cursor: null }));

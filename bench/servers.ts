@@ -137,19 +137,24 @@ export function cpuSeconds(pid: number): { user: number; system: number } | null
 }
 
 /**
- * GET `path` over HTTPS/1.1 keep-alive for `seconds` from `connections` connections. Given the
+ * GET `path` (or the path `path()` names, request by request) over HTTPS/1.1 keep-alive for `seconds` from `connections` connections. Given the
  * server's process, also its CPU microseconds per request (which other load on the machine
  * moves less than throughput).
  */
 export async function load(
   port: number,
-  path: string,
+  path: string | (() => string),
   headers: Record<string, string>,
   { connections, seconds }: { connections: number; seconds: number },
   server?: ChildProcess,
 ) {
   const cpuBefore = server ? cpuSeconds(server.pid!) : null;
-  const result = await autocannon({ url: `https://127.0.0.1:${port}${path}`, connections, duration: seconds, headers });
+  // A path function names each request's path (a different event each time, say).
+  const paths =
+    typeof path === 'string'
+      ? { url: `https://127.0.0.1:${port}${path}` }
+      : { url: `https://127.0.0.1:${port}${path()}`, requests: [{ setupRequest: (request: object) => ({ ...request, path: path() }) }] };
+  const result = await autocannon({ ...paths, connections, duration: seconds, headers });
   const cpuAfter = server ? cpuSeconds(server.pid!) : null;
   const non2xx = result.non2xx + result.errors;
   const perRequest = (seconds: number) => (seconds * 1e6) / result.requests.total;
