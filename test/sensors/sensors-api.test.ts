@@ -6,7 +6,7 @@ import { bearer, type HttpResponse } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const SCOPES = ['SENSORS_READ', 'SENSORS_WRITE'];
-const SENSOR_FIELDS = ['actions', 'created_at', 'description', 'enabled', 'filter', 'id', 'name', 'object', 'updated_at'];
+const SENSOR_FIELDS = ['actions', 'created_at', 'deliver_updates', 'description', 'enabled', 'filter', 'id', 'name', 'object', 'updated_at'];
 const FILTER_DEFAULTS = SAVED_FILTER_DEFAULTS;
 const MISSING = '01900000-0000-7000-8000-000000000000';
 
@@ -44,6 +44,7 @@ describe('sensors API', () => {
     assert.equal(created.json.object, 'sensor');
     assert.equal(created.json.enabled, true);
     assert.equal(created.json.description, 'deals');
+    assert.equal(created.json.deliver_updates, false, 'updates are off by default');
     assert.deepEqual(created.json.filter, { ...FILTER_DEFAULTS, event_type_id: typeId, min_reports: 2 });
     assert.equal(created.json.actions.length, 1);
     assert.deepEqual(Object.keys(created.json.actions[0]).sort(), ['id', 'type', 'url']);

@@ -13,16 +13,35 @@ const MAX_HOPS = 4;
 
 const notFound = (id: string) => new ProblemError('not-found', `No event with id ${id}.`);
 
-/** The event `id` names, as it stands, following merges; null when deleted or unknown. */
-export async function currentEventView(db: Queryable, id: string): Promise<EventView | null> {
+/**
+ * What `id` names, following merges: `read` answers an event's row (or view), and the first
+ * one neither merged away nor deleted is answered; null when deleted or unknown.
+ */
+async function followMerges<T extends { merged_into_event_id: string | null; deleted: boolean }>(
+  id: string,
+  read: (id: string) => Promise<T | undefined | null>,
+): Promise<T | null> {
   let wanted = id;
   for (let hop = 0; hop < MAX_HOPS; hop++) {
-    const [view] = await loadEventViews(db, [wanted], 'all', { revision: true });
-    if (!view || view.deleted) return null;
-    if (!view.merged_into_event_id) return view;
-    wanted = view.merged_into_event_id;
+    const found = await read(wanted);
+    if (!found || found.deleted) return null;
+    if (!found.merged_into_event_id) return found;
+    wanted = found.merged_into_event_id;
   }
   return null;
+}
+
+/** The event `id` names, as it stands, following merges; null when deleted or unknown. */
+export const currentEventView = (db: Queryable, id: string): Promise<EventView | null> =>
+  followMerges(id, async (wanted) => (await loadEventViews(db, [wanted], 'all', { revision: true }))[0]);
+
+/** The live event `id` names (itself, or its survivor); null when deleted or unknown. */
+async function liveEventId(db: Queryable, id: string): Promise<string | null> {
+  const row = await followMerges(id, async (wanted) => {
+    const event = await eventsStore.getEvent(db, wanted);
+    return event && { id: event.id, merged_into_event_id: event.merged_into_event_id, deleted: event.deleted_at !== null };
+  });
+  return row?.id ?? null;
 }
 
 /** The public shape of an event read by id. */
@@ -56,18 +75,6 @@ export function eventReads({ db }: { db: Database }) {
       return { object: 'list' as const, data, has_more: hasMore, next_cursor: hasMore ? String(data[data.length - 1]!.revision) : null };
     },
   };
-}
-
-/** The live event `id` names (itself, or its survivor); null when deleted or unknown. */
-async function liveEventId(db: Queryable, id: string): Promise<string | null> {
-  let wanted = id;
-  for (let hop = 0; hop < MAX_HOPS; hop++) {
-    const row = await eventsStore.getEvent(db, wanted);
-    if (!row || row.deleted_at) return null;
-    if (!row.merged_into_event_id) return wanted;
-    wanted = row.merged_into_event_id;
-  }
-  return null;
 }
 
 export type EventReads = ReturnType<typeof eventReads>;

@@ -1,5 +1,5 @@
 // SQL of event revisions (migration 024): the latest of each event, the ones written by a
-// change, an event's list newest first, and the retention sweep.
+// change (superseding the one before), an event's list newest first, and the retention sweep.
 import type { Queryable } from '../../platform/db/database.js';
 import { deleteInBatches } from '../../platform/retention.js';
 import type { RevisionChanges, RevisionState } from './revision-changes.js';
@@ -21,7 +21,7 @@ export interface NewRevision {
 }
 
 export const eventRevisionsStore = {
-  /** Per event, its latest revision and the state it recorded (null: stored before states were kept); events without one left out. */
+  /** Per event, its latest revision and its state (null: stored before states were kept); events without one left out. */
   async latest(db: Queryable, eventIds: readonly string[]): Promise<Map<string, { revision: number; state: RevisionState | null }>> {
     const rows = await db.query<{ id: string; revision: number; state: RevisionState | null }>(
       `SELECT x.id, h.revision, h.state
@@ -41,18 +41,6 @@ export const eventRevisionsStore = {
     return new Map(rows.flatMap((row) => (row.revision === null ? [] : [[row.id, row.revision] as const])));
   },
 
-  /**
-   * The state an event had at `revision`, or the earliest kept after it when that one's is not
-   * (a revision swept, or one stored before states were kept); null when none is.
-   */
-  async stateFrom(db: Queryable, eventId: string, revision: number): Promise<RevisionState | null> {
-    const rows = await db.query<{ state: RevisionState }>(
-      'SELECT state FROM event_revisions WHERE event_id = $1 AND revision >= $2 AND state IS NOT NULL ORDER BY revision LIMIT 1',
-      [eventId, revision],
-    );
-    return rows[0]?.state ?? null;
-  },
-
   /** The events merged into an event by its revisions after `after`. */
   async mergedSince(db: Queryable, eventId: string, after: number): Promise<string[]> {
     const rows = await db.query<{ id: string }>(
@@ -62,8 +50,18 @@ export const eventRevisionsStore = {
     return rows.map((row) => row.id);
   },
 
+  /** Writes new revisions; each one's predecessor (`revision - 1`) is superseded: its state goes, and the sweep may take it once old. */
   async insert(tx: Queryable, revisions: readonly NewRevision[], at: Date): Promise<void> {
     if (revisions.length === 0) return;
+    const superseded = revisions.filter((r) => r.revision > 1);
+    if (superseded.length > 0) {
+      await tx.query(
+        `UPDATE event_revisions r SET superseded_at = $3, state = NULL
+           FROM unnest($1::uuid[], $2::int[]) AS p(event_id, revision)
+          WHERE r.event_id = p.event_id AND r.revision = p.revision`,
+        [superseded.map((r) => r.eventId), superseded.map((r) => r.revision - 1), at],
+      );
+    }
     await tx.query(
       `INSERT INTO event_revisions (event_id, revision, created_at, changes, merged_event_ids, state)
        SELECT r.event_id, r.revision, $6, r.changes::jsonb, r.merged::uuid[], r.state::jsonb
@@ -88,16 +86,14 @@ export const eventRevisionsStore = {
     );
   },
 
-  /** Deletes revisions made before `before`, never an event's latest; answers how many. Rows another sweep holds are skipped. */
+  /** Deletes superseded revisions made before `before` (never an event's latest); answers how many. Rows another sweep holds are skipped. */
   sweep(db: Queryable, before: Date): Promise<number> {
     return deleteInBatches(
       db,
-      `DELETE FROM event_revisions r USING (
-         SELECT event_id, revision FROM event_revisions o
-          WHERE o.created_at < $2
-            AND EXISTS (SELECT 1 FROM event_revisions n WHERE n.event_id = o.event_id AND n.revision > o.revision)
-          LIMIT $1 FOR UPDATE SKIP LOCKED) old
-       WHERE r.event_id = old.event_id AND r.revision = old.revision
+      `DELETE FROM event_revisions WHERE (event_id, revision) IN (
+         SELECT event_id, revision FROM event_revisions
+          WHERE superseded_at IS NOT NULL AND created_at < $2
+          LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING 1`,
       [before],
     );

@@ -67,3 +67,9 @@ export async function recordRevisions(tx: Queryable, changes: readonly EventChan
   }
   await store.insert(tx, revisions, at);
 }
+
+/** Per event, its latest revision number (events without one left out). */
+export const latestRevisions = (db: Queryable, eventIds: readonly string[]) => store.heads(db, eventIds);
+
+/** Whether an event was merged into `eventId` by a revision after `after`. */
+export const mergedInSince = async (db: Queryable, eventId: string, after: number) => (await store.mergedSince(db, eventId, after)).length > 0;

@@ -80,12 +80,11 @@ export async function loadEventViews(
   // and the distinct sources from the event's own row, whose source_seqs holds when it reached
   // each (the number min_reports compares, v1 document: "Same cut-off"; emptied when the event
   // is merged away, as its reports move). At a time: the reports themselves, their sources told
-  // apart as source_seqs tells them.
+  // apart as source_seqs tells them. All of them: the sources are the event's source_seqs.
   const counts =
     countedUpTo === 'all'
-      ? `SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id))::int AS outlets,
-                ${independentSourcesSql('e.id', 'true')} AS independent
-           FROM reports r WHERE r.event_id = e.id`
+      ? `SELECT (SELECT count(*)::int FROM reports r WHERE r.event_id = e.id) AS reports, cardinality(e.source_seqs) AS outlets,
+                ${independentSourcesSql('e.id', 'true')} AS independent`
       : 'seq' in countedUpTo
         ? `SELECT (SELECT count(*)::int FROM reports r WHERE r.event_id = e.id AND r.received_seq <= $2::bigint) AS reports,
                 (SELECT count(*)::int FROM unnest(e.source_seqs) AS s WHERE s <= $2::bigint) AS outlets,

@@ -132,5 +132,7 @@ export const EventRevisionList = ListEnvelope(EventRevision);
 
 export const RevisionsQuery = StrictObject({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100. Larger is refused, not clamped.' }),
-  starting_after: Type.Optional(Type.Integer({ minimum: 1, description: 'The revision number of the last item of the previous page (its `next_cursor`).' })),
+  starting_after: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The revision number of the last item of the previous page (its `next_cursor`).' }),
+  ),
 });

@@ -16,6 +16,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import type { EventChangeSubscriber } from '../corpus/event-changes.js';
 import { loadEventViews, searchEventOf, type SearchEvent } from '../corpus/event-view.js';
+import { revisionStateOf } from '../corpus/revision-changes.js';
 import { compileAll } from '../filters/entity-resolver.js';
 import { loadEventFactsOf } from '../filters/event-facts.js';
 import { filterIndexCache } from '../filters/filter-index-cache.js';
@@ -34,7 +35,8 @@ export interface SensorMatchingDeps {
   jobs: JobQueue;
 }
 
-async function buildIndex(db: Database): Promise<FilterIndex> {
+/** The enabled sensors' compiled filters, and whether any of them delivers updates. */
+async function buildIndex(db: Database): Promise<{ index: FilterIndex; following: boolean }> {
   const sensors = await sensorsStore.enabledFilters(db);
   const compiled = await compileAll(
     db,
@@ -42,7 +44,7 @@ async function buildIndex(db: Database): Promise<FilterIndex> {
   );
   const index = new FilterIndex();
   for (const [i, { id }] of sensors.entries()) index.set(id, compiled[i]!);
-  return index;
+  return { index, following: sensors.some((sensor) => sensor.deliver_updates) };
 }
 
 /** Deliveries stored per statement at most (but one event's all together): their bodies are in memory till then. */
@@ -90,7 +92,7 @@ export function sensorMatching({ db, clock, newId, outbox, jobs }: SensorMatchin
    * them all delivered together (a bulk load's change names hundreds of events).
    */
   async function matchEvents(eventIds: readonly string[]): Promise<void> {
-    const index = await filters.current();
+    const { index } = await filters.current();
     if (index.size === 0) return; // no enabled sensor: nothing to read
     const facts = await loadEventFactsOf(db, eventIds, null, index);
     const matches = new Map<string, string[]>();
@@ -138,6 +140,7 @@ export function sensorMatching({ db, clock, newId, outbox, jobs }: SensorMatchin
           sensorId,
           eventId,
           revision: view.revision?.number ?? 1,
+          state: revisionStateOf(event),
           body: deliveryBody('event.matched', timestamp, { sensor_id: sensorId, event }),
         }));
       }),
@@ -161,20 +164,26 @@ export function sensorMatching({ db, clock, newId, outbox, jobs }: SensorMatchin
     );
   }
 
+  /** Then the updates of the changed events, unless no enabled sensor delivers any. */
+  async function follow(eventIds: readonly string[]): Promise<void> {
+    if ((await filters.current()).following) await updates.eventsChanged(eventIds);
+  }
+
+  // Updates are judged after the change's matching, in the same job: an event first matched by
+  // this change is then followed from the revision its event.matched carried.
   return async (change) => {
-    if ((await filters.current()).size === 0) return; // no enabled sensor: none to deliver to
     switch (change.kind) {
       case 'report-added':
       case 'entities-changed':
         await matchEvent(change.eventId);
-        return updates.eventsChanged([change.eventId]);
+        return follow([change.eventId]);
       case 'reports-added':
         await matchEvents(change.eventIds);
-        return updates.eventsChanged(change.eventIds);
+        return follow(change.eventIds);
       case 'merged':
         await announceMerge(change.eventId, change.mergedIntoEventId);
         await matchEvent(change.mergedIntoEventId);
-        return updates.eventsChanged([change.mergedIntoEventId]);
+        return follow([change.mergedIntoEventId]);
       case 'deleted':
         return;
     }

@@ -220,7 +220,8 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks,
           updated_at: clock.now(),
         };
         await store.update(tx, next);
-        if (body.filter !== undefined) await bumpFilterVersion(tx, 'sensors');
+        // The matching index holds the filters and whether any sensor delivers updates.
+        if (body.filter !== undefined || next.deliver_updates !== row.deliver_updates) await bumpFilterVersion(tx, 'sensors');
         return view(next);
       });
     },

@@ -208,8 +208,8 @@ export const sensorsStore = {
     );
   },
 
-  /** Every enabled sensor's filter, for the in-memory matching index. */
-  enabledFilters(db: Queryable): Promise<{ id: string; filter: SensorFilter }[]> {
-    return db.query('SELECT id, filter FROM sensors WHERE enabled');
+  /** Every enabled sensor's filter, for the in-memory matching index, and whether it delivers updates. */
+  enabledFilters(db: Queryable): Promise<{ id: string; filter: SensorFilter; deliver_updates: boolean }[]> {
+    return db.query('SELECT id, filter, deliver_updates FROM sensors WHERE enabled');
   },
 };

@@ -15,8 +15,9 @@ export interface NewDelivery {
 /** A delivery and the event it is about (null: none, a test delivery's). */
 export interface EventDelivery extends NewDelivery {
   eventId: string | null;
-  /** The event's revision its body carries (`event.matched`: where the sensor's updates start). */
+  /** The event's revision and state its body carries (`event.matched`: where the sensor's updates start). */
   revision?: number;
+  state?: unknown;
 }
 
 /** What a sensor was last told of an event it was sent `event.matched` for (migration 024). */
@@ -24,6 +25,8 @@ export interface FollowRow {
   /** Null: sent before updates were kept (it gets none). */
   sent_at: Date | null;
   revision: number | null;
+  /** The event's fields as the sensor's latest delivery carried them (RevisionState). */
+  state: unknown;
   updated_at: Date | null;
   update_due_at: Date | null;
   /** The sensor is enabled and delivers updates. */
@@ -72,13 +75,13 @@ export const outboxStore = {
     if (deliveries.length === 0) return 0;
     const rows = await tx.query<{ n: number }>(
       `WITH wanted AS (
-         SELECT d.id, d.sensor_id, d.event_id, d.body, d.revision, s.actions
-           FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $8::int[]) AS d(id, sensor_id, event_id, body, revision)
+         SELECT d.id, d.sensor_id, d.event_id, d.body, d.revision, d.state, s.actions
+           FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $8::int[], $9::text[]) AS d(id, sensor_id, event_id, body, revision, state)
            JOIN sensors s ON s.id = d.sensor_id AND (s.enabled OR $7::boolean)
             FOR KEY SHARE OF s
        ), first_time AS (
-         INSERT INTO sensor_sent_events (event_id, type, sensor_id, sent_at, revision)
-         SELECT event_id, $5, sensor_id, $6, revision FROM wanted WHERE $5 NOT IN ${REPEATABLE} ORDER BY event_id, sensor_id
+         INSERT INTO sensor_sent_events (event_id, type, sensor_id, sent_at, revision, state)
+         SELECT event_id, $5, sensor_id, $6, revision, state::jsonb FROM wanted WHERE $5 NOT IN ${REPEATABLE} ORDER BY event_id, sensor_id
          ON CONFLICT DO NOTHING
          RETURNING event_id, sensor_id
        ), stored AS (
@@ -101,6 +104,7 @@ export const outboxStore = {
         at,
         options.anyState ?? false,
         deliveries.map((d) => d.revision ?? null),
+        deliveries.map((d) => (d.state === undefined ? null : JSON.stringify(d.state))),
       ],
     );
     return rows[0]?.n ?? 0;
@@ -122,33 +126,38 @@ export const outboxStore = {
     );
   },
 
-  /** The follow of (sensor, event), locked, with whether its sensor still wants updates; null when never sent `event.matched`. */
-  lockFollow(tx: Queryable, sensorId: string, eventId: string) {
-    return queryOne<FollowRow>(
+  /**
+   * The follow of (sensor, event), locked, with whether its sensor still wants updates; null
+   * when never sent `event.matched` (or the sensor is gone). The sensor's row is share-locked
+   * first, as a delivery's insert locks it: a sensor being deleted (which locks its row, then
+   * its follows) is waited for instead of deadlocked with.
+   */
+  async lockFollow(tx: Queryable, sensorId: string, eventId: string): Promise<FollowRow | null> {
+    const sensor = await queryOne<{ wanted: boolean }>(tx, 'SELECT enabled AND deliver_updates AS wanted FROM sensors WHERE id = $1 FOR KEY SHARE', [sensorId]);
+    if (!sensor) return null;
+    const follow = await queryOne<Omit<FollowRow, 'wanted'>>(
       tx,
-      `SELECT f.sent_at, f.revision, f.updated_at, f.update_due_at, s.enabled AND s.deliver_updates AS wanted
-         FROM sensor_sent_events f JOIN sensors s ON s.id = f.sensor_id
-        WHERE f.event_id = $2 AND f.type = 'event.matched' AND f.sensor_id = $1
-          FOR NO KEY UPDATE OF f`,
+      `SELECT sent_at, revision, state, updated_at, update_due_at FROM sensor_sent_events
+        WHERE event_id = $2 AND type = 'event.matched' AND sensor_id = $1 FOR NO KEY UPDATE`,
       [sensorId, eventId],
     );
+    return follow ? { ...follow, wanted: sensor.wanted } : null;
   },
 
-  /** Writes what the sensor was last told of the event: the revision of its latest update and when it was made (null: left as is), nothing due. */
-  async followed(tx: Queryable, sensorId: string, eventId: string, told: { revision: number; at: Date } | null): Promise<void> {
+  /** Sets what the sensor was last told of the event (an update: its revision, state and time; or nothing new) and when the next is due (null: none waiting). */
+  async setFollow(
+    tx: Queryable,
+    sensorId: string,
+    eventId: string,
+    change: { told: { revision: number; state: unknown; at: Date } | null; due: Date | null },
+  ): Promise<void> {
+    const { told, due } = change;
     await tx.query(
-      `UPDATE sensor_sent_events SET revision = COALESCE($3, revision), updated_at = COALESCE($4, updated_at), update_due_at = NULL
+      `UPDATE sensor_sent_events
+          SET revision = COALESCE($3, revision), state = COALESCE($4::jsonb, state), updated_at = COALESCE($5, updated_at), update_due_at = $6
         WHERE event_id = $2 AND type = 'event.matched' AND sensor_id = $1`,
-      [sensorId, eventId, told?.revision ?? null, told?.at ?? null],
+      [sensorId, eventId, told?.revision ?? null, told ? JSON.stringify(told.state) : null, told?.at ?? null, due],
     );
-  },
-
-  async followDue(tx: Queryable, sensorId: string, eventId: string, due: Date): Promise<void> {
-    await tx.query(`UPDATE sensor_sent_events SET update_due_at = $3 WHERE event_id = $2 AND type = 'event.matched' AND sensor_id = $1`, [
-      sensorId,
-      eventId,
-      due,
-    ]);
   },
 
   /** Per event, the sensors that were ever given a delivery of this type for it (its delivery may have left the log since). */

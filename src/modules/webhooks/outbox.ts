@@ -55,23 +55,18 @@ export function deliveryOutbox({ db, clock, wake }: OutboxDeps) {
     },
 
     /** In the caller's transaction: what the sensor was last told of the event, locked (null: never sent event.matched). */
-    async lockFollow(tx: Queryable, sensorId: string, eventId: string): Promise<FollowRow | null> {
-      return (await store.lockFollow(tx, sensorId, eventId)) ?? null;
-    },
+    lockFollow: (tx: Queryable, sensorId: string, eventId: string): Promise<FollowRow | null> => store.lockFollow(tx, sensorId, eventId),
 
-    /** In the caller's transaction: an `event.updated` delivery due now, and the revision it carries as what the sensor was told. */
-    async storeUpdate(tx: Queryable, delivery: EventDelivery & { revision: number }): Promise<void> {
+    /** In the caller's transaction: an `event.updated` delivery due now; the revision and state it carries become what the sensor was told. */
+    async storeUpdate(tx: Queryable, delivery: EventDelivery & { revision: number; state: unknown }): Promise<void> {
       const at = clock.now();
       if ((await store.create(tx, 'event.updated', [delivery], at)) === 0) return; // the sensor was disabled or deleted meanwhile
-      await store.followed(tx, delivery.sensorId, delivery.eventId!, { revision: delivery.revision, at });
+      await store.setFollow(tx, delivery.sensorId, delivery.eventId!, { told: { revision: delivery.revision, state: delivery.state, at }, due: null });
       tx.afterCommit?.(wake);
     },
 
-    /** In the caller's transaction: the follow's next update is due at `due` (a job will make it). */
-    followDue: (tx: Queryable, sensorId: string, eventId: string, due: Date) => store.followDue(tx, sensorId, eventId, due),
-
-    /** In the caller's transaction: nothing is due for the follow any more (its changes did not call for an update). */
-    followSettled: (tx: Queryable, sensorId: string, eventId: string) => store.followed(tx, sensorId, eventId, null),
+    /** In the caller's transaction: the follow's next update is due at `due` (a job will make it), or none is (null). */
+    followDue: (tx: Queryable, sensorId: string, eventId: string, due: Date | null) => store.setFollow(tx, sensorId, eventId, { told: null, due }),
 
     /** Per event, the sensors that were given a delivery of this type for it. */
     sentTo(eventIds: readonly string[], type: DeliveryType): Promise<Map<string, Set<string>>> {
