@@ -303,6 +303,43 @@ describe('bulk ingest equivalence', () => {
         answer(bulk, await ops('GET', `/events/${bulk.eventId(key)}`)),
       );
     }
+    // Revisions: each live event's latest revision holds the event as it reads now, whether the
+    // bulk path made it from what its batch held or the single path from the event's view.
+    for (const copy of [one, bulk]) {
+      const heads = await db.query<{ event_id: string; state: Record<string, unknown> }>(
+        `SELECT DISTINCT ON (r.event_id) r.event_id, r.state FROM event_revisions r JOIN events e ON e.id = r.event_id
+          WHERE e.event_type_id = $1 AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL ORDER BY r.event_id, r.revision DESC`,
+        [copy.typeId],
+      );
+      assert.ok(heads.length > 0);
+      for (const head of heads) {
+        const {
+          sentence,
+          happened_at,
+          first_report_date,
+          last_report_date,
+          matched_report_count,
+          distinct_outlet_count,
+          independent_source_count,
+          involved_entities,
+        } = await server.runtime.eventReads.get(head.event_id); // as GET /v1/events/{id} reads it: every report, received_at in the clock's future too
+        const read = {
+          sentence,
+          happened_at,
+          first_report_date,
+          last_report_date,
+          matched_report_count,
+          distinct_outlet_count,
+          independent_source_count,
+          involved_entities,
+        };
+        assert.deepEqual(
+          head.state,
+          read,
+          `event ${copy.eventKey.get(head.event_id)} (${copy === one ? 'one by one' : 'bulk'}): its latest revision's state is the event as read`,
+        );
+      }
+    }
     // Clustering reads an event's window on its entity rows: on both paths, after merges,
     // deletions and in-place updates, each row's anchor is its event's.
     const offAnchor = await db.query<{ n: number }>(

@@ -10,6 +10,10 @@ import { type EventStateRow, eventsStore } from './events.store.js';
 import { type NewReport, type Placement, sourceSeqs } from './new-report.js';
 import type { EventTypeWithRoles } from './reference.store.js';
 import { reportsStore } from './reports.store.js';
+import { involvedOnce } from './event-view.js';
+import { type GroupedReport, independentSourceCount } from './independent-sources.js';
+import { referenceStore } from './reference.store.js';
+import type { RevisionState } from './revision-changes.js';
 
 /** Events per published change. */
 const CHANGE_EVENTS = 500;
@@ -139,5 +143,41 @@ export async function writeBatch(
   const touched = [...byEvent.keys()];
   const published: EventChange[] = [];
   for (let i = 0; i < touched.length; i += CHANGE_EVENTS) published.push({ kind: 'reports-added', eventIds: touched.slice(i, i + CHANGE_EVENTS) });
-  await changes.publishAll(tx, published);
+  // Their revisions' states from what the batch holds, as their views would read them back.
+  const entities = new Map((await referenceStore.involvedEntities(tx, [...new Set(states.flatMap((state) => state.involved))])).map((row) => [row.id, row]));
+  const viewed = new Map<string, RevisionState>();
+  for (const state of states) {
+    const before = storedReports.get(state.id) ?? [];
+    const added = byEvent.get(state.id)!;
+    const grouped: GroupedReport[] = [
+      ...before.map((report) => ({
+        group: String(report.copy_group ?? report.received_seq),
+        sourceId: report.source_id,
+        date: report.report_date.getTime(),
+        seq: Number(report.received_seq),
+      })),
+      ...added.map(({ placed: entry, seq }) => ({
+        group: String(copyGroupOf(entry, seqOf) ?? seq),
+        sourceId: entry.placement.source.id,
+        date: entry.placement.date.getTime(),
+        seq,
+      })),
+    ];
+    viewed.set(state.id, {
+      sentence: state.sentence,
+      happened_at: state.happenedAt,
+      first_report_date: state.first.toISOString(),
+      last_report_date: state.last.toISOString(),
+      matched_report_count: before.length + added.length,
+      distinct_outlet_count: state.sourceSeqs.length,
+      independent_source_count: independentSourceCount(grouped),
+      involved_entities: involvedOnce(
+        state.involved.flatMap((id) => {
+          const entity = entities.get(id);
+          return entity && !entity.deleted ? [entity] : [];
+        }),
+      ),
+    });
+  }
+  await changes.publishAll(tx, published, viewed);
 }

@@ -9,6 +9,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db/database.js';
 import type { JobQueue } from '../../platform/jobs.js';
 import { recordRevisions } from './event-revisions.js';
+import type { RevisionState } from './revision-changes.js';
 
 const EVENT_CHANGED_JOB = 'corpus.event-changed';
 /** Recomputes the state of events after an entity they name was merged or deleted. */
@@ -52,10 +53,13 @@ export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers
       await recordRevisions(tx, [change], clock.now());
     },
 
-    /** Stores many changes for every subscriber in one statement, and their revisions (one per event). */
-    async publishAll(tx: Queryable, changes: readonly EventChange[]): Promise<void> {
+    /**
+     * Stores many changes for every subscriber in one statement, and their revisions (one per
+     * event); `viewed` holds events' views as the caller knows them already (a bulk batch).
+     */
+    async publishAll(tx: Queryable, changes: readonly EventChange[], viewed?: ReadonlyMap<string, RevisionState>): Promise<void> {
       await jobs.enqueueEachOf(tx, kinds, changes);
-      await recordRevisions(tx, changes, clock.now());
+      await recordRevisions(tx, changes, clock.now(), viewed);
     },
 
     /**
@@ -73,7 +77,7 @@ export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers
         },
         async publishAll(tx: Queryable, changes: readonly EventChange[]): Promise<void> {
           await jobs.enqueueEachOf(tx, kinds, changes);
-          published.push(...changes);
+          published.push(...changes); // recorded from the views at the end, not from the states of one line
         },
         recordRevisions: (tx: Queryable) => recordRevisions(tx, published, clock.now()),
       };

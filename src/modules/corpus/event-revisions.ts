@@ -7,7 +7,7 @@ import type { Queryable } from '../../platform/db/database.js';
 import type { EventChange } from './event-changes.js';
 import { type NewRevision, eventRevisionsStore as store } from './event-revisions.store.js';
 import { loadEventViews } from './event-view.js';
-import { changesBetween, revisionStateOf } from './revision-changes.js';
+import { changesBetween, type RevisionState, revisionStateOf } from './revision-changes.js';
 
 /** Revisions are kept this long; an event keeps its latest whatever its age. */
 export const REVISION_RETENTION_MS = 90 * 24 * 3_600_000;
@@ -44,26 +44,35 @@ function revisedEvents(changes: readonly EventChange[]): Map<string, string[]> {
  * latest revision's (or that gained merged events, or has none yet: revision 1, no changes).
  * The caller's transaction holds the events' row locks.
  */
-export async function recordRevisions(tx: Queryable, changes: readonly EventChange[], at: Date): Promise<void> {
+export async function recordRevisions(
+  tx: Queryable,
+  changes: readonly EventChange[],
+  at: Date,
+  viewed: ReadonlyMap<string, RevisionState> = new Map(), // live events' views the caller computed (a bulk batch)
+): Promise<void> {
   const revised = revisedEvents(changes);
   if (revised.size === 0) return;
   const ids = [...revised.keys()];
-  const views = await loadEventViews(tx, ids, 'all');
+  const states = new Map(viewed);
+  const unknown = ids.filter((id) => !states.has(id));
+  for (const view of await loadEventViews(tx, unknown, 'all')) {
+    if (!view.merged_into_event_id && !view.deleted) states.set(view.id, revisionStateOf(view));
+  }
   const latest = await store.latest(tx, ids);
   const revisions: NewRevision[] = [];
-  for (const view of views) {
-    if (view.merged_into_event_id || view.deleted) continue;
-    const state = revisionStateOf(view);
-    const mergedEventIds = revised.get(view.id)!;
-    const head = latest.get(view.id);
+  for (const id of ids) {
+    const state = states.get(id);
+    if (!state) continue; // merged away or deleted
+    const mergedEventIds = revised.get(id)!;
+    const head = latest.get(id);
     if (!head) {
-      revisions.push({ eventId: view.id, revision: 1, changes: {}, mergedEventIds, state });
+      revisions.push({ eventId: id, revision: 1, changes: {}, mergedEventIds, state });
       continue;
     }
     // A revision stored before states were kept: what changed since cannot be told.
     const changed = head.state ? changesBetween(head.state, state) : {};
     if (head.state && Object.keys(changed).length === 0 && mergedEventIds.length === 0) continue;
-    revisions.push({ eventId: view.id, revision: head.revision + 1, changes: changed, mergedEventIds, state });
+    revisions.push({ eventId: id, revision: head.revision + 1, changes: changed, mergedEventIds, state });
   }
   await store.insert(tx, revisions, at);
 }

@@ -115,13 +115,7 @@ export async function loadEventViews(
   return ids.flatMap((id) => {
     const row = rowById.get(id);
     if (!row) return [];
-    const involved: InvolvedEntity[] = [];
-    const seen = new Set<string>();
-    for (const entity of row.entities) {
-      if (seen.has(entity.canonical_id)) continue;
-      seen.add(entity.canonical_id);
-      involved.push({ id: entity.canonical_id, name: entity.name, type: entity.type });
-    }
+    const involved = involvedOnce(row.entities);
     return [
       {
         object: 'event' as const,
@@ -142,6 +136,18 @@ export async function loadEventViews(
       },
     ];
   });
+}
+
+/** Involved entities as the view shows them: each live survivor once, in the stored order. */
+export function involvedOnce(entities: readonly { canonical_id: string; name: string; type: string | null }[]): InvolvedEntity[] {
+  const involved: InvolvedEntity[] = [];
+  const seen = new Set<string>();
+  for (const entity of entities) {
+    if (seen.has(entity.canonical_id)) continue;
+    seen.add(entity.canonical_id);
+    involved.push({ id: entity.canonical_id, name: entity.name, type: entity.type });
+  }
+  return involved;
 }
 
 /** The search-event shape alone, without the operator's `merged_into_event_id` and `deleted`. */

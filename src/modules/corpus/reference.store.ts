@@ -114,6 +114,16 @@ export const referenceStore = {
     );
   },
 
+  /** Entities by id, each as its live survivor reads (`deleted`: the survivor is deleted), as event views show them. */
+  involvedEntities(db: Queryable, ids: readonly string[]) {
+    return db.query<{ id: string; canonical_id: string; name: string; type: string | null; deleted: boolean }>(
+      `SELECT e.id, c.id AS canonical_id, c.name, c.type, c.deleted_at IS NOT NULL AS deleted
+         FROM entities e JOIN entities c ON c.id = e.canonical_id
+        WHERE e.id = ANY($1::uuid[])`,
+      [ids],
+    );
+  },
+
   /**
    * Resolves entities to their survivors and holds the survivors (share locks, taken in id
    * order) until the transaction ends, so a merge or deletion of one waits for it and then

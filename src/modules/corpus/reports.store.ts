@@ -20,6 +20,8 @@ export interface EventReportRow {
   report_date: Date;
   happened_at: string | null;
   received_seq: number;
+  /** Its copy group (null: its own), as independent sources count it. */
+  copy_group: number | null;
   /** The outlet, or the filing account of a structured report. */
   source_id: string;
   values: ReportValueRow[];
@@ -153,7 +155,7 @@ export const reportsStore = {
         values: [string, string | null, string | null, boolean | null, string | null, number | null, string | null, string | null][];
       }
     >(
-      `SELECT r.id, r.event_id, r.report_date, r.happened_at, r.received_seq, COALESCE(r.outlet_id, r.account_id, r.id) AS source_id,
+      `SELECT r.id, r.event_id, r.report_date, r.happened_at, r.received_seq, r.copy_group, COALESCE(r.outlet_id, r.account_id, r.id) AS source_id,
               COALESCE((SELECT json_agg(json_build_array(rr.role_id, c.id, c.name, c.deleted_at IS NOT NULL, to_char(rr.date_value, 'YYYY-MM-DD'),
                                                          rr.amount_value, rr.amount_unit, rr.text_value) ORDER BY rr.position)
                           FROM report_roles rr
