@@ -5,8 +5,10 @@
 -- revision left it (the fields that can change, corpus/revision-changes.ts), what the next
 -- revision is told apart from; when a newer revision supersedes a row, its state goes and
 -- `superseded_at` is set. Kept 90 days; an event's latest revision whatever its age.
+-- No foreign key to events: events are never deleted (deleted_at), and its check would lock
+-- each event's row once more for every revision a bulk load writes.
 CREATE TABLE event_revisions (
-  event_id         uuid NOT NULL REFERENCES events (id),
+  event_id         uuid NOT NULL,
   revision         integer NOT NULL,
   created_at       timestamptz NOT NULL,
   changes          jsonb NOT NULL,

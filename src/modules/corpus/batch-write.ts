@@ -179,5 +179,5 @@ export async function writeBatch(
       ),
     });
   }
-  await changes.publishAll(tx, published, viewed);
+  await changes.publishAll(tx, published, { states: viewed, fresh: new Set(states.filter((state) => state.isNew).map((state) => state.id)) });
 }

@@ -8,8 +8,7 @@
 import type { Clock } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db/database.js';
 import type { JobQueue } from '../../platform/jobs.js';
-import { recordRevisions } from './event-revisions.js';
-import type { RevisionState } from './revision-changes.js';
+import { type KnownViews, recordRevisions } from './event-revisions.js';
 
 const EVENT_CHANGED_JOB = 'corpus.event-changed';
 /** Recomputes the state of events after an entity they name was merged or deleted. */
@@ -55,11 +54,11 @@ export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers
 
     /**
      * Stores many changes for every subscriber in one statement, and their revisions (one per
-     * event); `viewed` holds events' views as the caller knows them already (a bulk batch).
+     * event); `known` holds what the caller knows of the events already (a bulk batch).
      */
-    async publishAll(tx: Queryable, changes: readonly EventChange[], viewed?: ReadonlyMap<string, RevisionState>): Promise<void> {
+    async publishAll(tx: Queryable, changes: readonly EventChange[], known?: KnownViews): Promise<void> {
       await jobs.enqueueEachOf(tx, kinds, changes);
-      await recordRevisions(tx, changes, clock.now(), viewed);
+      await recordRevisions(tx, changes, clock.now(), known);
     },
 
     /**

@@ -62,18 +62,10 @@ export const eventRevisionsStore = {
         [superseded.map((r) => r.eventId), superseded.map((r) => r.revision - 1), at],
       );
     }
-    await tx.query(
-      `INSERT INTO event_revisions (event_id, revision, created_at, changes, merged_event_ids, state)
-       SELECT r.event_id, r.revision, $6, r.changes::jsonb, r.merged::uuid[], r.state::jsonb
-         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[]) AS r(event_id, revision, changes, merged, state)`,
-      [
-        revisions.map((r) => r.eventId),
-        revisions.map((r) => r.revision),
-        revisions.map((r) => JSON.stringify(r.changes)),
-        revisions.map((r) => `{${r.mergedEventIds.join(',')}}`),
-        revisions.map((r) => JSON.stringify(r.state)),
-        at,
-      ],
+    await tx.copyRows(
+      'event_revisions',
+      ['event_id', 'revision', 'created_at', 'changes', 'merged_event_ids', 'state'],
+      revisions.map((r) => [r.eventId, r.revision, at, JSON.stringify(r.changes), `{${r.mergedEventIds.join(',')}}`, JSON.stringify(r.state)]),
     );
   },
 

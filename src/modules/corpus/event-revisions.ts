@@ -39,6 +39,12 @@ function revisedEvents(changes: readonly EventChange[]): Map<string, string[]> {
   return revised;
 }
 
+/** What a caller (a bulk batch) knows already: live events' views, and the events it made (no revision yet). */
+export interface KnownViews {
+  states: ReadonlyMap<string, RevisionState>;
+  fresh: ReadonlySet<string>;
+}
+
 /**
  * Writes a revision for each live event these changes touched whose view differs from its
  * latest revision's (or that gained merged events, or has none yet: revision 1, no changes).
@@ -48,17 +54,20 @@ export async function recordRevisions(
   tx: Queryable,
   changes: readonly EventChange[],
   at: Date,
-  viewed: ReadonlyMap<string, RevisionState> = new Map(), // live events' views the caller computed (a bulk batch)
+  known: KnownViews = { states: new Map(), fresh: new Set() },
 ): Promise<void> {
   const revised = revisedEvents(changes);
   if (revised.size === 0) return;
   const ids = [...revised.keys()];
-  const states = new Map(viewed);
+  const states = new Map(known.states);
   const unknown = ids.filter((id) => !states.has(id));
   for (const view of await loadEventViews(tx, unknown, 'all')) {
     if (!view.merged_into_event_id && !view.deleted) states.set(view.id, revisionStateOf(view));
   }
-  const latest = await store.latest(tx, ids);
+  const latest = await store.latest(
+    tx,
+    ids.filter((id) => !known.fresh.has(id)),
+  );
   const revisions: NewRevision[] = [];
   for (const id of ids) {
     const state = states.get(id);
