@@ -10,6 +10,7 @@
 //   BENCH_CORPUS_DIR=/tmp/evmon-demo-100k npx tsx bench/event-by-id.ts
 //       the embedded database: a data folder of a loaded corpus (the bare route reads a copy)
 //   BENCH_SECONDS=10 BENCH_ROUNDS=3 BENCH_CONNECTIONS=50 BENCH_IDS=10000
+//   BENCH_SETTLE_SECONDS=120   wait after start for the search index build (a million events)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +24,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const IDS = Number(process.env.BENCH_IDS ?? 10_000);
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 0);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL;
 const CORPUS_DIR = process.env.BENCH_CORPUS_DIR;
 if (!DATABASE_URL === !CORPUS_DIR) throw new Error('name a loaded corpus: BENCH_DATABASE_URL (PostgreSQL) or BENCH_CORPUS_DIR (an embedded data folder)');
@@ -80,6 +82,9 @@ const bare = await startServer(
   barePort,
   `/v1/events/${ids[0]}`,
 );
+// The service builds its search index in memory after start (a minute or two at a million
+// events): reads measured meanwhile would share its core with the build.
+await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
 const auth = { authorization: `Bearer ${key}` };
 const run = (port: number, headers: Record<string, string>, server: typeof evmon) =>
   load(port, nextPath, headers, { connections: CONNECTIONS, seconds: SECONDS }, server);
