@@ -6,16 +6,7 @@
 import type { InvolvedEntity, SearchEvent } from './event-view.js';
 
 /** The fields of the search-event view that can change, as a revision records them. */
-export interface RevisionState {
-  sentence: string | null;
-  happened_at: string | null;
-  first_report_date: string;
-  last_report_date: string;
-  matched_report_count: number;
-  distinct_outlet_count: number;
-  independent_source_count: number;
-  involved_entities: InvolvedEntity[];
-}
+export type RevisionState = Omit<SearchEvent, 'object' | 'id' | 'event_type'>;
 
 const SCALAR_FIELDS = [
   'sentence',
