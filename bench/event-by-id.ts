@@ -113,5 +113,8 @@ for (const [i, r] of rounds.entries()) {
   );
 }
 const ratios = rounds.map((r) => r.ours.rps / r.baseline.rps).sort((a, b) => a - b);
-console.log(`median ratio ${ratios[Math.floor(ratios.length / 2)]!.toFixed(2)} (goal >= 0.90)`);
+const middle = ratios.length / 2;
+// An even number of rounds: the mean of the two middle ones.
+const median = ratios.length % 2 === 1 ? ratios[Math.floor(middle)]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
+console.log(`median ratio ${median.toFixed(2)} (goal >= 0.90)`);
 fs.rmSync(runDir, { recursive: true, force: true });
