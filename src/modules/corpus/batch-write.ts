@@ -144,7 +144,7 @@ export async function writeBatch(
   const published: EventChange[] = [];
   for (let i = 0; i < touched.length; i += CHANGE_EVENTS) published.push({ kind: 'reports-added', eventIds: touched.slice(i, i + CHANGE_EVENTS) });
   // Their revisions' states from what the batch holds, as their views would read them back.
-  const entities = new Map((await referenceStore.involvedEntities(tx, [...new Set(states.flatMap((state) => state.involved))])).map((row) => [row.id, row]));
+  const entities = new Map((await referenceStore.resolveEntities(tx, [...new Set(states.flatMap((state) => state.involved))])).map((row) => [row.id, row]));
   const viewed = new Map<string, RevisionState>();
   for (const state of states) {
     const before = storedReports.get(state.id) ?? [];

@@ -45,11 +45,12 @@ export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers
     jobs.register(kind, (payload) => subscriber(payload as EventChange), { onDone: (seconds) => lag(name, seconds) });
     return kind;
   });
-  const publisher = {
+  const record = (tx: Queryable, changes: readonly EventChange[], known?: KnownViews) => recordRevisions(tx, revisedEvents(changes), clock.now(), known);
+  return {
     /** Stores the change for every subscriber, and the revisions it makes, in the caller's transaction. */
     async publish(tx: Queryable, change: EventChange): Promise<void> {
       await jobs.enqueueEach(tx, kinds, change);
-      await recordRevisions(tx, [change], clock.now());
+      await record(tx, [change]);
     },
 
     /**
@@ -58,7 +59,7 @@ export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers
      */
     async publishAll(tx: Queryable, changes: readonly EventChange[], known?: KnownViews): Promise<void> {
       await jobs.enqueueEachOf(tx, kinds, changes);
-      await recordRevisions(tx, changes, clock.now(), known);
+      await record(tx, changes, known);
     },
 
     /**
@@ -69,7 +70,6 @@ export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers
     deferringRevisions() {
       const published: EventChange[] = [];
       return {
-        ...publisher,
         async publish(tx: Queryable, change: EventChange): Promise<void> {
           await jobs.enqueueEach(tx, kinds, change);
           published.push(change);
@@ -78,11 +78,37 @@ export function eventChanges(jobs: JobQueue, subscribers: EventChangeSubscribers
           await jobs.enqueueEachOf(tx, kinds, changes);
           published.push(...changes); // recorded from the views at the end, not from the states of one line
         },
-        recordRevisions: (tx: Queryable) => recordRevisions(tx, published, clock.now()),
+        recordRevisions: (tx: Queryable) => record(tx, published),
       };
     },
   };
-  return publisher;
+}
+
+/** The events these changes revise, each with the events merged into it (a deleted event has no more revisions). */
+function revisedEvents(changes: readonly EventChange[]): Map<string, string[]> {
+  const revised = new Map<string, string[]>();
+  const touch = (eventId: string) => {
+    const merged = revised.get(eventId) ?? [];
+    revised.set(eventId, merged);
+    return merged;
+  };
+  for (const change of changes) {
+    switch (change.kind) {
+      case 'report-added':
+      case 'entities-changed':
+        touch(change.eventId);
+        break;
+      case 'reports-added':
+        for (const eventId of change.eventIds) touch(eventId);
+        break;
+      case 'merged':
+        touch(change.mergedIntoEventId).push(change.eventId);
+        break;
+      case 'deleted':
+        break;
+    }
+  }
+  return revised;
 }
 
 export type EventPublisher = ReturnType<typeof eventChanges>;

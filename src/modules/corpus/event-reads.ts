@@ -32,7 +32,7 @@ async function followMerges<T extends { merged_into_event_id: string | null; del
 }
 
 /** The event `id` names, as it stands, following merges; null when deleted or unknown. */
-export const currentEventView = (db: Queryable, id: string): Promise<EventView | null> =>
+const currentEventView = (db: Queryable, id: string): Promise<EventView | null> =>
   followMerges(id, async (wanted) => (await loadEventViews(db, [wanted], 'all', { revision: true }))[0]);
 
 /** The live event `id` names (itself, or its survivor); null when deleted or unknown. */
@@ -44,10 +44,10 @@ async function liveEventId(db: Queryable, id: string): Promise<string | null> {
   return row?.id ?? null;
 }
 
-/** The public shape of an event read by id. */
-export function eventById(view: EventView) {
-  const revision = view.revision ?? { number: 1, at: view.last_report_date };
-  return { ...searchEventOf(view), revision: revision.number, updated_at: revision.at };
+/** The public shape of an event read by id (its view read with its revision). */
+function eventById(view: EventView) {
+  const { number, at } = view.revision!;
+  return { ...searchEventOf(view), revision: number, updated_at: at };
 }
 
 export function eventReads({ db }: { db: Database }) {

@@ -4,40 +4,12 @@
 // crash or by several processes (the change holds the event's row lock, which orders its
 // revision numbers). Several changes of one event in one transaction (a bulk batch) make one.
 import type { Queryable } from '../../platform/db/database.js';
-import type { EventChange } from './event-changes.js';
 import { type NewRevision, eventRevisionsStore as store } from './event-revisions.store.js';
 import { loadEventViews } from './event-view.js';
 import { changesBetween, type RevisionState, revisionStateOf } from './revision-changes.js';
 
 /** Revisions are kept this long; an event keeps its latest whatever its age. */
 export const REVISION_RETENTION_MS = 90 * 24 * 3_600_000;
-
-/** The events these changes revise, each with the events merged into it (a deleted event has no more revisions). */
-function revisedEvents(changes: readonly EventChange[]): Map<string, string[]> {
-  const revised = new Map<string, string[]>();
-  const touch = (eventId: string) => {
-    const merged = revised.get(eventId) ?? [];
-    revised.set(eventId, merged);
-    return merged;
-  };
-  for (const change of changes) {
-    switch (change.kind) {
-      case 'report-added':
-      case 'entities-changed':
-        touch(change.eventId);
-        break;
-      case 'reports-added':
-        for (const eventId of change.eventIds) touch(eventId);
-        break;
-      case 'merged':
-        touch(change.mergedIntoEventId).push(change.eventId);
-        break;
-      case 'deleted':
-        break;
-    }
-  }
-  return revised;
-}
 
 /** What a caller (a bulk batch) knows already: live events' views, and the events it made (no revision yet). */
 export interface KnownViews {
@@ -46,17 +18,16 @@ export interface KnownViews {
 }
 
 /**
- * Writes a revision for each live event these changes touched whose view differs from its
+ * Writes a revision for each live event in `revised` whose view differs from its
  * latest revision's (or that gained merged events, or has none yet: revision 1, no changes).
  * The caller's transaction holds the events' row locks.
  */
 export async function recordRevisions(
   tx: Queryable,
-  changes: readonly EventChange[],
+  revised: ReadonlyMap<string, readonly string[]>, // the events revised, each with the events merged into it
   at: Date,
   known: KnownViews = { states: new Map(), fresh: new Set() },
 ): Promise<void> {
-  const revised = revisedEvents(changes);
   if (revised.size === 0) return;
   const ids = [...revised.keys()];
   const states = new Map(known.states);

@@ -131,8 +131,8 @@ export async function loadEventViews(
         involved_entities: involved,
         merged_into_event_id: row.merged_into_event_id,
         deleted: row.deleted,
-        // An event merged away or deleted before revisions were kept has none: its first.
-        ...(row.revised_at ? { revision: { number: row.revision ?? 1, at: row.revised_at.toISOString() } } : {}),
+        // An event merged away or deleted before revisions were kept has none: its first, when it last changed.
+        ...(options.revision ? { revision: { number: row.revision ?? 1, at: row.revised_at!.toISOString() } } : {}),
       },
     ];
   });

@@ -106,16 +106,6 @@ export const referenceStore = {
 
   /** Entities by id, with their canonical survivor's row. */
   resolveEntities(db: Queryable, ids: readonly string[]) {
-    return db.query<{ id: string; canonical_id: string; name: string; deleted: boolean }>(
-      `SELECT e.id, c.id AS canonical_id, c.name, c.deleted_at IS NOT NULL AS deleted
-         FROM entities e JOIN entities c ON c.id = e.canonical_id
-        WHERE e.id = ANY($1::uuid[])`,
-      [ids],
-    );
-  },
-
-  /** Entities by id, each as its live survivor reads (`deleted`: the survivor is deleted), as event views show them. */
-  involvedEntities(db: Queryable, ids: readonly string[]) {
     return db.query<{ id: string; canonical_id: string; name: string; type: string | null; deleted: boolean }>(
       `SELECT e.id, c.id AS canonical_id, c.name, c.type, c.deleted_at IS NOT NULL AS deleted
          FROM entities e JOIN entities c ON c.id = e.canonical_id

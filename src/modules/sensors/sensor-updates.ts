@@ -52,7 +52,7 @@ export function sensorUpdates({ db, clock, newId, jobs, outbox }: SensorUpdatesD
         return;
       }
       const [view] = await loadEventViews(tx, [eventId], 'all', { revision: true });
-      if (!view || view.deleted || view.merged_into_event_id || !view.revision) return; // a merge is told by event.merged
+      if (!view || view.deleted || view.merged_into_event_id) return; // a merge is told by event.merged
       const event = searchEventOf(view);
       const state = revisionStateOf(event);
       // Against what the sensor's latest delivery carried (entities read through their
@@ -63,7 +63,7 @@ export function sensorUpdates({ db, clock, newId, jobs, outbox }: SensorUpdatesD
         if (follow.update_due_at) await outbox.followDue(tx, sensorId, eventId, null);
         return;
       }
-      const revision = view.revision.number;
+      const revision = view.revision!.number;
       await outbox.storeUpdate(tx, {
         id: newId(),
         sensorId,
