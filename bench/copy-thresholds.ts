@@ -1,13 +1,11 @@
 // Copy detection's quality at corpus scale, with no database: the demo's articles for
 // BENCH_EVENTS events, in the order `evmon demo` ingests them, each text judged as the service
 // judges it (corpus/fingerprint-table.ts over the fingerprints received in the 30 days around
-// it, the best candidate joined, its copy group taken), and the pairwise precision and recall
-// of the groups against the demo's ground truth (the story in each url), as `evmon demo`
-// reports them. Beside the service's judgement, a variant that joins a copy only to a report
-// sharing one of its entities (a wire copy names the story's participants; two stories written
-// apart from the same phrases rarely share one): what the million-event corpus would gain.
-// About 200 µs per article at a million events (2026-11-29: a million-event load measured copy
-// precision 0.151).
+// it, the best candidate naming an entity in common with it joined (copy-detection.ts,
+// namesShared: one in common, or one side names none), its copy group taken), and the
+// pairwise precision and recall of the groups against the demo's ground truth (the story in
+// each url), as `evmon demo` reports them. Beside it, texts alone (the rule before 2026-11-29:
+// a million-event load measured precision 0.151). About 200 µs per article at a million events.
 //
 //   npx tsx bench/copy-thresholds.ts                       20,000 events
 //   BENCH_EVENTS=1000000 BENCH_SEED=42 npx tsx bench/copy-thresholds.ts
@@ -34,8 +32,8 @@ const world = buildWorld({ events: EVENTS, seed: SEED, now: NOW, newId, typeIds:
 /** Per article: its story (an index), its group under each judgement, and its entities (hashed). */
 const stories = new Map<string, number>();
 let story = new Int32Array(1 << 20);
+let textsGroup = new Int32Array(1 << 20);
 let serviceGroup = new Int32Array(1 << 20);
-let sharedGroup = new Int32Array(1 << 20);
 let entities = new Uint32Array((1 << 20) * ENTITY_SLOTS);
 const grow = (array: Int32Array) => {
   const bigger = new Int32Array(array.length * 2);
@@ -47,7 +45,9 @@ const hash = (id: string) => {
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619);
   return h >>> 0 || 1;
 };
-const sharesEntity = (a: number, b: number) => {
+/** copy-detection.ts's namesShared over the hashed ids kept here (strings for millions of articles would not fit). */
+const namesShared = (a: number, b: number) => {
+  if (entities[a * ENTITY_SLOTS] === 0 || entities[b * ENTITY_SLOTS] === 0) return true;
   for (let i = 0; i < ENTITY_SLOTS; i++) {
     const x = entities[a * ENTITY_SLOTS + i]!;
     if (x === 0) break;
@@ -71,8 +71,8 @@ for (const batch of demoArticleBatches(world, { events: EVENTS, seed: SEED, batc
     const at = articles++;
     if (at === story.length) {
       story = grow(story);
+      textsGroup = grow(textsGroup);
       serviceGroup = grow(serviceGroup);
-      sharedGroup = grow(sharedGroup);
       const more = new Uint32Array(entities.length * 2);
       more.set(entities);
       entities = more;
@@ -87,17 +87,17 @@ for (const batch of demoArticleBatches(world, { events: EVENTS, seed: SEED, batc
     named.slice(0, ENTITY_SLOTS).forEach((id, i) => {
       entities[at * ENTITY_SLOTS + i] = hash(id);
     });
+    textsGroup[at] = at;
     serviceGroup[at] = at;
-    sharedGroup[at] = at;
     const receivedMs = Date.parse(article.received_at ?? article.published_at ?? NOW.toISOString());
     const text = article.text ? textShingles(article.text) : null;
     if (!text) continue;
     fingerprinted++;
     const candidates = table.copied(text, (entry) => withinWindow(entry.receivedMs, receivedMs));
     const best = bestCandidate(candidates);
-    if (best) serviceGroup[at] = serviceGroup[best.held.ref]!;
-    const sharing = bestCandidate(candidates.filter((c: CopyCandidate<number>) => named.length === 0 || sharesEntity(at, c.held.ref)));
-    if (sharing) sharedGroup[at] = sharedGroup[sharing.held.ref]!;
+    if (best) textsGroup[at] = textsGroup[best.held.ref]!;
+    const sharing = bestCandidate(candidates.filter((c: CopyCandidate<number>) => namesShared(at, c.held.ref)));
+    if (sharing) serviceGroup[at] = serviceGroup[sharing.held.ref]!;
     table.add({ ref: at, receivedMs, order: at, fingerprint: text.fingerprint });
     newestMs = Math.max(newestMs, receivedMs);
     if (newestMs - lastPruneMs > 7 * DAY_MS) {
@@ -127,5 +127,5 @@ const report = (name: string, group: Int32Array) => {
 console.log(
   `${EVENTS.toLocaleString('en')} events, seed ${SEED}: ${articles.toLocaleString('en')} articles, ${fingerprinted.toLocaleString('en')} fingerprinted, ${seconds.toFixed(0)} s`,
 );
-report("the service's judgement", serviceGroup);
-report('joined only to a report sharing an entity', sharedGroup);
+report('texts alone', textsGroup);
+report("the service's judgement (texts, and an entity in common)", serviceGroup);

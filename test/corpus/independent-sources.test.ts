@@ -113,6 +113,20 @@ describe('independent sources', () => {
     assert.deepEqual(await counts(first.incident_id), { outlets: 2, independent: 2, reports: 2 });
   });
 
+  it('when two texts are one story but the reports name no entity in common, then neither is a copy of the other', async () => {
+    const texts = story('mine-blast');
+    const [x, y] = [await corpus.entity(), await corpus.entity()];
+    const first = await article({ outlet: 0, party: x, text: texts.wire, hoursAgo: 3 });
+    const other = await article({ outlet: 1, party: y, text: texts.copy(), hoursAgo: 2 });
+    assert.equal(other.copy_of_report_id, null);
+    assert.notEqual(other.incident_id, first.incident_id);
+    // A copy naming the story's party, or naming none, is one.
+    const sharing = await article({ outlet: 2, party: y, text: texts.copy(1), hoursAgo: 1 });
+    assert.deepEqual([sharing.incident_id, sharing.copy_of_report_id], [other.incident_id, other.id]);
+    const naming = await article({ outlet: 3, party: null, text: texts.copy(), hoursAgo: 1 });
+    assert.deepEqual([naming.incident_id, naming.copy_of_report_id], [first.incident_id, first.id]);
+  });
+
   it('when a copy names an incident_id, then it joins that event, and counts there as its own origin', async () => {
     const texts = story('quake');
     const [x, y] = [await corpus.entity(), await corpus.entity()];
@@ -130,9 +144,9 @@ describe('independent sources', () => {
     const party = await corpus.entity();
     const early = await article({ outlet: 0, party, text: texts.copy(), hoursAgo: 2 });
     // The wire story, published an hour before the copy and received after it.
-    const wire = await article({ outlet: 1, party: await corpus.entity(), text: texts.wire, hoursAgo: 3 });
+    const wire = await article({ outlet: 1, party, text: texts.wire, hoursAgo: 3 });
     assert.deepEqual([wire.incident_id, wire.copy_of_report_id], [early.incident_id, early.id]);
-    const late = await article({ outlet: 2, party: await corpus.entity(), text: texts.copy(1), hoursAgo: 1 });
+    const late = await article({ outlet: 2, party: null, text: texts.copy(1), hoursAgo: 1 });
     assert.deepEqual([late.incident_id, late.copy_of_report_id], [early.incident_id, wire.id]);
     assert.deepEqual(await counts(early.incident_id), { outlets: 3, independent: 1, reports: 3 });
   });
@@ -233,7 +247,7 @@ describe('independent sources', () => {
     const [x, y] = [await corpus.entity(), await corpus.entity()];
     const origin = await article({ outlet: 0, party: x, text: texts.wire, hoursAgo: 3 });
     const elsewhere = await article({ outlet: 2, party: y, text: texts.independent, hoursAgo: 3 });
-    const copy = await article({ outlet: 1, party: y, text: texts.copy(), incident_id: elsewhere.incident_id });
+    const copy = await article({ outlet: 1, party: null, text: texts.copy(), incident_id: elsewhere.incident_id });
     assert.equal(copy.copy_of_report_id, origin.id);
     assert.deepEqual(await counts(elsewhere.incident_id), { outlets: 2, independent: 2, reports: 2 });
     const merged = await corpus.ops('POST', `/events/${elsewhere.incident_id}/merge`, { into_event_id: origin.incident_id });

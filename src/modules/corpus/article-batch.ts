@@ -21,6 +21,7 @@ import {
   incidentTarget,
   type LineOutcome,
   type NewReport,
+  namedEntities,
   noSuchOutlet,
   type Placement,
   placementOf,
@@ -73,7 +74,9 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
   const placements = new Map(reports.map((report) => [report, placementOf(report)]));
 
   // Texts are judged one writer at a time (the batch holds its types' clustering locks already).
-  const textLines = reports.flatMap((report) => (report.text ? [{ line: report, text: report.text, receivedAt: report.receivedAt }] : []));
+  const textLineOf = (report: NewReport) =>
+    report.text ? { line: report, text: report.text, receivedAt: report.receivedAt, entities: namedEntities(placements.get(report)!) } : null;
+  const textLines = reports.flatMap((report) => textLineOf(report) ?? []);
   if (textLines.length > 0) await ingestLocksStore.lockCopies(tx, null);
   const copies = await BatchCopies.open(tx, deps.copies, textLines);
   const loaded = await loadClusterEvents(tx, placements, copies.storedEvents);
@@ -116,7 +119,7 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
         continue;
       }
     }
-    const textLine = report.text ? { line: report, text: report.text, receivedAt: report.receivedAt } : null;
+    const textLine = textLineOf(report);
     const copy = textLine ? copies.judge(textLine) : null;
     const copiedLine = copy && 'line' in copy ? placedOf.get(copy.line)! : null;
     const copied: { eventId: string; group: GroupRef } | null =

@@ -17,6 +17,8 @@ export interface CopiedReport {
   /** COALESCE(copy_group, received_seq). */
   copy_group: number;
   received_seq: number;
+  /** The live survivors of the entities it names (roles and mentions): copy detection joins only a report that shares one (copy-detection.ts). */
+  entity_ids: string[];
 }
 
 const FINGERPRINT_COLUMNS = `id, received_seq, (extract(epoch FROM received_at) * 1000)::float8 AS received_ms, encode(fingerprint, 'hex') AS fingerprint`;
@@ -43,10 +45,16 @@ export const copiesStore = {
     );
   },
 
-  /** These reports, with their event and copy group. */
+  /** These reports, with their event, copy group and the survivors of the entities they name. */
   copied(tx: Queryable, ids: readonly string[]): Promise<CopiedReport[]> {
     return tx.query<CopiedReport>(
-      'SELECT id, event_id, COALESCE(copy_group, received_seq) AS copy_group, received_seq FROM reports WHERE id = ANY($1::uuid[])',
+      `SELECT r.id, r.event_id, COALESCE(r.copy_group, r.received_seq) AS copy_group, r.received_seq,
+              ARRAY(SELECT DISTINCT survivor.id
+                      FROM (SELECT entity_id FROM report_roles WHERE report_id = r.id AND entity_id IS NOT NULL
+                            UNION SELECT entity_id FROM report_mentions WHERE report_id = r.id) AS named
+                      JOIN entities named_entity ON named_entity.id = named.entity_id
+                      JOIN entities survivor ON survivor.id = named_entity.canonical_id AND survivor.deleted_at IS NULL) AS entity_ids
+         FROM reports r WHERE r.id = ANY($1::uuid[])`,
       [ids],
     );
   },

@@ -218,6 +218,9 @@ export function placementOf(report: NewReport): Placement {
   };
 }
 
+/** The live survivors a report names, as participant or mention (copy detection compares them). */
+export const namedEntities = ({ participants, mentioned }: Placement): string[] => [...new Set([...participants, ...mentioned])];
+
 /** The stored row of a checked report, in event `eventId`. */
 function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; now: Date; copyGroup: number | null }): ReportRow {
   const { source } = report;

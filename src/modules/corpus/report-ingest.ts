@@ -15,7 +15,17 @@ import type { IngestArticleBody } from './events.schemas.js';
 import type { TextShingles } from './copy-fingerprint.js';
 import { type EventRow, eventsStore } from './events.store.js';
 import { ingestLocksStore } from './ingest-locks.store.js';
-import { articleEntityIds, articleReport, copyJoins, incidentTarget, type NewReport, noSuchOutlet, placementOf, survivorsOf } from './new-report.js';
+import {
+  articleEntityIds,
+  articleReport,
+  copyJoins,
+  incidentTarget,
+  namedEntities,
+  type NewReport,
+  noSuchOutlet,
+  placementOf,
+  survivorsOf,
+} from './new-report.js';
 import { type FoundCopy, findCopy } from './copy-detection.js';
 import type { RecentCopies } from './recent-copies.js';
 
@@ -71,7 +81,7 @@ export async function addReport(
   let copy: FoundCopy | null = null;
   if (report.text) {
     await ingestLocksStore.lockCopies(tx, type.id);
-    copy = await findCopy(tx, copies, report.text, report.receivedAt);
+    copy = await findCopy(tx, copies, { text: report.text, receivedAt: report.receivedAt, entities: namedEntities(placement) });
   }
   // Reports that share a participant cluster one at a time, so two at once cannot both
   // open an event for it.
