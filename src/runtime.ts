@@ -278,6 +278,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       await jobs.stop();
       await webhooks.stop();
       await limiter.close();
+      await events.close();
       await counterDb?.close();
       await opened.close();
     },

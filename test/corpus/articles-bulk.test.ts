@@ -144,6 +144,38 @@ describe('bulk article ingest', () => {
     assert.equal((await corpus.ops('GET', `/events/${answer.json.results[0].incident_id}`)).json.matched_report_count, 1);
   });
 
+  it('when a batch is large enough to be checked in worker threads, then every line is judged, numbered and copied as in a small one', async () => {
+    const party = await corpus.entity();
+    // A text of about 3,000 characters, and words of its own per run: a copy of nothing stored.
+    const tag = unique().replace(/[^a-z0-9]/gi, '');
+    const words = 'the council said on monday that the new bridge across the river would open next spring after years of delay'.split(' ');
+    const text = Array.from({ length: 6 }, (_, p) =>
+      Array.from({ length: 80 }, (_, i) => `${words[(i * 7 + p) % words.length]}${tag}${p}x${i}`).join(' '),
+    ).join('\n\n');
+    const bad = ['{"not json', JSON.stringify({ ...(await article()), colour: 'red' })];
+    const small = await bulk(bad.join('\n'));
+    assert.equal(small.status, 200, small.text);
+    // 1,200 lines over 256 KiB: slices of 500 lines, refusals and blank lines in the second and third, a text and its copy in different slices.
+    const lines: string[] = [];
+    for (let i = 0; i < 1_200; i++) lines.push(JSON.stringify(await article({ roles: [{ role: 'party', entity_id: party }] })));
+    lines[3] = JSON.stringify(await article({ roles: [{ role: 'party', entity_id: party }], text }));
+    lines[1_100] = JSON.stringify(await article({ roles: [{ role: 'party', entity_id: party }], text: text.toUpperCase() }));
+    lines[600] = bad[0]!;
+    lines[1_001] = bad[1]!;
+    lines[700] = '';
+    const body = lines.join('\n');
+    assert.ok(body.length > 256 * 1024, `${body.length} characters`);
+    const answer = await bulk(body);
+    assert.equal(answer.status, 200, answer.text);
+    const { accepted, refused, results } = answer.json;
+    assert.deepEqual([accepted, refused, results.length], [1_197, 2, 1_199]);
+    const at = (line: number) => results.find((r: any) => r.line === line);
+    assert.equal(at(701), undefined, 'a blank line gets no item');
+    assert.deepEqual(withoutRequestId(at(601).problem), withoutRequestId(small.json.results[0].problem));
+    assert.deepEqual(withoutRequestId(at(1_002).problem), withoutRequestId(small.json.results[1].problem));
+    assert.deepEqual([at(4).copy_of_report_id, at(1_101).copy_of_report_id], [null, at(4).id]);
+  });
+
   it('when the body is JSON, or NDJSON goes to the single call, then 415; without the operator token, 401', async () => {
     const line = JSON.stringify(await article());
     const json = await bulk(line, 'application/json');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkLine } from '../../src/modules/corpus/article-import.js';
+import { checkLine } from '../../src/modules/corpus/article-lines.js';
 import type { IngestArticleBody } from '../../src/modules/corpus/events.schemas.js';
 import { ROLE_VALUE_TYPES } from '../../src/modules/corpus/reference.schemas.js';
 import { bcubedOf } from '../../src/modules/demo/bcubed.js';

@@ -3,48 +3,12 @@
 // as the single call; the valid lines of a batch are written in one transaction
 // (EventsService.ingestArticles).
 import { performance } from 'node:perf_hooks';
-import { parseJsonBody } from '../../platform/http/body-parsing.js';
-import { compileBodyValidator } from '../../platform/http/validation.js';
 import { ProblemError } from '../../platform/problems.js';
-import { IngestArticleBody } from './events.schemas.js';
+import type { CheckedLine } from './article-lines.js';
 import type { EventsService } from './events.service.js';
-import type { TextShingles } from './copy-fingerprint.js';
-import { type LineOutcome, readText } from './new-report.js';
+import type { LineOutcome } from './new-report.js';
 
 export type { LineOutcome };
-
-const validate = compileBodyValidator(IngestArticleBody);
-
-/** One line's text as an article body, or the problem the single call would answer for that body. */
-export function checkLine(text: string): IngestArticleBody | ProblemError {
-  let value: unknown;
-  try {
-    // As the single call reads a body: a byte-order mark and surrounding space are not JSON.
-    value = parseJsonBody(Buffer.from(text.trim()));
-  } catch (error) {
-    return error as ProblemError;
-  }
-  const { errors, omitted } = validate(value);
-  if (errors.length > 0)
-    return new ProblemError('validation-failed', 'The body does not match the schema of this operation.', { errors, errorsOmitted: omitted });
-  return value as IngestArticleBody;
-}
-
-/** A line checked, and its text read when valid (readText). */
-export interface CheckedLine {
-  line: number;
-  checked: IngestArticleBody | ProblemError;
-  text: TextShingles | null;
-}
-
-/** Each line of `lines` checked and its text read; blank lines dropped (they get no outcome). */
-export function checkedLines(lines: readonly string[]): CheckedLine[] {
-  return lines.flatMap((raw, i) => {
-    if (raw.trim() === '') return [];
-    const checked = checkLine(raw);
-    return [{ line: i + 1, checked, text: checked instanceof ProblemError ? null : readText(checked) }];
-  });
-}
 
 /** Ingests checked lines: the refused ones answered as they are, the valid ones in one transaction. */
 export async function ingestChecked(events: EventsService, lines: readonly CheckedLine[]): Promise<LineOutcome[]> {
@@ -97,9 +61,11 @@ export async function importArticles(
     }
   };
   const flush = async () => {
-    const numbered = checkedLines(batch).map((checked) => ({ ...checked, line: checked.line + firstLine - 1 }));
-    firstLine += batch.length;
+    const lines = batch;
+    const first = firstLine;
+    firstLine += lines.length;
     batch = [];
+    const numbered = (await events.checkLines(lines)).map((checked) => ({ ...checked, line: checked.line + first - 1 }));
     await writing;
     writing = write(numbered, firstLine - 1);
     // Its failure is answered by the next flush's await (or the last): not an unhandled rejection meanwhile.

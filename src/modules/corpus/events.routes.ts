@@ -2,7 +2,7 @@
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { IdParams } from '../../platform/http/schema-kit.js';
 import { problemBody, ProblemError } from '../../platform/problems.js';
-import { checkedLines, ingestChecked } from './article-import.js';
+import { ingestChecked } from './article-import.js';
 import { ArticleBulkResult, IncidentReport, IngestArticleBody, MergeEventBody, OpsEvent } from './events.schemas.js';
 import type { EventsService } from './events.service.js';
 
@@ -55,7 +55,7 @@ export function eventsOpsRoutes(app: TypedApp, events: EventsService, docsUrl: s
     },
     async (request) => {
       const lines = (typeof request.body === 'string' ? request.body : '').split('\n');
-      const checked = checkedLines(lines);
+      const checked = await events.checkLines(lines);
       if (checked.length > BULK_MAX_LINES) {
         throw new ProblemError('validation-failed', `A bulk request holds at most ${BULK_MAX_LINES} lines; this one holds ${checked.length}. Split it.`);
       }

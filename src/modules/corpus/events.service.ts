@@ -9,6 +9,7 @@ import { checkpointWhenDue } from '../../platform/db/wal-checkpoints.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { fieldProblem, ProblemError } from '../../platform/problems.js';
 import { ingestBatch } from './article-batch.js';
+import type { CheckedLine } from './article-lines.js';
 import { corpusStatistics } from './corpus-statistics.js';
 import type { EventPublisher } from './event-changes.js';
 import { refreshEvent } from './event-refresh.js';
@@ -17,6 +18,7 @@ import { loadEventViews } from './event-view.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { eventsStore as store } from './events.store.js';
 import { ingestLocksStore } from './ingest-locks.store.js';
+import { lineChecker } from './line-checker.js';
 import { type ArticleLine, type LineOutcome, lineProblem, type NewReport, readText } from './new-report.js';
 import { referenceStore } from './reference.store.js';
 import { addReport, ingestArticle, type ReportIngestDeps } from './report-ingest.js';
@@ -35,6 +37,7 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
   // This process's fingerprints of the reports received lately, shared by both ingest paths.
   const copies = new RecentCopies();
   const ingest: ReportIngestDeps = { clock, newId, changes, eventTypes: eventTypeCache(), copies };
+  const lines = lineChecker();
 
   /** Each article on the single call's path, a savepoint each: a refused one is answered and skipped while the rest go on. */
   async function ingestLineByLine(tx: Queryable, items: readonly Required<ArticleLine>[]): Promise<LineOutcome[]> {
@@ -74,6 +77,16 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
           }
         });
       }
+    },
+
+    /** A bulk batch's lines checked and their texts read (line-checker.ts), for ingestArticles; numbered from 1, blank lines dropped. */
+    checkLines(batch: readonly string[]): Promise<CheckedLine[]> {
+      return lines.check(batch);
+    },
+
+    /** Lets the threads that check lines go. */
+    close(): Promise<void> {
+      return lines.close();
     },
 
     /**
