@@ -71,11 +71,18 @@ export async function importArticles(
     // Its failure is answered by the next flush's await (or the last): not an unhandled rejection meanwhile.
     writing.catch(() => {});
   };
-  for await (const raw of lines) {
-    batch.push(raw);
-    if (batch.length >= batchSize) await flush();
+  try {
+    for await (const raw of lines) {
+      batch.push(raw);
+      if (batch.length >= batchSize) await flush();
+    }
+    await flush();
+  } catch (error) {
+    // Reading or checking failed: the batch being written settles before the caller closes
+    // the database under it.
+    await writing.catch(() => {});
+    throw error;
   }
-  await flush();
   await writing;
   return { ...summary, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }

@@ -18,7 +18,8 @@ export function checkLine(text: string): IngestArticleBody | ProblemError {
     // As the single call reads a body: a byte-order mark and surrounding space are not JSON.
     value = parseJsonBody(Buffer.from(text.trim()));
   } catch (error) {
-    return error as ProblemError;
+    if (error instanceof ProblemError) return error;
+    throw error;
   }
   const { errors, omitted } = validate(value);
   if (errors.length > 0)

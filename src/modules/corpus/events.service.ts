@@ -37,7 +37,7 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
   // This process's fingerprints of the reports received lately, shared by both ingest paths.
   const copies = new RecentCopies();
   const ingest: ReportIngestDeps = { clock, newId, changes, eventTypes: eventTypeCache(), copies };
-  const lines = lineChecker();
+  const lines = lineChecker(logger);
 
   /** Each article on the single call's path, a savepoint each: a refused one is answered and skipped while the rest go on. */
   async function ingestLineByLine(tx: Queryable, items: readonly Required<ArticleLine>[]): Promise<LineOutcome[]> {

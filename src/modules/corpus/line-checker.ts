@@ -3,8 +3,10 @@
 // hold every other request that long, and on the embedded database (its work runs on the same
 // thread) would run between the database's work instead of beside it. Batches of under
 // INLINE_CHARS characters are checked in place: a few milliseconds, no thread to start.
-// Either way the lines are checked by the same function, so the outcome is the same.
+// Either way the lines are checked by the same function, so the outcome is the same; and when
+// the threads fail, the batch is checked in place.
 import path from 'node:path';
+import type { Logger } from 'pino';
 import { workerPool } from '../../platform/workers/worker-pool.js';
 import { type CheckedLine, checkedLines, receivedLine, type SentLine } from './article-lines.js';
 import type { LineCheckingTask } from './line-checking.worker.js';
@@ -20,10 +22,12 @@ export interface LineChecker {
   close(): Promise<void>;
 }
 
-export function lineChecker(): LineChecker {
+export function lineChecker(logger: Logger): LineChecker {
   // The task's module as this process runs it: the sources (.ts, through tsx) or the build (.js).
   const module = new URL(`./line-checking.worker${path.extname(new URL(import.meta.url).pathname)}`, import.meta.url);
-  const pool = workerPool<LineCheckingTask, SentLine[]>(module);
+  const pool = workerPool<LineCheckingTask, SentLine[]>(module, (error) =>
+    logger.error({ err: error }, 'worker threads for bulk lines cannot start; bulk lines are checked on the event loop from now on'),
+  );
   return {
     async check(lines) {
       let chars = 0;
@@ -31,7 +35,14 @@ export function lineChecker(): LineChecker {
       if (chars < INLINE_CHARS) return checkedLines(lines);
       const slices: Promise<SentLine[]>[] = [];
       for (let at = 0; at < lines.length; at += SLICE_LINES) slices.push(pool.run({ lines: lines.slice(at, at + SLICE_LINES), first: at + 1 }));
-      return (await Promise.all(slices)).flat().map(receivedLine);
+      try {
+        return (await Promise.all(slices)).flat().map(receivedLine);
+      } catch (error) {
+        // A thread that died, or none that can start: the same answer, on the loop.
+        await Promise.allSettled(slices);
+        logger.warn({ err: error }, 'checking bulk lines in a worker thread failed; checked on the event loop');
+        return checkedLines(lines);
+      }
     },
     close: () => pool.close(),
   };
