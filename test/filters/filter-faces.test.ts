@@ -51,18 +51,23 @@ describe('filter faces', () => {
       seed = (seed * 48271) % 2147483647;
       return seed % n;
     };
-    // Three stories of random words; an article mostly tells one of them (a copy, case changed,
-    // when another told it first), else one of its own, or has no text.
+    // Three stories of random words, story k mentioning entities[k]; an article mostly tells one
+    // of them, mentioning that entity (a copy, case changed, when another told it first: copies
+    // join only a report naming an entity in common), else one of its own, or has no text.
     const words = 'rain court strike bridge union price vote river harbour council minister market'.split(' ');
     const storyText = () => Array.from({ length: 70 }, () => `${words[next(words.length)]}${next(100)}`).join(' ');
     const stories = Array.from({ length: 3 }, storyText);
-    const textOf = () => {
+    const textOf = (): { text?: string; story?: number } => {
       const roll = next(6);
-      if (roll < 4) return { text: next(2) ? stories[next(3)]! : stories[next(3)]!.toUpperCase() };
+      if (roll < 4) {
+        const story = next(3);
+        return { text: next(2) ? stories[story]! : stories[story]!.toUpperCase(), story };
+      }
       return roll < 5 ? { text: storyText() } : {};
     };
     for (let i = 0; i < 40; i++) {
       const hours = 2 + next(40);
+      const { text, story } = textOf();
       const roles: unknown[] = [{ role: 'party', entity_id: entities[next(6)] }];
       if (next(2)) roles.push({ role: 'other', entity_id: entities[next(6)] });
       if (next(2)) roles.push({ role: 'weight', amount: { value: next(1000), unit: ['kg', 'KG', 'lb', 'ÉKG'][next(4)] } });
@@ -75,9 +80,9 @@ describe('filter faces', () => {
         published_at: iso(hours),
         received_at: iso(next(4) === 0 ? 1 : hours),
         roles,
-        mentioned_entity_ids: next(2) ? [entities[next(6)]] : [],
+        mentioned_entity_ids: story !== undefined ? [entities[story]] : next(2) ? [entities[next(6)]] : [],
         ...joins,
-        ...textOf(),
+        ...(text === undefined ? {} : { text }),
       });
       events.add(eventId);
     }
