@@ -57,10 +57,10 @@ export interface TextLine<Line> {
 /**
  * Copy detection over a batch, line by line in order: each text against the corpus (memory
  * brought up to date once for the whole batch, the stored candidates read at once, and those
- * naming no entity in common with the line (namesShared) or no longer stored left out: memory may hold the fingerprint of a report its own transaction
- * wrote and a savepoint took back) and against
- * the batch's earlier stored lines, the best of both as the single path finds it one line at a
- * time (stored reports were received before any line).
+ * naming no entity in common with the line (namesShared) or no longer stored left out: memory
+ * may hold the fingerprint of a report its own transaction wrote and a savepoint took back)
+ * and against the batch's earlier stored lines, the best of both as the single path finds it
+ * one line at a time (stored reports were received before any line).
  */
 export class BatchCopies<Line> {
   /** The batch's lines placed so far, made at the first (a table's index is 320 KB: a single call places none). */
