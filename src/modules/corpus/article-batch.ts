@@ -74,11 +74,15 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
   const placements = new Map(reports.map((report) => [report, placementOf(report)]));
 
   // Texts are judged one writer at a time (the batch holds its types' clustering locks already).
-  const textLineOf = (report: NewReport) =>
-    report.text ? { line: report, text: report.text, receivedAt: report.receivedAt, entities: namedEntities(placements.get(report)!) } : null;
-  const textLines = reports.flatMap((report) => textLineOf(report) ?? []);
-  if (textLines.length > 0) await ingestLocksStore.lockCopies(tx, null);
-  const copies = await BatchCopies.open(tx, deps.copies, textLines);
+  const textLines = new Map(
+    reports.flatMap((report) =>
+      report.text
+        ? [[report, { line: report, text: report.text, receivedAt: report.receivedAt, entities: namedEntities(placements.get(report)!) }] as const]
+        : [],
+    ),
+  );
+  if (textLines.size > 0) await ingestLocksStore.lockCopies(tx, null);
+  const copies = await BatchCopies.open(tx, deps.copies, [...textLines.values()]);
   const loaded = await loadClusterEvents(tx, placements, copies.storedEvents);
   const clusters = new BatchClusters(loaded.values());
   const outcomes: LineOutcome[] = [];
@@ -119,7 +123,7 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
         continue;
       }
     }
-    const textLine = textLineOf(report);
+    const textLine = textLines.get(report);
     const copy = textLine ? copies.judge(textLine) : null;
     const copiedLine = copy && 'line' in copy ? placedOf.get(copy.line)! : null;
     const copied: { eventId: string; group: GroupRef } | null =

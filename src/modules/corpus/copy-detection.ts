@@ -64,10 +64,8 @@ export interface TextLine<Line> {
  */
 export class BatchCopies<Line> {
   /** The batch's lines placed so far, made at the first (a table's index is 320 KB: a single call places none). */
-  private lines: FingerprintTable<Line> | null = null;
+  private lines: FingerprintTable<TextLine<Line>> | null = null;
   private placedLines = 0;
-  /** The entities each placed line names. */
-  private readonly lineEntities = new Map<Line, readonly string[]>();
 
   private constructor(
     private readonly storedOf: ReadonlyMap<Line, CopyCandidate<string>[]>,
@@ -109,16 +107,14 @@ export class BatchCopies<Line> {
     const stored = bestCandidate(this.storedOf.get(line) ?? []);
     const at = receivedAt.getTime();
     const earlier =
-      this.lines &&
-      bestCandidate(this.lines.copied(text, (entry) => withinWindow(entry.receivedMs, at) && namesShared(entities, this.lineEntities.get(entry.ref)!)));
+      this.lines && bestCandidate(this.lines.copied(text, (entry) => withinWindow(entry.receivedMs, at) && namesShared(entities, entry.ref.entities)));
     if (stored && (!earlier || stored.hits >= earlier.hits)) return { stored: this.rows.get(stored.held.ref)! };
-    return earlier ? { line: earlier.held.ref } : null;
+    return earlier ? { line: earlier.held.ref.line } : null;
   }
 
   /** The line was stored: later lines may copy it. */
-  placed({ line, text, receivedAt, entities }: TextLine<Line>): void {
-    this.lines ??= new FingerprintTable<Line>();
-    this.lineEntities.set(line, entities);
-    this.lines.add({ ref: line, receivedMs: receivedAt.getTime(), order: this.placedLines++, fingerprint: text.fingerprint });
+  placed(placed: TextLine<Line>): void {
+    this.lines ??= new FingerprintTable<TextLine<Line>>();
+    this.lines.add({ ref: placed, receivedMs: placed.receivedAt.getTime(), order: this.placedLines++, fingerprint: placed.text.fingerprint });
   }
 }
