@@ -12,7 +12,7 @@
 //
 //   npx tsx bench/copy-texts.ts                                  embedded database in memory
 //   BENCH_DATABASE_URL=postgres://…/db npx tsx bench/copy-texts.ts   PostgreSQL: a schema of its own per load (dropped after)
-//   BENCH_ARTICLES=20000 BENCH_BATCH=2000 BENCH_ROUNDS=2
+//   BENCH_ARTICLES=20000 BENCH_BATCH=2000 BENCH_ROUNDS=2 BENCH_MODES=without,texts,floor
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -144,7 +144,8 @@ async function inSchema<T>(schema: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-const MODES: Mode[] = ['without', 'texts', 'floor'];
+// BENCH_MODES=texts (comma-separated) loads only these, e.g. to profile one of them.
+const MODES = (process.env.BENCH_MODES?.split(',') ?? ['without', 'texts', 'floor']) as Mode[];
 const results: { mode: Mode; rate: number; bytesPerReport: number; quality: unknown }[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   for (const mode of MODES) {
@@ -152,6 +153,10 @@ for (let round = 0; round < ROUNDS; round++) {
     results.push({ mode, ...result });
     process.stderr.write(`round ${round + 1}, ${mode}: ${Math.round(result.rate)} articles/s\n`);
   }
+}
+if (MODES.length < 3) {
+  console.log(JSON.stringify({ modes: MODES, articlesPerSecond: results.map((r) => ({ mode: r.mode, rate: Math.round(r.rate) })) }));
+  process.exit(0);
 }
 const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const rate = (mode: Mode, round: number) => results[MODES.length * round + MODES.indexOf(mode)]!.rate;

@@ -34,7 +34,8 @@
 export const MIN_COPY_WORDS = 50;
 const SHINGLE_WORDS = 5;
 const LEAD_WORDS = 400;
-const BINS = 10;
+/** Bins, and so samples, of a fingerprint. */
+export const BINS = 10;
 const SAMPLE_BITS = 12;
 const SAMPLE_MASK = (1 << SAMPLE_BITS) - 1;
 /** Of an earlier text's samples, this many found in the new text make it a copy (copyJudged). */
@@ -206,14 +207,18 @@ function packed(samples: readonly number[]): Uint8Array {
 }
 
 /** The key (sampleKey) of bin `bin`'s sample in the fingerprint starting at `offset` of `bytes` (packed's layout). */
-function keyAt(bytes: Uint8Array, offset: number, bin: number): number {
+export function keyAt(bytes: Uint8Array, offset: number, bin: number): number {
   const at = offset + (bin >>> 1) * 3;
   const sample = bin % 2 === 0 ? bytes[at]! | ((bytes[at + 1]! & 0xf) << 8) : (bytes[at + 1]! >>> 4) | (bytes[at + 2]! << 4);
   return sampleKey(bin, sample);
 }
 
 /** A fingerprint's samples as keys (sampleKey), bin by bin. */
-export const fingerprintKeys = (fingerprint: Uint8Array): number[] => Array.from({ length: BINS }, (_, bin) => keyAt(fingerprint, 0, bin));
+export function fingerprintKeys(fingerprint: Uint8Array): number[] {
+  const keys: number[] = [];
+  for (let bin = 0; bin < BINS; bin++) keys.push(keyAt(fingerprint, 0, bin));
+  return keys;
+}
 
 /** How many samples of the fingerprint at `offset` in `bytes` are keys marked `mark` in `marks` (by key): fingerprintKeys without an array. */
 export function samplesMarked(bytes: Uint8Array, offset: number, marks: Uint32Array, mark: number): number {

@@ -18,13 +18,18 @@ const keyOf = (group: GroupRef) => ('stored' in group ? `s${group.stored}` : `l$
 
 interface PlacedLine {
   id: string;
-  eventId: string;
-  group: string;
+  /** Its place among the placed lines. */
+  at: number;
   reportDate: number;
 }
 
+/** An (event, group) pair as a key of the lines placed in it. */
+const pairKey = (eventId: string, group: GroupRef) => `${eventId} ${keyOf(group)}`;
+
 export class CopyOrigins {
-  private readonly lines: PlacedLine[] = [];
+  private placedCount = 0;
+  /** The placed lines of each (event, group) pair (pairKey), in the order placed: a question reads only its own pair's. */
+  private readonly linesOf = new Map<string, PlacedLine[]>();
   private readonly questions: Question[] = [];
   private readonly atLine = new Map<string, number>(); // line id → its place among placed lines
   /** Outcomes whose copy_of_report_id is the answer to a question, filled in by resolve. */
@@ -35,9 +40,12 @@ export class CopyOrigins {
    * of the report it copies (`copied`; null: no copy). Answers the question's number, for `await`.
    */
   placed(entry: Placed, reportDate: Date, copied: { eventId: string; group: GroupRef } | null): number | null {
-    const question = copied ? this.ask({ ...copied, before: this.lines.length }) : null;
-    this.atLine.set(entry.id, this.lines.length);
-    this.lines.push({ id: entry.id, eventId: entry.eventId, group: keyOf(entry.group), reportDate: reportDate.getTime() });
+    const at = this.placedCount++;
+    const question = copied ? this.ask({ ...copied, before: at }) : null;
+    this.atLine.set(entry.id, at);
+    const key = pairKey(entry.eventId, entry.group);
+    const lines = this.linesOf.get(key) ?? this.linesOf.set(key, []).get(key)!;
+    lines.push({ id: entry.id, at, reportDate: reportDate.getTime() });
     return question;
   }
 
@@ -63,12 +71,11 @@ export class CopyOrigins {
     const answers = this.questions.map((q) => {
       let best: { id: string; date: number } | null = null;
       const origin = 'stored' in q.group ? storedOrigins.get(originKey(q.eventId, q.group.stored)) : undefined;
-      const group = keyOf(q.group);
       if (origin) best = { id: origin.id, date: origin.reportDate.getTime() };
       // Lines were received after every stored report, in line order: only an earlier date wins.
-      for (let i = 0; i < q.before; i++) {
-        const line = this.lines[i]!;
-        if (line.eventId === q.eventId && line.group === group && (!best || line.reportDate < best.date)) best = { id: line.id, date: line.reportDate };
+      for (const line of this.linesOf.get(pairKey(q.eventId, q.group)) ?? []) {
+        if (line.at >= q.before) break;
+        if (!best || line.reportDate < best.date) best = { id: line.id, date: line.reportDate };
       }
       return best?.id ?? null;
     });

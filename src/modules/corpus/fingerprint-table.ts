@@ -13,7 +13,7 @@
 // a fingerprint needs FEWEST_HITS of its samples among the text's keys, so one met fewer than
 // FEWEST_HITS - SKIPPED_KEYS times under the others can never be copied, and the few met as
 // often are counted again exactly, sample by sample.
-import { copyJudged, FEWEST_HITS, FINGERPRINT_BYTES, fingerprintKeys, SAMPLE_KEYS, samplesMarked, type TextShingles } from './copy-fingerprint.js';
+import { BINS, copyJudged, FEWEST_HITS, FINGERPRINT_BYTES, keyAt, SAMPLE_KEYS, samplesMarked, type TextShingles } from './copy-fingerprint.js';
 
 /** A fingerprint the table holds: the report it is of (or a bulk line's), when it was received, and its order. */
 export interface HeldFingerprint<Ref> {
@@ -68,13 +68,14 @@ export class FingerprintTable<Ref> {
     this.receivedMs[at] = entry.receivedMs;
     this.orders[at] = entry.order;
     this.fingerprints.set(entry.fingerprint, at * FINGERPRINT_BYTES);
+    if (2 * (this.linkCount + BINS) > this.links.length) {
+      const bigger = new Int32Array(this.links.length * 2);
+      bigger.set(this.links);
+      this.links = bigger;
+    }
     // Keys name their bin: a fingerprint's ten are distinct.
-    for (const key of fingerprintKeys(entry.fingerprint)) {
-      if (2 * this.linkCount + 2 > this.links.length) {
-        const bigger = new Int32Array(this.links.length * 2);
-        bigger.set(this.links);
-        this.links = bigger;
-      }
+    for (let bin = 0; bin < BINS; bin++) {
+      const key = keyAt(this.fingerprints, at * FINGERPRINT_BYTES, bin);
       const link = this.linkCount++;
       this.links[2 * link] = at;
       this.links[2 * link + 1] = this.heads[key]!;
@@ -97,8 +98,13 @@ export class FingerprintTable<Ref> {
   /** The fingerprints the text copies among those `eligible` admits. */
   copied(text: TextShingles, eligible: (entry: HeldFingerprint<Ref>) => boolean): CopyCandidate<Ref>[] {
     const { hits, touched, starts, filed, heads, links, keyMarks } = this;
-    const filedUnder = (key: number) => starts[key + 1]! - starts[key]! + this.unfiledCounts[key]!;
-    const visited = [...text.keys].sort((a, b) => filedUnder(a) - filedUnder(b)).slice(0, Math.max(0, text.keys.length - SKIPPED_KEYS));
+    const { unfiledCounts } = this;
+    // The text's keys by how many fingerprints each files, shortest first, the longest SKIPPED_KEYS left out.
+    const sizes = Array.from(text.keys, (key) => ({ key, size: starts[key + 1]! - starts[key]! + unfiledCounts[key]! }));
+    const visited = sizes
+      .sort((a, b) => a.size - b.size)
+      .slice(0, Math.max(0, sizes.length - SKIPPED_KEYS))
+      .map(({ key }) => key);
     let count = 0;
     for (const key of visited) {
       for (let i = starts[key]!, end = starts[key + 1]!; i < end; i++) {
@@ -141,13 +147,13 @@ export class FingerprintTable<Ref> {
   /** Files every fingerprint held in the typed arrays. */
   private file(): void {
     const count = this.refs.length;
-    const keysOf = (at: number) => fingerprintKeys(this.fingerprints.subarray(at * FINGERPRINT_BYTES, (at + 1) * FINGERPRINT_BYTES));
+    const { fingerprints } = this;
     const starts = new Uint32Array(SAMPLE_KEYS + 1);
-    for (let at = 0; at < count; at++) for (const key of keysOf(at)) starts[key + 1]!++;
+    for (let at = 0; at < count; at++) for (let bin = 0; bin < BINS; bin++) starts[keyAt(fingerprints, at * FINGERPRINT_BYTES, bin) + 1]!++;
     for (let key = 0; key < SAMPLE_KEYS; key++) starts[key + 1]! += starts[key]!;
     const filed = new Uint32Array(starts[SAMPLE_KEYS]!);
     const next = starts.slice(0, SAMPLE_KEYS);
-    for (let at = 0; at < count; at++) for (const key of keysOf(at)) filed[next[key]!++] = at;
+    for (let at = 0; at < count; at++) for (let bin = 0; bin < BINS; bin++) filed[next[keyAt(fingerprints, at * FINGERPRINT_BYTES, bin)]!++] = at;
     Object.assign(this, { starts, filed, filedCount: count, linkCount: 0 });
     this.heads.fill(-1);
     this.unfiledCounts.fill(0);

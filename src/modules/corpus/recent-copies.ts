@@ -17,7 +17,8 @@ const COPY_WINDOW_MS = 30 * DAY_MS;
 /** Receive times kept beyond a window before the oldest are let go (a backfill moving forward keeps going). */
 const SLACK_MS = 15 * DAY_MS;
 
-const fromHex = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
+/** The table copies a fingerprint into its own arrays: a Buffer (a Uint8Array) read from the hex is enough. */
+const fromHex = (hex: string): Uint8Array => Buffer.from(hex, 'hex');
 
 /** A stored report's fingerprint, as the table holds it. */
 const heldOf = (row: FingerprintRow): HeldFingerprint<string> => ({
