@@ -150,4 +150,20 @@ describe('the OpenAPI document', () => {
     assert.ok(debit['x-problem-types'].includes('insufficient-credits'), 'a debit below zero is 402');
     assert.ok(!debit['x-problem-types'].includes('rate-limited'), 'operator calls have no key budget; the edge ban is a bare 429');
   });
+
+  it('when a query parameter has a default, then it is optional (a client may leave it out)', async () => {
+    const entities = doc.paths['/v1/entities/search'].get.parameters;
+    assert.deepEqual(
+      entities.filter((p: any) => p.in === 'query' && p.name === 'limit').map((p: any) => ({ required: p.required, default: p.schema.default })),
+      [{ required: false, default: 20 }],
+    );
+    for (const operation of operations())
+      for (const parameter of operation.parameters ?? [])
+        if (parameter.in === 'query' && parameter.schema.default !== undefined) assert.notEqual(parameter.required, true, `${operation.operationId} ${parameter.name}`);
+    // And the service takes the request without it.
+    const { id } = await server.ops.createAccount();
+    const key = await server.ops.createKey(id, ['REPORTS_READ']);
+    const left = await server.http.request('GET', '/v1/entities/search?query=a', { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(left.status, 200, left.text);
+  });
 });

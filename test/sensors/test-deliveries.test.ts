@@ -45,8 +45,8 @@ describe('sensor test deliveries', () => {
   const at = (path: string) => receiver.received.filter((r) => r.path === path);
   const sendTest = (key: string, sensorId: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<HttpResponse> =>
     server.http.request('POST', `/v1/sensors/${sensorId}/test`, { headers: { ...bearer(key), ...options.headers }, body: options.body });
-  const deliveries = async (key: string, sensorId: string) => {
-    const list = await server.http.get(`/v1/sensors/${sensorId}/deliveries`, bearer(key));
+  const deliveries = async (key: string, sensorId: string, query = '') => {
+    const list = await server.http.get(`/v1/sensors/${sensorId}/deliveries${query}`, bearer(key));
     assert.equal(list.status, 200, list.text);
     return list.json.data;
   };
@@ -156,6 +156,21 @@ describe('sensor test deliveries', () => {
       (await deliveries(key, sensor.id)).map((delivery: { type: string }) => delivery.type),
       ['event.matched', 'sensor.test'],
     );
+    // The test delivery found directly, however many matches came after it (the README's walkthrough).
+    const tests = await deliveries(key, sensor.id, '?type=sensor.test');
+    assert.deepEqual(
+      tests.map((delivery: { id: string; type: string }) => [delivery.id, delivery.type]),
+      [[tested.json.id, 'sensor.test']],
+    );
+    const matches = await deliveries(key, sensor.id, '?type=event.matched&limit=1');
+    assert.deepEqual(
+      matches.map((delivery: { type: string; event_id: string }) => [delivery.type, delivery.event_id]),
+      [['event.matched', eventId]],
+    );
+    assert.deepEqual(await deliveries(key, sensor.id, '?type=event.updated'), []);
+    const unknown = await server.http.get(`/v1/sensors/${sensor.id}/deliveries?type=sensor.tested`, bearer(key));
+    assert.equal(unknown.status, 400, unknown.text);
+    assert.equal(unknown.json.type, `${server.docsUrl}/problems/validation-failed`);
   });
 
   it('when the same Idempotency-Key comes again, then the answer replays and no second delivery is made; another body or sensor is 422; a key in flight is 409', async () => {

@@ -105,5 +105,10 @@ export const SensorDelivery = Type.Object(
 export type SensorDelivery = Static<typeof SensorDelivery>;
 
 export const ListSensorsQuery = ListQuery;
+export const ListSensorDeliveriesQuery = StrictObject({
+  ...ListQuery.properties,
+  type: Type.Optional(StringEnum(DELIVERY_TYPES, { description: 'Only deliveries of this type, e.g. `sensor.test` to find a test delivery among many.' })),
+});
+export type ListSensorDeliveriesQuery = Static<typeof ListSensorDeliveriesQuery>;
 export const SensorList = ListEnvelope(Sensor);
 export const DeliveryList = ListEnvelope(SensorDelivery);

@@ -17,7 +17,7 @@ import { normalizeFilter } from '../filters/filter.js';
 import type { CreateSensorBody, PatchSensorBody, Sensor, SensorDelivery, SensorFilter } from './sensors.schemas.js';
 import { sensorsStore as store, type DeliveryRow, type SensorRow, type StoredAction } from './sensors.store.js';
 import { nonPublicLiteralHost } from '../webhooks/address-policy.js';
-import { deliveryBody, type DeliveryOutbox } from '../webhooks/outbox.js';
+import { deliveryBody, type DeliveryOutbox, type DeliveryType } from '../webhooks/outbox.js';
 import type { SensorSecrets } from './sensor-secrets.js';
 import { latestMatchingEvent } from './sensor-test-event.js';
 
@@ -282,7 +282,7 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks,
         if (outcome === 'not-found') throw new ProblemError('not-found', `No delivery with id ${deliveryId} for sensor ${id}.`);
         if (outcome === 'pending') throw new ProblemError('state-conflict', `Delivery ${deliveryId} is still pending; it is attempted on its own schedule.`);
         // Read under the same locks: a sensor deleted right after cannot take the answer away.
-        const delivery = deliveryView((await store.deliveries(tx, id, null, 1, deliveryId))[0]!);
+        const delivery = deliveryView((await store.deliveries(tx, id, { limit: 1, only: deliveryId }))[0]!);
         await commitAnswer?.(tx, delivery, clock.now());
         return delivery;
       });
@@ -303,16 +303,16 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks,
           const deliveryId = newId();
           const body = deliveryBody('sensor.test', now, { sensor_id: row.id, event });
           await outbox.storeTest(tx, event?.id ?? null, { id: deliveryId, sensorId: row.id, body });
-          return deliveryView((await store.deliveries(tx, row.id, null, 1, deliveryId))[0]!);
+          return deliveryView((await store.deliveries(tx, row.id, { limit: 1, only: deliveryId }))[0]!);
         },
         commitAnswer,
       );
     },
 
-    async deliveries(accountId: string, id: string, query: ListQuery) {
+    async deliveries(accountId: string, id: string, query: ListQuery & { type?: DeliveryType }) {
       const row = await store.get(db, accountId, id);
       if (!row) throw notFound(id);
-      const rows = await store.deliveries(db, id, query.starting_after ?? null, query.limit + 1);
+      const rows = await store.deliveries(db, id, { startingAfter: query.starting_after, limit: query.limit + 1, type: query.type });
       // The fields an update changed ride along for the console; the REST answer's schema leaves them out.
       return listPage(
         rows.map((row) => ({ ...deliveryView(row), changed_fields: row.changed_fields })),

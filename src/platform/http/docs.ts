@@ -14,6 +14,7 @@ import { ProblemSchema } from './schema-kit.js';
 /** The parts of the generated OpenAPI document that are rewritten here. */
 interface OpenApiOperation {
   operationId: string;
+  parameters?: { in: string; name: string; required?: boolean; schema?: { default?: unknown } }[];
   responses?: Record<string, unknown>;
   'x-problem-types'?: ProblemSlug[];
 }
@@ -97,6 +98,9 @@ export async function installDocs(app: FastifyInstance, options: { publicBaseUrl
           const refs = problemResponseRefs(operation['x-problem-types'] ?? []);
           for (const status of Object.keys(refs)) statuses.add(Number(status));
           operation.responses = { ...operation.responses, ...refs };
+          // A query parameter with a default may be left out (validation fills it in), though
+          // the schema lists it as required so that the handler's type has it.
+          for (const parameter of operation.parameters ?? []) if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
         }
       }
       // Only the statuses some operation answers: an unused component is noise to a reader.
