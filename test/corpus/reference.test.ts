@@ -26,6 +26,31 @@ describe('corpus reference data', () => {
     assert.equal((await opsCall('POST', '/outlets', { name: 'No Domain' })).json.domain, null);
   });
 
+  it('when outlets are listed, then newest first in pages that follow starting_after, and query keeps those whose name or domain holds it', async () => {
+    const tag = token();
+    const made = [];
+    for (const [name, domain] of [[`Morning ${tag}`, null], [`Evening Post`, `${tag}.example`], [`Noon 100%_${tag}`, null]] as const)
+      made.push((await opsCall('POST', '/outlets', { name, domain })).json);
+    const first = await opsCall('GET', `/outlets?query=${tag.toUpperCase()}&limit=2`);
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(first.json.data, [made[2], made[1]]);
+    assert.equal(first.json.has_more, true);
+    assert.equal(first.json.next_cursor, made[1].id);
+    const second = await opsCall('GET', `/outlets?query=${tag}&limit=2&starting_after=${first.json.next_cursor}`);
+    assert.deepEqual({ data: second.json.data, has_more: second.json.has_more, next_cursor: second.json.next_cursor }, { data: [made[0]], has_more: false, next_cursor: null });
+    // LIKE's wildcards in a query are plain characters.
+    assert.deepEqual((await opsCall('GET', `/outlets?query=${encodeURIComponent('100%_')}${tag}`)).json.data, [made[2]]);
+    assert.deepEqual((await opsCall('GET', `/outlets?query=${encodeURIComponent('%')}${tag}`)).json.data, []);
+    // Without a query every outlet is listed, the newest first; 20 a page.
+    const all = await opsCall('GET', '/outlets');
+    assert.equal(all.json.data[0].id, made[2].id);
+    assert.ok(all.json.data.length <= 20);
+    for (const bad of ['limit=0', 'limit=101', 'starting_after=nope', 'query=', 'colour=red'])
+      assert.equal((await opsCall('GET', `/outlets?${bad}`)).status, 400, bad);
+    const keyed = await server.http.get('/ops/v1/outlets', bearer(readKey));
+    assert.equal(keyed.status, 401, 'an API key is not the operator token');
+  });
+
   it('when entities are merged in a chain, then search finds only the survivor and merging again is a conflict', async () => {
     const tag = token();
     const a = (await opsCall('POST', '/entities', { name: `Acme ${tag}`, type: 'ORGANIZATION' })).json;

@@ -55,6 +55,7 @@ const OPERATION_IDS = [
   'opsIngestArticle',
   'opsIngestArticlesBulk',
   'opsListApiKeys',
+  'opsListOutlets',
   'opsListPlans',
   'opsMergeEntity',
   'opsMergeEvent',

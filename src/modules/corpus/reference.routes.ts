@@ -14,7 +14,9 @@ import {
   EventTypeList,
   MergeEntityBody,
   OpsEventType,
+  ListOutletsQuery,
   Outlet,
+  OutletList,
   UpdateEventTypeBody,
 } from './reference.schemas.js';
 import type { ReferenceService } from './reference.service.js';
@@ -27,6 +29,22 @@ export function referenceOpsRoutes(app: TypedApp, reference: ReferenceService): 
     '/outlets',
     { config: ops, schema: { operationId: 'opsCreateOutlet', summary: 'Create a news outlet', tags, body: CreateOutletBody, response: { 201: Outlet } } },
     async (request, reply) => reply.code(201).send(await reference.createOutlet(request.body)),
+  );
+
+  app.get(
+    '/outlets',
+    {
+      config: ops,
+      schema: {
+        operationId: 'opsListOutlets',
+        summary: 'List news outlets (newest first)',
+        description: 'The outlets articles name in `outlet_id`; `query` keeps those whose name or domain holds it.',
+        tags,
+        querystring: ListOutletsQuery,
+        response: { 200: OutletList },
+      },
+    },
+    async (request) => reference.listOutlets(request.query),
   );
 
   app.post(

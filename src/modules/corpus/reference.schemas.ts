@@ -26,6 +26,13 @@ export const Outlet = Type.Object(
   { object: Type.Literal('news_outlet'), id: Uuid, name: Type.String(), domain: Nullable(Type.String()) },
   { $id: 'NewsOutlet' },
 );
+export const ListOutletsQuery = StrictObject({
+  query: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the name or the domain.' })),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  starting_after: Type.Optional(Type.String({ pattern: UUID_PATTERN, description: 'The id of the last outlet of the previous page.' })),
+});
+export type ListOutletsQuery = Static<typeof ListOutletsQuery>;
+export const OutletList = ListEnvelope(Outlet);
 export const CreateOutletBody = StrictObject({
   name: Text({ minLength: 1, maxLength: 200 }),
   domain: Type.Optional(Nullable(Text({ minLength: 1, maxLength: 253 }))),

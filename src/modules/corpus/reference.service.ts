@@ -86,6 +86,14 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
       return { object: 'news_outlet' as const, ...row! };
     },
 
+    async listOutlets({ query, limit, starting_after }: { query?: string; limit: number; starting_after?: string }) {
+      const rows = await store.outlets(db, query ?? null, limit + 1, starting_after ?? null);
+      return listPage(
+        rows.map((row) => ({ object: 'news_outlet' as const, ...row })),
+        limit,
+      );
+    },
+
     async createEntity(input: { name: string; type?: string | null }): Promise<Entity> {
       return entityView((await store.insertEntity(db, { id: newId(), name: input.name, type: input.type ?? null, created_at: clock.now() }))!);
     },

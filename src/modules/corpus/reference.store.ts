@@ -76,6 +76,17 @@ export const referenceStore = {
     );
   },
 
+  /** Outlets newest first (ids are time-ordered), after `afterId`; `query`: a substring of the name or domain, any case. */
+  outlets(db: Queryable, query: string | null, limit: number, afterId: string | null) {
+    const pattern = query === null ? null : `%${query.replace(/[\\%_]/g, (c) => `\\${c}`).toLowerCase()}%`;
+    return db.query<{ id: string; name: string; domain: string | null }>(
+      `SELECT id, name, domain FROM news_outlets
+        WHERE ($1::text IS NULL OR lower(name) LIKE $1 OR lower(domain) LIKE $1) AND ($3::uuid IS NULL OR id < $3)
+        ORDER BY id DESC LIMIT $2`,
+      [pattern, limit, afterId],
+    );
+  },
+
   insertEntity(db: Queryable, row: { id: string; name: string; type: string | null; created_at: Date }) {
     return queryOne<EntityRow>(db, `INSERT INTO entities (id, name, type, canonical_id, created_at) VALUES ($1, $2, $3, $1, $4) RETURNING ${ENTITY_COLUMNS}`, [
       row.id,
