@@ -29,7 +29,11 @@ describe('corpus reference data', () => {
   it('when outlets are listed, then newest first in pages that follow starting_after, and query keeps those whose name or domain holds it', async () => {
     const tag = token();
     const made = [];
-    for (const [name, domain] of [[`Morning ${tag}`, null], [`Evening Post`, `${tag}.example`], [`Noon 100%_${tag}`, null]] as const)
+    for (const [name, domain] of [
+      [`Morning ${tag}`, null],
+      [`Evening Post`, `${tag}.example`],
+      [`Noon 100%_${tag}`, null],
+    ] as const)
       made.push((await opsCall('POST', '/outlets', { name, domain })).json);
     const first = await opsCall('GET', `/outlets?query=${tag.toUpperCase()}&limit=2`);
     assert.equal(first.status, 200, first.text);
@@ -37,7 +41,10 @@ describe('corpus reference data', () => {
     assert.equal(first.json.has_more, true);
     assert.equal(first.json.next_cursor, made[1].id);
     const second = await opsCall('GET', `/outlets?query=${tag}&limit=2&starting_after=${first.json.next_cursor}`);
-    assert.deepEqual({ data: second.json.data, has_more: second.json.has_more, next_cursor: second.json.next_cursor }, { data: [made[0]], has_more: false, next_cursor: null });
+    assert.deepEqual(
+      { data: second.json.data, has_more: second.json.has_more, next_cursor: second.json.next_cursor },
+      { data: [made[0]], has_more: false, next_cursor: null },
+    );
     // LIKE's wildcards in a query are plain characters.
     assert.deepEqual((await opsCall('GET', `/outlets?query=${encodeURIComponent('100%_')}${tag}`)).json.data, [made[2]]);
     assert.deepEqual((await opsCall('GET', `/outlets?query=${encodeURIComponent('%')}${tag}`)).json.data, []);

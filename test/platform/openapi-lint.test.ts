@@ -160,7 +160,8 @@ describe('the OpenAPI document', () => {
     );
     for (const operation of operations())
       for (const parameter of operation.parameters ?? [])
-        if (parameter.in === 'query' && parameter.schema.default !== undefined) assert.notEqual(parameter.required, true, `${operation.operationId} ${parameter.name}`);
+        if (parameter.in === 'query' && parameter.schema.default !== undefined)
+          assert.notEqual(parameter.required, true, `${operation.operationId} ${parameter.name}`);
     // And the service takes the request without it.
     const { id } = await server.ops.createAccount();
     const key = await server.ops.createKey(id, ['REPORTS_READ']);

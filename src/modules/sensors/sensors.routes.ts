@@ -4,7 +4,16 @@ import { principalOf } from '../../platform/http/guard.js';
 import { respondWithEffect } from '../../platform/http/idempotency.js';
 import { IdParams, StrictObject, Uuid } from '../../platform/http/schema-kit.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
-import { CreateSensorBody, DeliveryList, ListSensorDeliveriesQuery, ListSensorsQuery, PatchSensorBody, Sensor, SensorDelivery, SensorList } from './sensors.schemas.js';
+import {
+  CreateSensorBody,
+  DeliveryList,
+  ListSensorDeliveriesQuery,
+  ListSensorsQuery,
+  PatchSensorBody,
+  Sensor,
+  SensorDelivery,
+  SensorList,
+} from './sensors.schemas.js';
 import type { SensorsService } from './sensors.service.js';
 import { feature } from '../../platform/http/feature.js';
 

@@ -100,7 +100,8 @@ export async function installDocs(app: FastifyInstance, options: { publicBaseUrl
           operation.responses = { ...operation.responses, ...refs };
           // A query parameter with a default may be left out (validation fills it in), though
           // the schema lists it as required so that the handler's type has it.
-          for (const parameter of operation.parameters ?? []) if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
+          for (const parameter of operation.parameters ?? [])
+            if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
         }
       }
       // Only the statuses some operation answers: an unused component is noise to a reader.
