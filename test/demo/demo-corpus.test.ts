@@ -4,7 +4,7 @@ import { checkLine } from '../../src/modules/corpus/article-lines.js';
 import type { IngestArticleBody } from '../../src/modules/corpus/events.schemas.js';
 import { ROLE_VALUE_TYPES } from '../../src/modules/corpus/reference.schemas.js';
 import { bcubedOf } from '../../src/modules/demo/bcubed.js';
-import { demoArticleBatches } from '../../src/modules/demo/demo-articles.js';
+import { type DemoPart, demoArticleBatches, RECENT_DAYS } from '../../src/modules/demo/demo-articles.js';
 import { generateDemoCorpus } from '../../src/modules/demo/demo-corpus.js';
 import { DEMO_EVENT_TYPES } from '../../src/modules/demo/demo-event-types.js';
 import { seedDemoAccount } from '../../src/modules/demo/demo-seed.js';
@@ -20,12 +20,12 @@ const NOW = new Date('2026-11-20T12:00:00.000Z');
 const truthOf = (url: string) => /\/([0-9a-z]+)-\d+$/.exec(url)![1]!;
 
 /** A world with ids counted from 1, and every article about `events` events: no database. */
-function articlesOf(seed: number, events: number): { world: DemoWorld; articles: IngestArticleBody[] } {
+function articlesOf(seed: number, events: number, part: DemoPart = 'all'): { world: DemoWorld; articles: IngestArticleBody[]; eventsDone: number } {
   let n = 0;
   const newId = () => `00000000-0000-4000-8000-${(++n).toString(16).padStart(12, '0')}`;
   const world = buildWorld({ events, seed, now: NOW, newId, typeIds: new Map(DEMO_EVENT_TYPES.map((t) => [t.code_name, newId()])) });
-  const articles = [...demoArticleBatches(world, { events, seed, batchSize: 500 })].flatMap((batch) => batch.articles);
-  return { world, articles };
+  const batches = [...demoArticleBatches(world, { events, seed, batchSize: 500, part })];
+  return { world, articles: batches.flatMap((batch) => batch.articles), eventsDone: batches.at(-1)?.eventsDone ?? 0 };
 }
 
 /** Articles grouped by the true event they report. */
@@ -43,6 +43,28 @@ describe('demo corpus', () => {
     const first = articlesOf(42, 300).articles;
     assert.deepEqual(articlesOf(42, 300).articles, first);
     assert.notDeepEqual(articlesOf(43, 300).articles, first);
+  });
+
+  it('when the last days are made first and the rest after, then the two parts are the whole corpus, split by when each event happened', () => {
+    const all = articlesOf(9, 3_000);
+    const recent = articlesOf(9, 3_000, 'recent');
+    const older = articlesOf(9, 3_000, 'older');
+    const byUrl = (articles: IngestArticleBody[]) => [...articles].sort((a, b) => a.url!.localeCompare(b.url!));
+    assert.deepEqual(byUrl([...recent.articles, ...older.articles]), byUrl(all.articles));
+    assert.equal(recent.eventsDone + older.eventsDone, 3_000);
+    // About a twelfth of a year's events, each with all its articles, every one published in the last 30 days.
+    assert.ok(recent.eventsDone > 3_000 * (RECENT_DAYS / 365) * 0.8 && recent.eventsDone < 3_000 * (RECENT_DAYS / 365) * 1.2, `${recent.eventsDone}`);
+    const from = NOW.getTime() - RECENT_DAYS * DAY_MS;
+    assert.ok(recent.articles.every((a) => Date.parse(a.received_at!) >= from));
+    const recentEvents = new Set(recent.articles.map((a) => truthOf(a.url!)));
+    assert.ok(
+      older.articles.every((a) => !recentEvents.has(truthOf(a.url!))),
+      "an event's articles stay in one part",
+    );
+    assert.ok(
+      older.articles.some((a) => Date.parse(a.received_at!) >= from),
+      'an older event reported into the last days stays with its event',
+    );
   });
 
   it('when articles are made, then every one passes the bulk line checks, has a url of its own, and they come in publish order', () => {
@@ -157,8 +179,23 @@ describe('demo corpus', () => {
     try {
       await server.ops.post('/clock', { now: NOW.toISOString() });
       const progress: number[] = [];
-      const summary = await generateDemoCorpus(server.runtime, { events: 120, seed: 5, batchSize: 100, progress: (done) => progress.push(done) });
+      let recent: { events: number; firstReceived: Date; reports: number } | null = null;
+      const summary = await generateDemoCorpus(server.runtime, {
+        events: 120,
+        seed: 5,
+        batchSize: 100,
+        progress: (done) => progress.push(done),
+        recentLoaded: async (events) => {
+          // Called before the older articles load: what is stored now is the last 30 days'.
+          const [row] = await server.runtime.db.query<{ first: Date; n: number }>('SELECT min(received_at) AS first, count(*)::int AS n FROM reports');
+          recent = { events, firstReceived: row!.first, reports: row!.n };
+        },
+      });
       assert.equal(summary.events, 120);
+      assert.ok(recent, 'the last days were loaded first');
+      const loadedFirst = recent as { events: number; firstReceived: Date; reports: number };
+      assert.ok(loadedFirst.events > 0 && loadedFirst.events < 120, JSON.stringify(loadedFirst));
+      assert.ok(loadedFirst.firstReceived.getTime() >= NOW.getTime() - RECENT_DAYS * DAY_MS, JSON.stringify(loadedFirst));
       assert.equal(progress.at(-1), 120);
       assert.ok(
         progress.every((done, i) => i === 0 || done >= progress[i - 1]!),

@@ -105,6 +105,9 @@ describe('server process', () => {
       const ready = output.indexOf('"msg":"ready"');
       assert.ok(ready >= 0 && ready < output.indexOf('"msg":"demo corpus: events loaded"'), 'progress is logged after ready');
       assert.ok(output.indexOf('"msg":"demo corpus: events loaded"') < output.indexOf('"msg":"demo corpus seeded"'));
+      // The last 30 days first, before the older events' progress.
+      const recent = output.indexOf('"msg":"demo corpus: the last 30 days are loaded and searchable');
+      assert.ok(ready < recent && recent < output.indexOf('"msg":"demo corpus: events loaded"'), output);
       // The last line measures the clustering against the generator's ground truth.
       assert.match(output, /"bcubed_precision":(0\.\d+|1),"bcubed_recall":(0\.\d+|1),[^\n]*"msg":"demo corpus seeded"/);
       const found = await server.http.request('POST', '/v1/events/search', {

@@ -165,15 +165,31 @@ function figure(value: number, unit: string): string {
   return unit ? `${text} ${unit}` : text;
 }
 
+/** The demo loads the events of these last days first (DemoPart `recent`): a new server's first minutes search them. */
+export const RECENT_DAYS = 30;
+
+/**
+ * Which events' articles a pass emits: all, those of the last RECENT_DAYS days (by when the
+ * event happened, so an event's articles stay together), or the rest. Every pass draws the
+ * whole year, so the parts together are exactly the corpus of one pass over all.
+ */
+export type DemoPart = 'all' | 'recent' | 'older';
+
 /** The articles about `events` true events in the past year before world.now, in batches of `batchSize`, in publish order. */
-export function* demoArticleBatches(world: DemoWorld, options: { events: number; seed: number; batchSize: number; truth?: boolean }): Generator<ArticleBatch> {
+export function* demoArticleBatches(
+  world: DemoWorld,
+  options: { events: number; seed: number; batchSize: number; truth?: boolean; part?: DemoPart },
+): Generator<ArticleBatch> {
   const { events, batchSize } = options;
+  const part = options.part ?? 'all';
   const texts = new ArticleTexts(world, options.seed);
   const r = new SeededRandom(options.seed);
   const { now, outlets, pools } = world;
   const latest = now - MINUTE_MS; // nothing is published or received after now
   const start = now - 365 * DAY_MS;
   const span = 365 * DAY_MS - 2 * HOUR_MS;
+  const recentFrom = now - RECENT_DAYS * DAY_MS;
+  const inPart = (event: TrueEvent) => part === 'all' || event.at >= recentFrom === (part === 'recent');
 
   const draw = (p: EntityPoolData) => (p.skewed ? Math.floor(p.ids.length * r.next() ** SKEW) : r.int(p.ids.length));
   const idOf = (p: EntityPoolData, index: number) => {
@@ -267,7 +283,9 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
   }
 
   const STYLES = ['', 'BREAKING: ', 'Update: ', 'Report: '];
-  function article(event: TrueEvent, k: number): { body: IngestArticleBody; truth?: ArticleTruth } {
+  /** The event's k-th article; null when it is not in this pass's part, after the same draws from `r` (the texts draw from their own). */
+  function article(event: TrueEvent, k: number): { body: IngestArticleBody; truth?: ArticleTruth } | null {
+    const included = inPart(event);
     const { type, values } = event;
     const roles: RoleEntry[] = [];
     const specs = type.spec.roles;
@@ -286,7 +304,7 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
     const outletIndex = event.outlets[k]!;
     const outlet = outlets[outletIndex]!;
     const published = timestamp(at);
-    const written = texts.article(event, k, outletIndex);
+    const written = included ? texts.article(event, k, outletIndex) : { story: 0, headline: '', text: '', copy: false };
     const story = `s${written.story}/${event.key}`;
     const body: IngestArticleBody = {
       outlet_id: outlet.id,
@@ -309,6 +327,7 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
       if (r.chance(0.5)) mentioned.push(idOf(pools.PERSON, draw(pools.PERSON)));
       body.mentioned_entity_ids = mentioned;
     }
+    if (!included) return null;
     if (!options.truth) return { body };
     const storyText = texts.story(event, written.story).paragraphs.join('\n\n');
     const truth: ArticleTruth = { story, wire: written.story === event.plan.wire, copy: written.copy, storyText };
@@ -325,11 +344,13 @@ export function* demoArticleBatches(world: DemoWorld, options: { events: number;
   function* publishUntil(until: number): Generator<ArticleBatch> {
     for (let next = queue.peek(); next && next.at <= until; next = queue.peek()) {
       queue.pop();
-      const { body, truth } = article(next.event, next.k);
-      batch.push(body);
-      if (truth) truths.push(truth);
+      const made = article(next.event, next.k);
+      if (made) {
+        batch.push(made.body);
+        if (made.truth) truths.push(made.truth);
+      }
       if (++next.event.emitted === next.event.times.length) {
-        eventsDone++;
+        if (made) eventsDone++;
         next.event.wireStory = undefined; // its last carrier is out (the event may stay a while among the recent ones)
       }
       if (batch.length >= batchSize) {

@@ -17,6 +17,7 @@ import { referenceStore } from '../corpus/reference.store.js';
 import { foldDayCounts } from '../search/index/day-counts.js';
 import { bcubed } from './bcubed.js';
 import { type CopyQuality, copyQuality } from './copy-quality.js';
+import type { IngestArticleBody } from '../corpus/events.schemas.js';
 import { demoArticleBatches, TRUE_EVENT_OF_URL } from './demo-articles.js';
 import { DEMO_EVENT_TYPES } from './demo-event-types.js';
 import { buildWorld, type DemoWorld } from './demo-world.js';
@@ -36,6 +37,8 @@ export interface DemoOptions {
   batchSize?: number;
   /** After each batch: the events whose articles are all loaded. */
   progress?: (done: number, total: number) => void;
+  /** Once the events of the last RECENT_DAYS days are loaded (they go first), with how many there are. */
+  recentLoaded?: (events: number) => void | Promise<void>;
   /** Checked between batches: once aborted, the batches written so far stay and the rest are not made. */
   signal?: AbortSignal;
 }
@@ -131,6 +134,21 @@ export async function clusteringQuality(db: Queryable, outletIds: readonly strin
   return { ...quality, storedEvents };
 }
 
+/** Ingests one batch of demo articles; the reports stored. */
+async function loadBatch(deps: DemoDeps, articles: readonly IngestArticleBody[], signal?: AbortSignal): Promise<number> {
+  signal?.throwIfAborted();
+  const outcomes = await deps.events.ingestArticles(articles.map((body, i) => ({ line: i + 1, body })));
+  for (const outcome of outcomes) {
+    // Every article is new and valid: anything else is a fault of the generator.
+    if (outcome.status === 400) throw new Error(`demo article refused: ${outcome.problem.detail} ${JSON.stringify(articles[outcome.line - 1])}`);
+    if (outcome.status === 200) throw new Error(`demo article stored twice: ${articles[outcome.line - 1]!.url}`);
+  }
+  // The embedded database answers in microtasks, so without this a corpus seeded while the
+  // server listens would hold the event loop until the last batch: requests wait at most one.
+  await setImmediate();
+  return outcomes.length;
+}
+
 export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): Promise<DemoSummary> {
   const started = performance.now();
   const { db, clock, newId } = deps;
@@ -142,19 +160,18 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
 
   const loading = performance.now();
   let reports = 0;
-  for (const { articles, eventsDone } of demoArticleBatches(world, { events: options.events, seed, batchSize: options.batchSize ?? 1_000 })) {
-    options.signal?.throwIfAborted();
-    const outcomes = await deps.events.ingestArticles(articles.map((body, i) => ({ line: i + 1, body })));
-    for (const outcome of outcomes) {
-      // Every article is new and valid: anything else is a fault of the generator.
-      if (outcome.status === 400) throw new Error(`demo article refused: ${outcome.problem.detail} ${JSON.stringify(articles[outcome.line - 1])}`);
-      if (outcome.status === 200) throw new Error(`demo article stored twice: ${articles[outcome.line - 1]!.url}`);
+  // The last days first, so that a new server's first minutes have recent news to search;
+  // then the rest of the year, each part in publish order.
+  let partsDone = 0;
+  for (const part of ['recent', 'older'] as const) {
+    let partDone = 0;
+    for (const { articles, eventsDone } of demoArticleBatches(world, { events: options.events, seed, batchSize: options.batchSize ?? 1_000, part })) {
+      reports += await loadBatch(deps, articles, options.signal);
+      partDone = eventsDone;
+      options.progress?.(partsDone + eventsDone, options.events);
     }
-    reports += outcomes.length;
-    // The embedded database answers in microtasks, so without this a corpus seeded while the
-    // server listens would hold the event loop until the last batch: requests wait at most one.
-    await setImmediate();
-    options.progress?.(eventsDone, options.events);
+    partsDone += partDone;
+    if (part === 'recent') await options.recentLoaded?.(partDone);
   }
   const loadSeconds = (performance.now() - loading) / 1000;
 

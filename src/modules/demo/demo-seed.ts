@@ -11,6 +11,7 @@ import type { Config } from '../../config.js';
 import { SCOPES } from '../../platform/scopes.js';
 import { settings } from '../../platform/settings.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
+import { RECENT_DAYS } from './demo-articles.js';
 import { type DemoDeps, generateDemoCorpus } from './demo-corpus.js';
 
 export const DEMO_CREDITS = 10_000;
@@ -98,6 +99,8 @@ export function seedDemoCorpusInBackground(deps: DemoSeedDeps): DemoCorpusSeedin
           quartersLogged = quarters;
           logger.info({ done, total }, 'demo corpus: events loaded');
         },
+        recentLoaded: (events) =>
+          logger.info({ events, days: RECENT_DAYS }, `demo corpus: the last ${RECENT_DAYS} days are loaded and searchable; the rest of the year follows`),
       });
       await settings.set(deps.db, SEEDED, 'yes');
       logger.info(corpus, 'demo corpus seeded');
