@@ -79,8 +79,22 @@ function operatorCall(argv: string[]): string | null {
     'plans set': `PUT /ops/v1/plans/${id}`,
     'console-users create': `POST /ops/v1/accounts/${id}/console-users`,
     'console-users delete': `DELETE /ops/v1/console-users/${id}`,
+    'outlets create': 'POST /ops/v1/outlets',
+    'entities create': 'POST /ops/v1/entities',
+    'entities merge': `POST /ops/v1/entities/${id}/merge`,
+    'entities delete': `DELETE /ops/v1/entities/${id}`,
+    'entity-lists create': 'POST /ops/v1/entity-lists',
+    'event-types create': 'POST /ops/v1/event-types',
+    'event-types update': `PATCH /ops/v1/event-types/${id}`,
+    'grants create': 'POST /ops/v1/reporting-grants',
+    'grants revoke': `POST /ops/v1/reporting-grants/${id}/revoke`,
+    'events show': `GET /ops/v1/events/${id}`,
+    'events merge': `POST /ops/v1/events/${id}/merge`,
+    'events delete': `DELETE /ops/v1/events/${id}`,
   };
-  if (`${group} ${action}` === 'secrets re-encrypt') return null;
+  // `import <file>`: the file's lines as the body of one bulk call (or several, 10,000 lines each).
+  if (group === 'import') return 'POST /ops/v1/articles/bulk (Content-Type: application/x-ndjson, the file as the body, at most 10,000 lines and 16 MiB a call)';
+  if (`${group} ${action}` === 'secrets re-encrypt' || group === 'demo' || group === 'migrate') return null;
   return calls[`${group} ${action}`] ?? 'the matching call under /ops/v1';
 }
 
@@ -238,7 +252,8 @@ async function main(): Promise<number> {
           (call === null
             ? 'Stop the server first: this command has no operator API call.\n'
             : `While the server runs, make this change through its operator API instead: ${call} ` +
-              'with Authorization: Bearer <EVMON_OPS_TOKEN> (the server must be started with EVMON_OPS_TOKEN set; see operations.md, "Operator API").\n'),
+              'with Authorization: Bearer <EVMON_OPS_TOKEN>; the operator API exists only when the server was started with EVMON_OPS_TOKEN set ' +
+              '(README, "The operator\'s path"; every call in the API reference at /docs).\n'),
       );
       return 1;
     }

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { CONSOLE_PASSWORD, consoleClient } from '../helpers/console.js';
 import { evmon, evmonBin, evmonWithInput } from '../helpers/evmon.js';
@@ -69,6 +71,13 @@ describe('evmon command line', () => {
         assert.match(refused.stderr, /in use by another evmon process/);
         // It says what to do instead while the server runs.
         assert.ok(refused.stderr.includes(`operator API instead: GET /ops/v1/accounts/${account.json.id}/api-keys`), refused.stderr);
+        assert.doesNotMatch(refused.stderr, /operations\.md/, 'a clone has no operations.md');
+        // An import names the bulk call that takes its file.
+        const file = path.join(tempDir(), 'one.ndjson');
+        fs.writeFileSync(file, '{}\n');
+        const importing = await evmon(t, env, 'import', file);
+        assert.equal(importing.status, 1);
+        assert.match(importing.stderr, /operator API instead: POST \/ops\/v1\/articles\/bulk \(Content-Type: application\/x-ndjson/);
       }
     } finally {
       assert.equal(await server.stop(), 0);
