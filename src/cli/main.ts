@@ -93,7 +93,8 @@ function operatorCall(argv: string[]): string | null {
     'events delete': `DELETE /ops/v1/events/${id}`,
   };
   // `import <file>`: the file's lines as the body of one bulk call (or several, 10,000 lines each).
-  if (group === 'import') return 'POST /ops/v1/articles/bulk (Content-Type: application/x-ndjson, the file as the body, at most 10,000 lines and 16 MiB a call)';
+  if (group === 'import')
+    return 'POST /ops/v1/articles/bulk (Content-Type: application/x-ndjson, the file as the body, at most 10,000 lines and 16 MiB a call)';
   if (`${group} ${action}` === 'secrets re-encrypt' || group === 'demo' || group === 'migrate') return null;
   return calls[`${group} ${action}`] ?? 'the matching call under /ops/v1';
 }

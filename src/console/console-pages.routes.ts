@@ -66,9 +66,10 @@ export function consolePagesRoutes(app: FastifyInstance, { self, sensors, beats,
 
   async function sensorDetail(accountId: string, id: string, after: string | undefined) {
     const sensor = await sensors.get(accountId, id);
+    const names = await reference.names(accountId, clauseIds([sensor.filter]));
     const outcomes = await sensors.deliveryOutcomes(accountId, id, CHART_DAYS);
     const deliveries = await sensors.deliveries(accountId, id, { limit: DELIVERIES_PAGE, starting_after: after });
-    return { sensor, outcomes, deliveries: deliveries.data, nextAfter: lastId(deliveries) };
+    return { sensor, names, outcomes, deliveries: deliveries.data, nextAfter: lastId(deliveries) };
   }
 
   app.get('/sensors/:id', { config, schema: { params: IdParams, querystring: Paged } }, async (request, reply) => {

@@ -190,6 +190,11 @@ describe('console in a browser', { skip: !available && 'no Chromium' }, () => {
     await page.goto(`${base}/console/sensors`);
     await shot('09-sensors');
     await page.click('a:has-text("Port strikes")');
+    // What the sensor watches, in words: its entity by name, not an id.
+    const entityName = (await server.runtime.db.query<{ name: string }>('SELECT name FROM entities WHERE id = $1', [entity]))[0]!.name;
+    const watches = (await page.locator('[data-testid="sensor-filter"]').textContent())!;
+    assert.match(watches, new RegExp(`Event typeany.*Mentioned${entityName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.doesNotMatch(watches, /[0-9a-f]{8}-[0-9a-f]{4}-/);
     const delivery = page.locator('[data-testid="delivery-row"]').first();
     assert.match((await delivery.textContent())!, /Succeeded/);
     await delivery.locator('[data-testid="redeliver"]').click();
@@ -294,7 +299,21 @@ describe('console in a browser', { skip: !available && 'no Chromium' }, () => {
       assert.equal(await picture.count(), 1, `one picture on ${path}`);
       assert.match((await picture.getAttribute('aria-label'))!, new RegExp(label, 'i'));
       assert.ok(await picture.isVisible());
+      // At 1280 px the picture fills its card (less the card's padding), not two thirds of it.
+      const [svg, card] = await Promise.all([picture.boundingBox(), page.locator('section.card', { has: picture }).boundingBox()]);
+      assert.ok(svg!.width > card!.width - 48, `${path}: the picture ${svg!.width} px wide in a card of ${card!.width}`);
     }
+    // On a phone, no date is broken at its hyphens: every date and time is one line.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const path of ['/console/credits', `/console/beats/${beat.json.id}`, sensor!, '/console/settings/api-keys']) {
+      await page.goto(`${base}${path}`);
+      const broken = await page
+        .locator('.nowrap')
+        .evaluateAll((spans) => spans.filter((span) => span.getClientRects().length > 1).map((span) => span.textContent));
+      assert.deepEqual(broken, [], `${path}: dates broken over lines`);
+      assert.ok((await page.locator('.nowrap').count()) > 0, `${path} shows dates`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('when the owner signs out, then the console asks to sign in again', async () => {

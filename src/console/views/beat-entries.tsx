@@ -4,7 +4,7 @@
 import type { BeatEntry } from '../../modules/beats/beats.schemas.js';
 import type { EntriesPage } from '../../modules/beats/beat-entries.service.js';
 import type { WindowPosition } from '../../modules/beats/beat-entries.store.js';
-import { when } from './layout.js';
+import { Day, when } from './layout.js';
 import { Table, type Column } from './table.js';
 
 /** A position in a page link: "<added_at in ms>-<seq>" (the console's own format). */
@@ -18,9 +18,9 @@ export function readPositionParam(text: string): WindowPosition {
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** When the entry's event occurred: a date when that is all its `happened_at` says. */
-export function occurred(entry: BeatEntry): string {
+export function occurred(entry: BeatEntry) {
   const happened = entry.event?.happened_at?.trim() ?? '';
-  return DATE_ONLY.test(happened) && entry.occurred_at.startsWith(happened) ? happened : when(entry.occurred_at);
+  return DATE_ONLY.test(happened) && entry.occurred_at.startsWith(happened) ? <Day day={happened} /> : when(entry.occurred_at);
 }
 
 const entryColumns: Column<BeatEntry>[] = [

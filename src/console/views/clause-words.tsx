@@ -1,14 +1,17 @@
-// A beat's clauses in words: the event type and every entity, list and outlet by name, each
-// filter as a phrase; fields left at their defaults say nothing. Names come from the reference
+// A beat's clauses, and a sensor's filter, in words: the event type and every entity, list and
+// outlet by name, each filter as a phrase; fields left at their defaults say nothing. Names come from the reference
 // data; an id with no name left (a deleted record) is shown as such rather than as a UUID.
 import type { ComponentChildren } from 'preact';
 import type { ReferenceNames } from '../../modules/corpus/reference.service.js';
 import type { Clause } from '../../modules/beats/beats.schemas.js';
 import type { RoleFilterBody } from '../../modules/filters/filter.schemas.js';
 
+/** What a clause and a sensor's filter share; a sensor's has no scope (it reads as MENTIONED) and no role filters. */
+export type WordedFilter = Omit<Clause, 'id' | 'scope' | 'role_filters'> & Partial<Pick<Clause, 'scope' | 'role_filters'>>;
+
 /** Every id the clauses name, by kind, to look their names up in one go. */
-export function clauseIds(clauses: readonly Clause[]) {
-  const roleLists = clauses.flatMap((c) => c.role_filters.flatMap((f) => (f.kind === 'entity_in' ? [f] : [])));
+export function clauseIds(clauses: readonly WordedFilter[]) {
+  const roleLists = clauses.flatMap((c) => (c.role_filters ?? []).flatMap((f) => (f.kind === 'entity_in' ? [f] : [])));
   return {
     eventTypes: clauses.flatMap((c) => (c.event_type_id ? [c.event_type_id] : [])),
     entities: clauses.flatMap((c) => [...c.involved_entity_ids, ...c.represented_entity_ids]).concat(roleLists.flatMap((f) => f.canonical_ids ?? [])),
@@ -72,7 +75,7 @@ function Row({ term, children }: { term: string; children: ComponentChildren }) 
   );
 }
 
-export function ClauseWords({ clause, names }: { clause: Clause; names: ReferenceNames }) {
+export function ClauseWords({ clause, names }: { clause: WordedFilter; names: ReferenceNames }) {
   const typeId = clause.event_type_id;
   const roleName = (code: string) => (typeId && names.roles.get(`${typeId}:${code}`)) || code;
   const wanted = clause.involved_entity_ids.length + clause.involved_entity_list_ids.length > 0;
@@ -85,7 +88,7 @@ export function ClauseWords({ clause, names }: { clause: Clause; names: Referenc
           <Entities ids={clause.involved_entity_ids} listIds={clause.involved_entity_list_ids} names={names} />
         </Row>
       )}
-      {clause.role_filters.map((filter) => (
+      {(clause.role_filters ?? []).map((filter) => (
         <Row term={`Role “${roleName(filter.role_code_name)}”`}>{rolePhrase(filter, names)}</Row>
       ))}
       {clause.required_source_news_outlet_ids.length > 0 && (

@@ -4,7 +4,7 @@ import type { Static } from '@sinclair/typebox';
 import type { LedgerGroup } from '../../modules/accounts/self-service.js';
 import type { SelfAccount } from '../../modules/accounts/self-service.schemas.js';
 import { DayChart } from './day-chart.js';
-import { page, Stats, when, type Viewer } from './layout.js';
+import { Day, page, Stats, when, type Viewer } from './layout.js';
 import { Table, type Column } from './table.js';
 
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -34,7 +34,17 @@ function What({ group, beatNames }: { group: LedgerGroup; beatNames: Map<string,
 
 const ledgerColumns = (beatNames: Map<string, string>): Column<LedgerGroup>[] => [
   // A day's entries of a beat are one line: it shows that day.
-  { label: 'When', cell: (group) => (group.entries > 1 ? `${group.created_at.slice(0, 10)} (UTC day)` : when(group.created_at)) },
+  {
+    label: 'When',
+    cell: (group) =>
+      group.entries > 1 ? (
+        <>
+          <Day day={group.created_at.slice(0, 10)} /> (UTC day)
+        </>
+      ) : (
+        when(group.created_at)
+      ),
+  },
   { label: 'What', cell: (group) => <What group={group} beatNames={beatNames} /> },
   { label: 'Amount', numeric: true, cell: (group) => (group.amount > 0 ? `+${group.amount}` : group.amount) },
   { label: 'Balance after', numeric: true, cell: (group) => group.balance_after },

@@ -44,7 +44,7 @@ export function DayChart(props: DayChartProps) {
   const heightOf = (value: number) => (value / top) * (HEIGHT - 2);
   return (
     <div class="chart">
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={chartSummary(props)} focusable="false">
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none" role="img" aria-label={chartSummary(props)} focusable="false">
         <line class="chart-top" x1="0" x2={WIDTH} y1="1" y2="1" />
         <line class="chart-base" x1="0" x2={WIDTH} y1={HEIGHT - 0.5} y2={HEIGHT - 0.5} />
         {days.map((day, i) => {

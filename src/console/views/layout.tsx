@@ -110,7 +110,43 @@ export function Notice({ message }: { message: string | null }) {
   );
 }
 
-export const when = (iso: string | null) => (iso === null ? '—' : iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC'));
+/**
+ * An instant as "2026-11-28 09:33:12 UTC": the date and the time each unbroken (a narrow column
+ * may put the time under the date, never "2026-11-" over "28").
+ */
+export function when(iso: string | null) {
+  if (iso === null) return '—';
+  const [date, time] = iso.replace(/\.\d+Z$|Z$/, '').split('T');
+  return (
+    <time dateTime={iso}>
+      <span class="nowrap">{date}</span>
+      {time !== undefined && (
+        <>
+          {' '}
+          <span class="nowrap">{time} UTC</span>
+        </>
+      )}
+    </time>
+  );
+}
+
+/** A URL that breaks, when it must, after a slash, a dot or a hyphen, not mid-word (a phone's width). */
+export function Url({ url }: { url: string }) {
+  const parts = url.split(/(?<=[/.?&=_-])/);
+  return (
+    <span class="mono">
+      {parts.map((part, i) => (
+        <>
+          {i > 0 && <wbr />}
+          {part}
+        </>
+      ))}
+    </span>
+  );
+}
+
+/** A day, "2026-11-28", never broken at its hyphens. */
+export const Day = ({ day }: { day: string }) => <span class="nowrap">{day}</span>;
 
 /** A row of figures, each a label over its value (balance, spend, counts). */
 export function Stats({ items }: { items: readonly { label: string; value: ComponentChildren; testid?: string }[] }) {

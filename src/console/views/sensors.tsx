@@ -1,8 +1,10 @@
 // Sensors: each with its status; a sensor's deliveries per day, its deliveries with their
 // attempts and last error, redeliver for those no longer pending, and a test delivery on demand.
+import type { ReferenceNames } from '../../modules/corpus/reference.service.js';
 import type { Sensor, SensorDelivery } from '../../modules/sensors/sensors.schemas.js';
+import { ClauseWords } from './clause-words.js';
 import { DayChart } from './day-chart.js';
-import { Csrf, Notice, page, Problem, when, type Viewer } from './layout.js';
+import { Csrf, Notice, page, Problem, Url, when, type Viewer } from './layout.js';
 import { Status } from './status.js';
 import { Table, type Column } from './table.js';
 
@@ -12,7 +14,15 @@ const sensorColumns: Column<Sensor>[] = [
   { label: 'Name', cell: (sensor) => <a href={`/console/sensors/${sensor.id}`}>{sensor.name}</a> },
   { label: 'Status', cell: (sensor) => <SwitchStatus sensor={sensor} /> },
   { label: 'Updates', cell: (sensor) => (sensor.deliver_updates ? 'Delivered' : 'Off') },
-  { label: 'Webhooks', cell: (sensor) => sensor.actions.map((action) => <div class="mono">{action.url}</div>) },
+  {
+    label: 'Webhooks',
+    cell: (sensor) =>
+      sensor.actions.map((action) => (
+        <div>
+          <Url url={action.url} />
+        </div>
+      )),
+  },
   { label: 'Created', cell: (sensor) => when(sensor.created_at) },
 ];
 
@@ -127,6 +137,7 @@ const deliveryColumns = (viewer: Viewer, sensor: Sensor): Column<LoggedDelivery>
 export function sensorPage({
   viewer,
   sensor,
+  names,
   outcomes,
   deliveries,
   nextAfter,
@@ -135,6 +146,8 @@ export function sensorPage({
 }: {
   viewer: Viewer;
   sensor: Sensor;
+  /** The names of what its filter names (reference.names). */
+  names: ReferenceNames;
   outcomes: DeliveryOutcomes;
   deliveries: LoggedDelivery[];
   nextAfter: string | null;
@@ -156,9 +169,20 @@ export function sensorPage({
           <p>
             <SwitchStatus sensor={sensor} /> {sensor.description}
           </p>
+          <h2>Watches</h2>
+          <div data-testid="sensor-filter">
+            <ClauseWords clause={sensor.filter} names={names} />
+          </div>
           <p class="muted">
-            Deliveries go to {sensor.actions.map((action) => action.url).join(', ')}. A failed delivery is retried on a schedule; redeliver sends it again at
-            once with the same <code>webhook-id</code> and body, a fresh signature and a fresh retry schedule.
+            Deliveries go to{' '}
+            {sensor.actions.map((action, i) => (
+              <>
+                {i > 0 && ', '}
+                <Url url={action.url} />
+              </>
+            ))}
+            . A failed delivery is retried on a schedule; redeliver sends it again at once with the same <code>webhook-id</code> and body, a fresh signature and
+            a fresh retry schedule.
           </p>
           <form method="post" action={`/console/sensors/${sensor.id}/updates/${sensor.deliver_updates ? 'off' : 'on'}`} class="spaced">
             <Csrf token={viewer.csrf} />
