@@ -42,6 +42,11 @@ const ledgerLines = (html: string) =>
       .map((cell) => text(cell[1]!))
       .join(' | '),
   );
+/** Each ledger line's amount and balance after, as numbers. */
+const ledgerFigures = (html: string) =>
+  parts(html, 'ledger-row').map(
+    (row) => [...row.matchAll(/<div class="value">(.*?)<\/div><\/td>/g)].slice(2, 4).map((cell) => Number(text(cell[1]!))) as [number, number],
+  );
 /** Day → the numbers of that day in a picture's table for screen readers. */
 function chartNumbers(html: string): Map<string, number[]> {
   const table = /data-testid="chart-data">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '';
@@ -124,13 +129,20 @@ describe('console pages of activity', () => {
       after = `&starting_after=${page.json.next_cursor}`;
     }
     const names: Record<string, string> = { [harbour.id]: 'Harbour closures', [docks.id]: 'Dock strikes' };
-    const groups = new Map<string, { newest: any; count: number; total: number }>();
+    // A beat's entries of one day with no other row between them are one line.
+    const groups: { newest: any; count: number; total: number }[] = [];
     for (const row of rows) {
-      const id = row.kind === 'BEAT_ENTRY' ? `${row.beat_id} ${row.created_at.slice(0, 10)}` : row.id;
-      const group = groups.get(id) ?? { newest: row, count: 0, total: 0 };
-      groups.set(id, { ...group, count: group.count + 1, total: group.total + row.amount });
+      const last = groups.at(-1)?.newest;
+      const sameRun =
+        row.kind === 'BEAT_ENTRY' &&
+        last?.kind === 'BEAT_ENTRY' &&
+        last.beat_id === row.beat_id &&
+        last.created_at.slice(0, 10) === row.created_at.slice(0, 10);
+      if (!sameRun) groups.push({ newest: row, count: 0, total: 0 });
+      groups.at(-1)!.count++;
+      groups.at(-1)!.total += row.amount;
     }
-    const expected = [...groups.values()].map(({ newest, count, total }) => {
+    const expected = groups.map(({ newest, count, total }) => {
       const amount = total > 0 ? `+${total}` : String(total);
       if (newest.kind === 'BEAT_ENTRY') {
         const day = count > 1 ? `${newest.created_at.slice(0, 10)} (UTC day)` : when(newest.created_at);
@@ -139,18 +151,22 @@ describe('console pages of activity', () => {
       const what = newest.kind === 'SEARCH' ? 'Search' : `Grant: ${newest.reason}`;
       return `${when(newest.created_at)} | ${what} | ${amount}`;
     });
-    assert.ok(expected.includes('2026-11-19 (UTC day) | 7 beat entries for Harbour closures | -7'), expected.join('\n'));
+    // The grants split day 2's seven entries in two lines, so each line's balance follows from the one below.
+    assert.ok(expected.includes('2026-11-19 (UTC day) | 4 beat entries for Harbour closures | -4'), expected.join('\n'));
+    assert.ok(expected.includes('2026-11-19 (UTC day) | 3 beat entries for Harbour closures | -3'), expected.join('\n'));
     assert.ok(expected.includes('2026-11-18 (UTC day) | 12 beat entries for Harbour closures | -12'));
     const split = rows.flatMap((row, i) => (row.beat_id === harbour.id && row.created_at.startsWith('2026-11-19') ? [i] : []));
     assert.ok(split[0]! < 25 && split[split.length - 1]! >= 25, 'row by row, the day-2 entries of one beat straddle a 25-row page');
 
     const browser = await signIn();
     const shown: string[] = [];
+    const figures: [number, number][] = [];
     let path: string | undefined = '/console/credits';
     for (let pages = 0; path && pages < 5; pages++) {
       const page = await browser.get(path);
       assert.equal(page.status, 200);
       shown.push(...ledgerLines(page.text));
+      figures.push(...ledgerFigures(page.text));
       if (pages === 0) {
         assert.equal(parts(page.text, 'ledger-row').length, 25, 'a page of 25 lines');
         assert.match(page.text, new RegExp(`<a href="/console/beats/${harbour.id}">Harbour closures</a>`));
@@ -160,6 +176,12 @@ describe('console pages of activity', () => {
       path = /href="(\/console\/credits\?starting_after=[^"]+)">Older/.exec(page.text)?.[1];
     }
     assert.deepEqual(shown, expected, 'every line once, in order, across pages');
+    // Read from the bottom up, each line's balance is the one below it plus its amount.
+    for (let i = 0; i + 1 < figures.length; i++) {
+      const [[amount, balance], [, below]] = [figures[i]!, figures[i + 1]!];
+      assert.equal(balance, below + amount, `line ${i + 1}: ${JSON.stringify(figures.slice(i, i + 2))}`);
+    }
+    assert.equal(figures.at(-1)![1], 1000, 'the oldest line is the initial grant');
 
     // The picture: credits spent per day, the clock's today last.
     const credits = await browser.get('/console/credits');

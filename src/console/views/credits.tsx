@@ -1,5 +1,5 @@
 // Credits: the balance, this month's usage, credits spent per day, and the ledger, newest
-// first, paged; a day's entry charges of one beat make one line naming the beat.
+// first, paged; a day's unbroken run of one beat's entry charges makes one line naming the beat.
 import type { Static } from '@sinclair/typebox';
 import type { LedgerGroup } from '../../modules/accounts/self-service.js';
 import type { SelfAccount } from '../../modules/accounts/self-service.schemas.js';
@@ -33,7 +33,7 @@ function What({ group, beatNames }: { group: LedgerGroup; beatNames: Map<string,
 }
 
 const ledgerColumns = (beatNames: Map<string, string>): Column<LedgerGroup>[] => [
-  // A day's entries of a beat are one line: it shows that day.
+  // A day's run of a beat's entries is one line: it shows that day.
   {
     label: 'When',
     cell: (group) =>

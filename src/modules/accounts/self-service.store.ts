@@ -24,11 +24,12 @@ export interface LedgerGroupRow extends Omit<LedgerRow, 'amount'> {
 
 /**
  * What makes rows one group: entry charges (kind BEAT_ENTRY) of the same beat on the same UTC
- * day; every other row is a group of its own (its id sets it apart).
+ * day with no other row between them; every other row is a group of its own (its id sets it
+ * apart). Only unbroken runs are grouped, so each line's "balance after" follows from the line
+ * below it (a search between two entries of a beat splits them into two lines).
  */
-const LEDGER_GROUP = `kind, beat_id,
-  CASE WHEN kind = 'BEAT_ENTRY' THEN (created_at AT TIME ZONE 'UTC')::date END,
-  CASE WHEN kind = 'BEAT_ENTRY' THEN NULL ELSE id END`;
+const ENTRY_DAY = `CASE WHEN kind = 'BEAT_ENTRY' THEN (created_at AT TIME ZONE 'UTC')::date END`;
+const LEDGER_GROUP = `kind, beat_id, ${ENTRY_DAY}, CASE WHEN kind = 'BEAT_ENTRY' THEN run ELSE id END`;
 
 export const selfServiceStore = {
   /** Charges since `from`: searches, beat entries, and the credits both took. */
@@ -58,9 +59,14 @@ export const selfServiceStore = {
    */
   ledgerGroupsPage(db: Queryable, accountId: string, limit: number, beforeSeq: number | null) {
     return db.query<LedgerGroupRow>(
-      `WITH groups AS (
-         SELECT max(id) AS last_seq, count(*)::int AS entries, sum(amount)::bigint AS amount
+      `WITH numbered AS (
+         -- run tells apart the unbroken runs of a beat's entries on a day (gaps and islands).
+         SELECT id, amount, kind, beat_id, created_at,
+                row_number() OVER (ORDER BY id) - row_number() OVER (PARTITION BY kind, beat_id, ${ENTRY_DAY} ORDER BY id) AS run
            FROM credit_ledger WHERE account_id = $1
+       ), groups AS (
+         SELECT max(id) AS last_seq, count(*)::int AS entries, sum(amount)::bigint AS amount
+           FROM numbered
           GROUP BY ${LEDGER_GROUP}
          HAVING $3::bigint IS NULL OR max(id) < $3
           ORDER BY max(id) DESC LIMIT $2)
