@@ -316,6 +316,34 @@ describe('console in a browser', { skip: !available && 'no Chromium' }, () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it('when /docs is opened in a browser, then Redoc renders the reference from the OpenAPI document, with no request outside and no blocked resource', async () => {
+    const reference = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const tab = await reference.newPage();
+      const outside: string[] = [];
+      const refused: string[] = [];
+      tab.on('request', (request) => {
+        if (!request.url().startsWith(base) && !request.url().startsWith('blob:') && !request.url().startsWith('data:')) outside.push(request.url());
+      });
+      tab.on('console', (message) => {
+        if (message.type() === 'error') refused.push(message.text());
+      });
+      await tab.goto(`${base}/docs`);
+      assert.equal(await tab.title(), 'Event Monitoring API reference');
+      // Rendered: the API's title and an operation of the document, found by its summary.
+      await tab
+        .getByRole('heading', { name: /Event Monitoring API/ })
+        .first()
+        .waitFor({ timeout: 30_000 });
+      await tab.locator('h2', { hasText: 'Search events (billed per execution)' }).waitFor({ timeout: 30_000 });
+      await tab.screenshot({ path: path.join(SHOTS, '30-docs.png') }); // the first screen: the whole reference is very long
+      assert.deepEqual(outside, []);
+      assert.deepEqual(refused, []);
+    } finally {
+      await reference.close();
+    }
+  });
+
   it('when the owner signs out, then the console asks to sign in again', async () => {
     await page.click('[data-testid="sign-out"]');
     await page.waitForURL(`${base}/console/sign-in`);

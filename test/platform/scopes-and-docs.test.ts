@@ -96,6 +96,10 @@ describe('scopes and the API reference', () => {
     const response = await server.http.get('/docs');
     assert.equal(response.status, 200);
     assert.match(response.text, /<html/i);
+    // The project's own reference (Redoc over the OpenAPI document), not a stock page.
+    assert.match(response.text, /<title>Event Monitoring API reference<\/title>/);
+    assert.match(response.text, /<redoc spec-url="\/v1\/openapi.json"/);
+    assert.match(response.headers['content-security-policy'] as string, /default-src 'self'; script-src 'self';/);
     const external = [...response.text.matchAll(/(?:src|href)="(https?:)?\/\/[^"]+"/g)].map((m) => m[0]);
     assert.deepEqual(external, []);
     for (const asset of response.text.matchAll(/(?:src|href)="\.?\/?([^"]+\.(?:js|css))"/g)) {
