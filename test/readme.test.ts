@@ -7,9 +7,9 @@
 // there first.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { freePort } from './helpers/ports.js';
 import { runOwned } from './helpers/processes.js';
 import { ROOT, type SpawnedServer, spawnServer, timeLimit } from './helpers/server.js';
 
@@ -62,15 +62,6 @@ async function demoServer(t: TestContext, env: Record<string, string>, onOutput?
   assert.ok(key, server.output());
   const port = /"port":(\d+)[^\n]*"msg":"ready"/.exec(server.output())![1]!;
   return { server, key, port };
-}
-
-/** A port no socket listens on now. */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 describe('the README', () => {

@@ -5,10 +5,10 @@
 // as the postgres user, which initdb requires.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from './ports.js';
 import { type OwnedProcess, type Owner, spawnOwned } from './processes.js';
 
 const POSTGRES_ROOT = '/usr/lib/postgresql';
@@ -36,14 +36,6 @@ export interface OwnPostgres {
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
   /** Starts it again on the same port and folder, once it accepts connections. */
   start(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 const asRoot = process.getuid?.() === 0;

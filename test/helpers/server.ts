@@ -3,8 +3,8 @@
 // EVMON_TEST_DATABASE_URL selects PostgreSQL; otherwise the embedded database in memory.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from './ports.js';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -87,15 +87,6 @@ function baseEnv(env: Record<string, string>): Record<string, string> {
     EVMON_LOG_LEVEL: 'info',
     ...env,
   });
-}
-
-/** A port no socket listens on now, for a server that must know its own address before it listens. */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /**
