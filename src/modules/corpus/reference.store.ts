@@ -78,10 +78,11 @@ export const referenceStore = {
 
   /** Outlets newest first (ids are time-ordered), after `afterId`; `query`: a substring of the name or domain, any case. */
   outlets(db: Queryable, query: string | null, limit: number, afterId: string | null) {
-    const pattern = query === null ? null : `%${query.replace(/[\\%_]/g, (c) => `\\${c}`).toLowerCase()}%`;
+    // Case is folded by the database on both sides (JavaScript's folding differs for a few letters).
+    const pattern = query === null ? null : `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return db.query<{ id: string; name: string; domain: string | null }>(
       `SELECT id, name, domain FROM news_outlets
-        WHERE ($1::text IS NULL OR lower(name) LIKE $1 OR lower(domain) LIKE $1) AND ($3::uuid IS NULL OR id < $3)
+        WHERE ($1::text IS NULL OR lower(name) LIKE lower($1) OR lower(domain) LIKE lower($1)) AND ($3::uuid IS NULL OR id < $3)
         ORDER BY id DESC LIMIT $2`,
       [pattern, limit, afterId],
     );
