@@ -1,6 +1,6 @@
 // Schemas of the corpus reference data: outlets, entities, entity lists, event types.
 import { Type, type Static } from '@sinclair/typebox';
-import { ListEnvelope, Nullable, StrictObject, StringEnum, Text, Uuid, UUID_PATTERN } from '../../platform/http/schema-kit.js';
+import { ListEnvelope, ListQuery, Nullable, StrictObject, StringEnum, Text, Uuid, UUID_PATTERN } from '../../platform/http/schema-kit.js';
 
 export const ROLE_VALUE_TYPES = [
   'NAMED_ENTITY',
@@ -27,9 +27,8 @@ export const Outlet = Type.Object(
   { $id: 'NewsOutlet' },
 );
 export const ListOutletsQuery = StrictObject({
+  ...ListQuery.properties,
   query: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the name or the domain.' })),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  starting_after: Type.Optional(Type.String({ pattern: UUID_PATTERN, description: 'The id of the last outlet of the previous page.' })),
 });
 export type ListOutletsQuery = Static<typeof ListOutletsQuery>;
 export const OutletList = ListEnvelope(Outlet);

@@ -43,7 +43,7 @@ const REFERENCE_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-
 <link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
 <style>body{margin:0}</style>
 </head><body>
-<redoc spec-url="/v1/openapi.json" hide-hostname="false" expand-responses="200,201" theme='${REFERENCE_THEME}'></redoc>
+<redoc spec-url="/v1/openapi.json" expand-responses="200,201" theme='${REFERENCE_THEME}'></redoc>
 <script src="/docs/redoc.standalone.js"></script>
 </body></html>`;
 
