@@ -102,6 +102,45 @@ describe('event state', () => {
       { numRuns: 25 },
     );
   });
+
+  // An event's row is rewritten with nearly every report; the rewrite stays on its page (a HOT
+  // update: no index entry, the old version pruned by the next write) only when no index holds
+  // a column it changed and the page has room (migration 026).
+  it('when a report from a new outlet joins an event, then no index on events holds a column its update changed, and pages keep room for it', async () => {
+    const type = await corpus.eventType(ROLES, '{party} met {other}');
+    const body = (outlet: string, minutesAgo: number, party: number) => ({
+      outlet_id: outlet,
+      event_type_id: type.id,
+      published_at: new Date(NOW - minutesAgo * 60_000 - 60_000).toISOString(),
+      received_at: new Date(NOW - minutesAgo * 60_000).toISOString(),
+      happened_at: null,
+      roles: [{ role: 'party', entity_id: entities[party]!.id }],
+      mentioned_entity_ids: [],
+    });
+    const eventId = await corpus.article(body(await corpus.outlet(), 60, 0));
+    type Row = Record<string, unknown>;
+    const row = async () => (await server.runtime.db.query<Row>('SELECT * FROM events WHERE id = $1', [eventId]))[0]!;
+    const before = await row();
+    await corpus.article({ ...body(await corpus.outlet(), 30, 1), incident_id: eventId });
+    const after = await row();
+    const changed = Object.keys(after).filter((column) => JSON.stringify(after[column]) !== JSON.stringify(before[column]));
+    for (const column of ['source_seqs', 'last_report_date', 'involved_entity_ids']) assert.ok(changed.includes(column), `${column} changed`);
+
+    const indexes = await server.runtime.db.query<{ definition: string }>(
+      `SELECT pg_get_indexdef(indexrelid) AS definition FROM pg_index WHERE indrelid = 'events'::regclass`,
+    );
+    for (const { definition } of indexes) {
+      const held = changed.filter((column) => new RegExp(`\\b${column}\\b`).test(definition));
+      assert.deepEqual(held, [], definition);
+    }
+    const [{ options }] = (await server.runtime.db.query<{ options: string[] | null }>(
+      `SELECT reloptions AS options FROM pg_class WHERE oid = 'events'::regclass`,
+    )) as [{ options: string[] | null }];
+    assert.ok(
+      options?.some((option) => /^fillfactor=([1-8]\d|9[0-5])$/.test(option)),
+      `events keeps room on its pages: ${options}`,
+    );
+  });
 });
 
 // A report added to an event updates its state in place when that is exact (the report sorts
