@@ -1,7 +1,8 @@
 // The embedded database has no checkpointer (src/platform/db/wal-checkpoints.ts): its writers
 // checkpoint it once the write-ahead log since the last checkpoint reaches a size, so the log's
-// segments are reused instead of piling up. On a real PGlite on disk: the log written by a
-// load stops growing once checkpoints run, and is much larger without them.
+// segments are deleted instead of piling up. On a real PGlite on disk: the log written by a
+// load stops growing once checkpoints run, and is much larger without them; what stays is the
+// log since the last checkpoint, not segments kept for later use.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +29,10 @@ async function load(dir: string, checkpoints: boolean) {
       if (checkpoints && (await checkpointWhenDue(db, logger, 8 * MB))) ran++;
     }
     assert.equal(checkpoints ? false : await checkpointWhenDue(db, logger, Number.MAX_SAFE_INTEGER), false, 'not due: nothing done');
-    return { wal: walBytes(dir), ran };
+    const [{ current }] = (await db.query<{ current: string }>('SELECT pg_walfile_name(pg_current_wal_insert_lsn()) AS current')) as [{ current: string }];
+    // Segments named after the one being written: made ready for later use (recycled), not log.
+    const ahead = fs.readdirSync(path.join(dir, 'pg_wal')).filter((name) => /^[0-9A-F]{24}$/.test(name) && name > current).length;
+    return { wal: walBytes(dir), ran, ahead };
   } finally {
     await db.close();
   }
@@ -42,5 +46,6 @@ describe('checkpoints of the embedded database', { skip: PG_URL ? 'embedded data
     assert.ok(withCheckpoints.ran >= 3, `checkpoints ran: ${withCheckpoints.ran}`);
     assert.ok(without.wal > 50 * MB, `the log without checkpoints: ${without.wal} bytes`);
     assert.ok(withCheckpoints.wal < without.wal / 2, `the log with checkpoints: ${withCheckpoints.wal} bytes, without: ${without.wal}`);
+    assert.equal(withCheckpoints.ahead, 0, 'no segment is kept for later use: the folder holds only the log since the last checkpoint');
   });
 });
