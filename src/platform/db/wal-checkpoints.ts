@@ -3,8 +3,8 @@
 // demo events beside 4.1 GB of tables), and a start after a crash replays all of it. So the
 // writers of the embedded database ask now and then, and it checkpoints once the log written
 // since the last checkpoint reaches CHECKPOINT_AFTER_BYTES: the log then stays under about
-// that (a checkpoint deletes the segments before it, pglite.ts), and a checkpoint takes about 150 ms (a quarter of a
-// gigabyte of inserts, 2 cores). PostgreSQL's own checkpointer does this on its own.
+// that (a checkpoint deletes the segments before it, pglite.ts), and a checkpoint takes about
+// 150 ms (a quarter of a gigabyte of inserts, 2 cores). PostgreSQL's checkpointer does this itself.
 import type { Logger } from 'pino';
 import type { Database } from './database.js';
 
