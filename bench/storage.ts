@@ -19,6 +19,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/platform/db/migrate.js';
 import { openDatabase } from '../src/platform/db/open.js';
+import { openPostgres } from '../src/platform/db/postgres.js';
 import { benchKeyEnv } from './encryption-key.js';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL;
@@ -33,10 +34,14 @@ const config = loadConfig({
   EVMON_DATA_DIR: CORPUS_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'evmon-bench-storage-')),
   EVMON_SEED: 'none',
 });
-const { db, close } = await openDatabase(config.database);
+// On PostgreSQL without the service's statement timeout: a VACUUM of a million events' reports
+// takes longer than a request may.
+const { db, close } = DATABASE_URL
+  ? await openPostgres(DATABASE_URL, { poolSize: 1, settings: { statement_timeout: '0' } }).then((pg) => ({ db: pg, close: () => pg.close() }))
+  : await openDatabase(config.database);
 
 /** Bytes of a folder and everything in it, as `du` counts them (allocated blocks). */
-const folderBytes = (folder: string) => Number(execFileSync('du', ['-sb', folder]).toString().split('\t')[0]);
+const folderBytes = (folder: string) => Number(execFileSync('du', ['-s', '--block-size=1', folder]).toString().split('\t')[0]);
 
 if (MIGRATE) {
   const started = performance.now();
@@ -48,7 +53,7 @@ if (VACUUM) {
   // The service's tables only: a PostgreSQL database may hold other schemas.
   const tables = await db.query<{ name: string }>(
     `SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE c.relkind = 'r' AND n.oid = current_schema()::regnamespace`,
+      WHERE c.relkind = 'r' AND n.nspname = current_schema()`,
   );
   for (const { name } of tables) await db.exec(`VACUUM ${name}`);
   console.log(`VACUUM in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -64,8 +69,8 @@ const relations = await db.query<Omit<Relation, 'indexes'> & { indexes: Index[] 
           (SELECT json_agg(json_build_object('name', i.relname, 'bytes', pg_relation_size(i.oid)::float8, 'scans', pg_stat_get_numscans(i.oid))
                      ORDER BY pg_relation_size(i.oid) DESC)
              FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = c.oid) AS indexes
-     FROM pg_class c
-    WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.relkind = 'r' AND n.nspname = current_schema()
     ORDER BY pg_total_relation_size(c.oid) DESC`,
 );
 const tables: Relation[] = relations.map((row) => ({ ...row, indexes: row.indexes ?? [] }));
@@ -73,6 +78,7 @@ const [{ live, reports }] = (await db.query<{ live: number; reports: number }>(
   `SELECT (SELECT count(*) FROM events WHERE merged_into_event_id IS NULL AND deleted_at IS NULL)::float8 AS live,
           (SELECT count(*) FROM reports)::float8 AS reports`,
 )) as [{ live: number; reports: number }];
+if (db.kind === 'pglite') await db.exec('CHECKPOINT');
 const walBytes = CORPUS_DIR ? folderBytes(path.join(CORPUS_DIR, 'pglite', 'pg_wal')) : null;
 const dataFolderBytes = CORPUS_DIR ? folderBytes(path.join(CORPUS_DIR, 'pglite')) : null;
 await close();

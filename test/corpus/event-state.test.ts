@@ -104,8 +104,8 @@ describe('event state', () => {
   });
 
   // An event's row is rewritten with nearly every report; the rewrite stays on its page (a HOT
-  // update: no index entry, the old version pruned by the next write) only when no index holds
-  // a column it changed and the page has room (migration 026).
+  // update: no index entry, the old version pruned in the page) only when no index holds a
+  // column it changed and the page has room (migration 026).
   it('when a report from a new outlet joins an event, then no index on events holds a column its update changed, and pages keep room for it', async () => {
     const type = await corpus.eventType(ROLES, '{party} met {other}');
     const body = (outlet: string, minutesAgo: number, party: number) => ({

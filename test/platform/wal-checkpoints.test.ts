@@ -29,8 +29,13 @@ async function load(dir: string, checkpoints: boolean) {
       if (checkpoints && (await checkpointWhenDue(db, logger, 8 * MB))) ran++;
     }
     assert.equal(checkpoints ? false : await checkpointWhenDue(db, logger, Number.MAX_SAFE_INTEGER), false, 'not due: nothing done');
+    if (!checkpoints) return { wal: walBytes(dir), ran, ahead: 0 };
+    // A checkpoint at the start of a fresh segment: it prepares none ahead for its own use (it
+    // does when the one being written is three quarters full), so the segments named after the
+    // one being written are those kept for later use instead of deleted.
+    await db.query('SELECT pg_switch_wal()');
+    await db.exec('CHECKPOINT');
     const [{ current }] = (await db.query<{ current: string }>('SELECT pg_walfile_name(pg_current_wal_insert_lsn()) AS current')) as [{ current: string }];
-    // Segments named after the one being written: made ready for later use (recycled), not log.
     const ahead = fs.readdirSync(path.join(dir, 'pg_wal')).filter((name) => /^[0-9A-F]{24}$/.test(name) && name > current).length;
     return { wal: walBytes(dir), ran, ahead };
   } finally {

@@ -181,8 +181,8 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
   // and without them the planner scans whole tables.
   while ((await foldDayCounts(db)) > 0); // 10,000 keys a statement
   await db.exec(db.kind === 'pglite' ? 'VACUUM ANALYZE' : 'ANALYZE');
-  // And a checkpoint (the embedded database has no checkpointer): its folder then keeps no log
-  // from the load, and a start after a crash has none to replay.
+  // And a checkpoint (the embedded database has no checkpointer): its folder then keeps only the
+  // log segment being written, and a start after a crash has nothing of the load to replay.
   if (db.kind === 'pglite') await db.exec('CHECKPOINT');
   const quality = await clusteringQuality(
     db,

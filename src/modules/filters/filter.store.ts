@@ -33,8 +33,8 @@ export const filterStore = {
   /**
    * How many events satisfy the conditions, and the first `limit` of them newest first, in one
    * pass over the matches: a search's count and first page, which would each visit every
-   * match. The matches are kept as (id, first report date), which the events' index holds;
-   * only the page's rows are read from the table.
+   * match. The matches are kept as (id, first report date); only the page's rows are read
+   * again.
    */
   async countAndNewest(db: Queryable, conditions: readonly string[], params: SqlParams, limit: number) {
     const rows = await db.query<{ total: number; id: string | null; first_report_date: Date; happened_at: string | null }>(

@@ -53,7 +53,10 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   // are the checkpoints'. A checkpoint deletes the log segments it no longer needs instead of
   // renaming them for later use: recycled, they stayed in the folder as about twice the log
   // between two checkpoints (752 MB beside 1 GB of tables after 100,000 demo events).
-  await pg.exec('SET wal_recycle = off');
+  await pg.exec('SET wal_recycle = off').catch(async (error) => {
+    await pg.close();
+    throw classified(error);
+  });
   let closed = false;
   const isClosed = () => closed;
   const outer = asQueryable(pg, isClosed);
