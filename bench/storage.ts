@@ -9,9 +9,10 @@
 //   BENCH_VACUUM=0         measure as found (no VACUUM first)
 //   BENCH_MIGRATE=1        apply the service's pending migrations first, timed (a corpus converted in place)
 //   BENCH_JSON=<file>      also write the figures as JSON
-// Each index's scans, and each table's updates and how many were HOT, are PostgreSQL's count since its statistics were last reset
-// (SELECT pg_stat_reset() before a mix of requests shows which indexes the mix reads); on the
-// embedded database, since this program opened it.
+// Each index's scans, and each table's updates and how many were HOT, are the database's counts
+// since its statistics were last reset (SELECT pg_stat_reset() before a mix of requests shows
+// which indexes the mix reads). The embedded database's folder is measured after a checkpoint,
+// as its writers leave it (wal-checkpoints.ts): the log of this program's VACUUM is not counted.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,7 +21,6 @@ import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/platform/db/migrate.js';
 import { openDatabase } from '../src/platform/db/open.js';
 import { openPostgres } from '../src/platform/db/postgres.js';
-import { benchKeyEnv } from './encryption-key.js';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL;
 const CORPUS_DIR = process.env.BENCH_CORPUS_DIR;
@@ -28,17 +28,14 @@ if (!DATABASE_URL === !CORPUS_DIR) throw new Error('name a loaded corpus: BENCH_
 const VACUUM = process.env.BENCH_VACUUM !== '0';
 const MIGRATE = process.env.BENCH_MIGRATE === '1';
 
-const config = loadConfig({
-  ...(DATABASE_URL ? { EVMON_DATABASE_URL: DATABASE_URL } : {}),
-  ...benchKeyEnv(DATABASE_URL ?? ''),
-  EVMON_DATA_DIR: CORPUS_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'evmon-bench-storage-')),
-  EVMON_SEED: 'none',
-});
+// The embedded database where the service keeps it in that data folder.
+const embedded = CORPUS_DIR ? loadConfig({ EVMON_DATA_DIR: CORPUS_DIR, EVMON_SEED: 'none' }).database : null;
+if (embedded && embedded.kind !== 'pglite') throw new Error(`${CORPUS_DIR} holds no embedded database on disk`);
 // On PostgreSQL without the service's statement timeout: a VACUUM of a million events' reports
 // takes longer than a request may.
-const { db, close } = DATABASE_URL
-  ? await openPostgres(DATABASE_URL, { poolSize: 1, settings: { statement_timeout: '0' } }).then((pg) => ({ db: pg, close: () => pg.close() }))
-  : await openDatabase(config.database);
+const { db, close } = embedded
+  ? await openDatabase(embedded)
+  : await openPostgres(DATABASE_URL!, { poolSize: 1, settings: { statement_timeout: '0' } }).then((pg) => ({ db: pg, close: () => pg.close() }));
 
 /** Bytes of a folder and everything in it, as `du` counts them (allocated blocks). */
 const folderBytes = (folder: string) => Number(execFileSync('du', ['-s', '--block-size=1', folder]).toString().split('\t')[0]);
@@ -79,13 +76,14 @@ const [{ live, reports }] = (await db.query<{ live: number; reports: number }>(
           (SELECT count(*) FROM reports)::float8 AS reports`,
 )) as [{ live: number; reports: number }];
 if (db.kind === 'pglite') await db.exec('CHECKPOINT');
-const walBytes = CORPUS_DIR ? folderBytes(path.join(CORPUS_DIR, 'pglite', 'pg_wal')) : null;
-const dataFolderBytes = CORPUS_DIR ? folderBytes(path.join(CORPUS_DIR, 'pglite')) : null;
+const walBytes = embedded?.kind === 'pglite' ? folderBytes(path.join(embedded.dataDir, 'pg_wal')) : null;
+const dataFolderBytes = embedded?.kind === 'pglite' ? folderBytes(embedded.dataDir) : null;
 await close();
 
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 const perEvent = (bytes: number) => (live === 0 ? 'n/a' : (bytes / live).toFixed(0));
-const totalOf = (t: Relation) => t.heap + t.toast + t.indexes.reduce((sum, index) => sum + index.bytes, 0);
+const indexBytesOf = (t: Relation) => t.indexes.reduce((sum, index) => sum + index.bytes, 0);
+const totalOf = (t: Relation) => t.heap + t.toast + indexBytesOf(t);
 const total = tables.reduce((sum, t) => sum + totalOf(t), 0);
 
 console.log(
@@ -93,10 +91,9 @@ console.log(
 );
 console.log('table | rows | heap MB | TOAST MB | indexes MB | total MB | bytes per live event');
 for (const t of tables) {
-  const indexBytes = t.indexes.reduce((sum, index) => sum + index.bytes, 0);
   if (totalOf(t) < 2 ** 20) continue; // the small tables, counted in the total
   console.log(
-    `${t.table} | ${Math.round(t.rows).toLocaleString('en')} | ${mb(t.heap)} | ${mb(t.toast)} | ${mb(indexBytes)} | ${mb(totalOf(t))} | ${perEvent(totalOf(t))}`,
+    `${t.table} | ${Math.round(t.rows).toLocaleString('en')} | ${mb(t.heap)} | ${mb(t.toast)} | ${mb(indexBytesOf(t))} | ${mb(totalOf(t))} | ${perEvent(totalOf(t))}`,
   );
   for (const index of t.indexes) {
     if (index.bytes >= 2 ** 20)
