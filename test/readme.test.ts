@@ -115,9 +115,12 @@ describe('the README', () => {
         NODE_EXTRA_CA_CERTS: path.join(cwd, '.tmp', 'receiver-cert.pem'),
       },
       (output) => {
-        // The folder goes when the test ends, maybe before the server's last lines.
+        // Written whole and renamed into place: a grep in the walkthrough never reads a file
+        // cut short mid-write (its wait would end early). The folder goes when the test ends,
+        // maybe before the server's last lines.
         try {
-          fs.writeFileSync(log, output);
+          fs.writeFileSync(`${log}.next`, output);
+          fs.renameSync(`${log}.next`, log);
         } catch {}
       },
     );
