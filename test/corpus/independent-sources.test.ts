@@ -172,6 +172,32 @@ describe('independent sources', () => {
     assert.deepEqual(await counts(first.incident_id), { outlets: 4, independent: 2, reports: 4 });
   });
 
+  it('when an earlier-dated copy takes its group over after a search, then the next page still lists the event its cut-off counted', async () => {
+    const account = await corpus.account(100);
+    const [x, y] = [await corpus.entity(), await corpus.entity()];
+    const older = story('quake');
+    const newer = story('rail-strike');
+    // Two events of two independent sources each: the wire story (outlet 0) and another agency's (outlet 1).
+    const first = await article({ outlet: 0, party: x, text: older.wire, hoursAgo: 5 });
+    await article({ outlet: 1, party: x, text: older.independent, hoursAgo: 5 });
+    await article({ outlet: 0, party: y, text: newer.wire, hoursAgo: 1 });
+    await article({ outlet: 1, party: y, text: newer.independent, hoursAgo: 1 });
+    const page = await search(account.key, { involved_entity_ids: [x, y], min_independent_sources: 2, limit: 1 });
+    assert.deepEqual([page.total_count, page.data.length], [2, 1]);
+    // A copy of the wire story from outlet 1, dated before it: the wire group's origin is now
+    // outlet 1's, as the other group's is, so the event has one independent source now.
+    const copy = await article({ outlet: 1, party: null, text: older.copy(), hoursAgo: 6 });
+    assert.equal(copy.incident_id, first.incident_id);
+    assert.deepEqual(await counts(first.incident_id), { outlets: 2, independent: 1, reports: 3 });
+    const next = await server.http.post('/v1/events/search', { cursor: page.next_cursor }, bearer(account.key));
+    assert.equal(next.status, 200, next.text);
+    assert.deepEqual(
+      next.json.data.map((event: { id: string; independent_source_count: number }) => [event.id, event.independent_source_count]),
+      [[first.incident_id, 2]],
+      'counted at the execution: two independent sources',
+    );
+  });
+
   it('when five outlets run one story, then a sensor wanting two independent sources waits, and fires on an independent report', async () => {
     const account = await corpus.account(0, ['SENSORS_READ', 'SENSORS_WRITE']);
     const x = await corpus.entity();

@@ -13,7 +13,8 @@ import { loadEventFacts } from '../../src/modules/filters/event-facts.js';
 import { databaseEntityResolver } from '../../src/modules/filters/entity-resolver.js';
 import { SqlParams } from '../../src/platform/db/sql-params.js';
 import { filterConditions } from '../../src/modules/filters/filter-sql.js';
-import { filterStore } from '../../src/modules/filters/filter.store.js';
+import { type EventPosition, filterStore } from '../../src/modules/filters/filter.store.js';
+import { type CandidateSource, filteredEvents } from '../../src/modules/filters/filtered-events.js';
 import { MemoryIndex } from '../../src/modules/search/index/memory-index.js';
 import { memoryIndexSync } from '../../src/modules/search/index/memory-index-sync.js';
 import { compileFilter, normalizeFilter, type EventFilter, type RoleFilter } from '../../src/modules/filters/filter.js';
@@ -228,7 +229,40 @@ describe('filter faces', () => {
       }
       assert.deepEqual(bySql, byMatching.sort());
       if (cutOff === seqs.at(-1) && MemoryIndex.answers(compiled)) await indexFace(eventFilter, compiled, windowStart);
+      if (MemoryIndex.answers(compiled)) await pagesFromIndex(eventFilter, cutOff, windowStart, bySql);
       return bySql;
+    }
+
+    /**
+     * Pages whose candidates come from the server's index (caught up to now, past the cut-off),
+     * checked in SQL at the cut-off: every page, newest first and oldest first, in small pages,
+     * lists what the SQL face finds there, in order. Older cut-offs are where the index holds more
+     * than the cut-off counts (reports since, independent sources fallen as origins changed).
+     */
+    let paged = 0;
+    async function pagesFromIndex(eventFilter: EventFilter, cutOff: number, windowStart: Date | undefined, bySql: readonly string[]) {
+      const ordered = await db.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1::uuid[]) ORDER BY first_report_date DESC, id DESC', [bySql]);
+      const index = server.runtime.searchIndex;
+      const source: CandidateSource = {
+        async candidates(...args) {
+          const found = await index.candidates(...args);
+          assert.ok(found, 'the index gives candidates');
+          return found;
+        },
+      };
+      const events = await filteredEvents(db, [eventFilter], { countedUpTo: cutOff, windowStart }, source);
+      for (const order of ['newest-first', 'oldest-first'] as const) {
+        const listed: string[] = [];
+        for (let after: EventPosition | null = null; ; ) {
+          const page = await events.page(order, after, 4);
+          listed.push(...page.map((event) => event.id));
+          if (page.length < 4) break;
+          after = page[3]!;
+        }
+        const expected = ordered.map((row) => row.id);
+        assert.deepEqual(listed, order === 'newest-first' ? expected : expected.reverse(), `${order} pages of ${JSON.stringify(eventFilter)} at ${cutOff}`);
+      }
+      paged++;
     }
 
     /**
@@ -276,6 +310,7 @@ describe('filter faces', () => {
     );
     assert.ok(nonEmpty >= 15, `only ${nonEmpty} of 300 filters found anything: the corpus does not exercise the faces`);
     assert.ok(indexed >= 60, `only ${indexed} filters were held to the index`);
+    assert.ok(paged >= 150, `only ${paged} filters were paged from the index`);
     await built.close();
 
     // Represented entities, drawn less often by chance: each grant's pinned entities (and a

@@ -12,6 +12,8 @@ import { memoryIndexSync } from '../../src/modules/search/index/memory-index-syn
 import { purgeSearchLog } from '../../src/modules/search/index/memory-index.store.js';
 import type { Queryable } from '../../src/platform/db/database.js';
 import { normalizeFilter } from '../../src/modules/filters/filter.js';
+import { compileWithRoleIds, filteredEvents, type IndexCandidates } from '../../src/modules/filters/filtered-events.js';
+import { receivedUpTo } from '../../src/modules/corpus/event-view.js';
 import { testCorpus, type TestCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
 import { isolatedDatabase, PG_URL, spawnServer, startServer, tempDir, timeLimit, type TestServer } from '../helpers/server.js';
@@ -203,6 +205,33 @@ describe('search index', () => {
     assert.equal(answer.status, 200, answer.text);
     const after = await written();
     assert.deepEqual(after, { ...before!, executions: before!.executions + 1, ledger: before!.ledger + 1, balance: before!.balance - before!.cost });
+  });
+
+  it('when an event changes between the catch-up of the index and the check of its candidates, then the page finds it through the change log', async () => {
+    const db = server.runtime.db;
+    const type = await corpus.eventType();
+    const [entity, outletA, outletB] = [await corpus.entity(), await corpus.outlet(), await corpus.outlet()];
+    // Two events (two parties), one outlet each, both mentioning the entity.
+    const eventOf = async (outlet: string) =>
+      corpus.article({
+        outlet_id: outlet,
+        event_type_id: type.id,
+        roles: [{ role: 'party', entity_id: await corpus.entity() }],
+        mentioned_entity_ids: [entity],
+      });
+    const [survivor, merged] = [await eventOf(outletA), await eventOf(outletB)];
+    const filter = normalizeFilter({ event_type_id: type.id, involved_entity_ids: [entity], min_reports: 2 });
+    const scope = { countedUpTo: await receivedUpTo(db), windowStart: new Date(Date.parse(NOW) - 30 * 24 * 60 * MINUTE) };
+    const { compiled, roleIds } = await compileWithRoleIds(db, [filter]);
+    // The candidates as the index gives them now: neither event has two sources.
+    const stale = await server.runtime.searchIndex.candidates(compiled, roleIds, scope.windowStart, 'newest-first', null, 10);
+    assert.deepEqual(stale?.matches, []);
+    // Then the merge: the survivor has both reports, received before the cut-off.
+    assert.equal((await corpus.ops('POST', `/events/${merged}/merge`, { into_event_id: survivor })).status, 200);
+    const pageWith = async (candidates: IndexCandidates) =>
+      (await (await filteredEvents(db, [filter], scope, { candidates: async () => candidates })).page('newest-first', null, 10)).map((event) => event.id);
+    assert.deepEqual(await pageWith(stale!), [survivor], 'the change log names the survivor: it is checked, and found');
+    assert.deepEqual(await pageWith({ ...stale!, changedSince: () => 'FALSE' }), [], 'the candidates alone miss it');
   });
 
   it('when a search has entity, outlet or role conditions, then total_count is what its pages list', async () => {

@@ -13,6 +13,25 @@ export interface EventPosition {
   id: string;
 }
 
+/** A position to the microsecond (the first report date's, since the epoch), as an index holds it. */
+export interface ExactPosition {
+  id: string;
+  firstReportUs: number;
+}
+
+/** A page's stretch of report order: after one position (null: from the start), through another (null: to the end). */
+export interface PageRange {
+  after: ExactPosition | null;
+  through: ExactPosition | null;
+}
+
+/** A microsecond time as timestamptz text: a Date would cut it to the millisecond. */
+function timestampOfUs(us: number): string {
+  const ms = Math.floor(us / 1000);
+  const micros = String(Math.round(us - ms * 1000)).padStart(3, '0');
+  return new Date(ms).toISOString().replace('Z', `${micros}Z`);
+}
+
 export const filterStore = {
   /** The ids of the roles (of any event type, removed ones too) with these code names. */
   async roleIds(db: Queryable, codeNames: readonly string[]) {
@@ -54,10 +73,12 @@ export const filterStore = {
    * `pos` is the first filter each satisfies. Each filter's branch reads only as far as the
    * page goes, so a filter's own index look-ups stay bounded.
    */
-  page(db: Queryable, anyOf: readonly string[][], params: SqlParams, order: EventOrder, after: EventPosition | null, limit: number) {
-    const [beyond, direction] = order === 'newest-first' ? ['<', ' DESC'] : ['>', ''];
+  page(db: Queryable, anyOf: readonly string[][], params: SqlParams, order: EventOrder, range: PageRange, limit: number) {
+    const [beyond, within, direction] = order === 'newest-first' ? ['<', '>=', ' DESC'] : ['>', '<=', ''];
+    const position = (at: ExactPosition) => `(${params.add(timestampOfUs(at.firstReportUs), '::timestamptz')}, ${params.add(at.id, '::uuid')})`;
     const bound: string[] = [];
-    if (after) bound.push(`(e.first_report_date, e.id) ${beyond} (${params.add(after.firstReportDate, '::timestamptz')}, ${params.add(after.id, '::uuid')})`);
+    if (range.after) bound.push(`(e.first_report_date, e.id) ${beyond} ${position(range.after)}`);
+    if (range.through) bound.push(`(e.first_report_date, e.id) ${within} ${position(range.through)}`);
     const n = params.add(limit, '::int');
     const branches = anyOf.map(
       (conditions, pos) =>

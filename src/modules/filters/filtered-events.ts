@@ -6,8 +6,8 @@ import type { Queryable } from '../../platform/db/database.js';
 import { compileAll } from './entity-resolver.js';
 import { SqlParams } from '../../platform/db/sql-params.js';
 import { filterConditions, type FilterScope } from './filter-sql.js';
-import { filterStore as store, type EventOrder, type EventPosition } from './filter.store.js';
-import { normalizeFilter, type FilterInput } from './filter.js';
+import { filterStore as store, type EventOrder, type EventPosition, type PageRange } from './filter.store.js';
+import { type CompiledFilter, normalizeFilter, type FilterInput } from './filter.js';
 
 export type { EventOrder, EventPosition } from './filter.store.js';
 
@@ -31,6 +31,39 @@ export interface FilteredEvents {
   batches(order: EventOrder, size: number): AsyncGenerator<FilteredEvent[]>;
 }
 
+/** A continuation's candidates from the search index in memory (search/index/memory-index-sync.ts). */
+export interface IndexCandidates {
+  /** The first events in the order asked after the position asked, as the index holds them now. */
+  matches: IndexedPosition[];
+  /** A condition on `eventId` (SQL, written into `params`): the event changed since the index's snapshot. */
+  changedSince(params: SqlParams, eventId: string): string;
+}
+
+/** A position in report order to the microsecond, as the database orders it. */
+export interface IndexedPosition {
+  id: string;
+  firstReportUs: number;
+}
+
+/**
+ * Where pages find their candidates when an index can give them: it holds, of the events in
+ * any order after any position, every one that satisfies a filter at a cut-off (reports
+ * received up to it) at or before its snapshot, and maybe more; null when it cannot answer.
+ */
+export interface CandidateSource {
+  candidates(
+    filters: readonly CompiledFilter[],
+    roleIds: ReadonlyMap<string, readonly string[]>,
+    windowStart: Date | null,
+    order: EventOrder,
+    after: IndexedPosition | null,
+    limit: number,
+  ): Promise<IndexCandidates | null>;
+}
+
+/** Candidates asked for beyond a page's events, for those its cut-off turns away; doubled each time a batch falls short. */
+const CANDIDATE_SLACK = 16;
+
 /**
  * The filters (as saved or sent) compiled against live entities, with the role ids of each
  * role code name they name: as literal values, role ids let the planner estimate a role
@@ -45,8 +78,13 @@ export async function compileWithRoleIds(db: Queryable, filters: readonly Filter
   return { compiled, roleIds };
 }
 
-/** The events that satisfy any of `filters` (as saved or sent: defaults fill what is omitted) within `scope`. */
-export async function filteredEvents(db: Queryable, filters: readonly FilterInput[], scope: CorpusScope): Promise<FilteredEvents> {
+/**
+ * The events that satisfy any of `filters` (as saved or sent: defaults fill what is omitted)
+ * within `scope`. Given `index`, pages check its candidates in SQL, by id, instead of finding
+ * them there (where it cannot answer, they read SQL alone): the same events, found without
+ * walking the tables' indexes over the whole window.
+ */
+export async function filteredEvents(db: Queryable, filters: readonly FilterInput[], scope: CorpusScope, index?: CandidateSource): Promise<FilteredEvents> {
   const { compiled, roleIds } = await compileWithRoleIds(db, filters);
   /** Each filter's conditions, written into the parameters of the query that carries them. */
   const anyOf = (params: SqlParams) => compiled.map((filter) => filterConditions(filter, params, { ...scope, roleIds }));
@@ -59,11 +97,47 @@ export async function filteredEvents(db: Queryable, filters: readonly FilterInpu
     filterIndex,
   });
 
-  async function page(order: EventOrder, after: EventPosition | null, limit: number): Promise<FilteredEvent[]> {
-    if (compiled.length === 0) return [];
+  /** The SQL face's page: up to `limit` events in `order` after `range.after`, and through `range.through` when given; `among` narrows every filter's conditions. */
+  async function sqlPage(order: EventOrder, range: PageRange, limit: number, among?: (params: SqlParams) => string): Promise<FilteredEvent[]> {
     const params = new SqlParams();
-    const rows = await store.page(db, anyOf(params), params, order, after, limit);
+    const narrowed = among ? among(params) : null;
+    const conditions = anyOf(params).map((each) => (narrowed ? [...each, narrowed] : each));
+    const rows = await store.page(db, conditions, params, order, range, limit);
     return rows.map((row) => filteredEvent(row, row.pos));
+  }
+
+  /**
+   * A page from the index's candidates, checked in SQL by id, batch by batch: each batch's
+   * candidates, with the events changed since the index's snapshot, between the last batch's
+   * end and its own (through its last candidate when more may follow). Null when the index
+   * cannot answer.
+   */
+  async function indexedPage(source: CandidateSource, order: EventOrder, after: IndexedPosition | null, limit: number): Promise<FilteredEvent[] | null> {
+    const found: FilteredEvent[] = [];
+    let from = after;
+    for (let batch = limit + CANDIDATE_SLACK; ; batch *= 2) {
+      const candidates = await source.candidates(compiled, roleIds, scope.windowStart ?? null, order, from, batch);
+      if (candidates === null) {
+        // The index was set aside meanwhile (its log purged past it): SQL finds the rest.
+        if (found.length === 0) return null;
+        return [...found, ...(await sqlPage(order, { after: from, through: null }, limit - found.length))];
+      }
+      const { matches } = candidates;
+      const through = matches.length === batch ? matches[batch - 1]! : null;
+      const ids = matches.map((match) => match.id);
+      const among = (params: SqlParams) => `(e.id = ANY(${params.add(ids, '::uuid[]')}) OR ${candidates.changedSince(params, 'e.id')})`;
+      found.push(...(await sqlPage(order, { after: from, through }, limit - found.length, among)));
+      if (found.length >= limit || through === null) return found;
+      from = through;
+    }
+  }
+
+  async function page(order: EventOrder, after: EventPosition | null, limit: number): Promise<FilteredEvent[]> {
+    if (compiled.length === 0 || limit <= 0) return [];
+    // A cursor's position is in milliseconds; the database compares it as the microsecond it names.
+    const from = after && { id: after.id, firstReportUs: after.firstReportDate.getTime() * 1000 };
+    const indexed = index ? await indexedPage(index, order, from, limit) : null;
+    return indexed ?? sqlPage(order, { after: from, through: null }, limit);
   }
 
   async function count(): Promise<number> {

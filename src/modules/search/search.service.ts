@@ -2,7 +2,8 @@
 // billing"). A cursor-less search is a new execution: its count and first page are read,
 // then one statement charges the account and records the execution, the last thing before
 // the answer, so a failure before it charges nothing. Continuations re-run the execution's
-// filter after the cursor's position, counts cut off at the execution's time.
+// filter after the cursor's position, counts cut off at the execution's time: the index in
+// memory finds the candidates, SQL checks them at the cut-off.
 import type { Clock } from '../../platform/clock.js';
 import type { CursorSigner } from '../../platform/cursors.js';
 import type { Database } from '../../platform/db/database.js';
@@ -147,9 +148,12 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     };
   }
 
-  /** The events of `filter` as counted at `countedUpTo` (reports received up to it), first reported from `windowStart`. */
+  /**
+   * The events of `filter` as counted at `countedUpTo` (reports received up to it), first
+   * reported from `windowStart`; pages take their candidates from the index in memory.
+   */
   function eventsOf(filter: EventFilter, countedUpTo: number, windowStart: Date) {
-    return filteredEvents(db, [filter], { countedUpTo, windowStart });
+    return filteredEvents(db, [filter], { countedUpTo, windowStart }, index);
   }
 
   /**

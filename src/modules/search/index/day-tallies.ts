@@ -77,6 +77,21 @@ export class DayTallies {
     }
   }
 
+  /**
+   * The days from `firstDay` to `lastDay` (both included) on which such live events were first
+   * reported (countFrom's), oldest first or newest first: the days a continuation walks.
+   */
+  *daysBetween(type: number, firstDay: number, lastDay: number, minSources: number, newestFirst: boolean): Generator<number> {
+    const byDay = this.tallies.get(type);
+    if (!byDay) return;
+    const first = lowerBound(this.dayList, 0, this.dayCount, firstDay);
+    const end = lowerBound(this.dayList, 0, this.dayCount, lastDay + 1);
+    for (let k = 0; k < end - first; k++) {
+      const day = this.dayList[newestFirst ? end - 1 - k : first + k]!;
+      if (countOn(byDay, day, minSources) > 0) yield day;
+    }
+  }
+
   /** How many numbers (dead ones included) the day's list holds. */
   lengthOn(day: number): number {
     const code = this.dayCodes.get(day);

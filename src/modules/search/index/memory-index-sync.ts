@@ -17,12 +17,14 @@
 import type { Logger } from 'pino';
 import { sharedCatchUp } from '../../../platform/catch-up.js';
 import type { Database, Queryable } from '../../../platform/db/database.js';
-import type { EventFilter } from '../../filters/filter.js';
-import type { EventPosition } from '../../filters/filter.store.js';
-import { compileWithRoleIds } from '../../filters/filtered-events.js';
+import type { SqlParams } from '../../../platform/db/sql-params.js';
+import type { CompiledFilter, EventFilter } from '../../filters/filter.js';
+import type { EventOrder, EventPosition } from '../../filters/filter.store.js';
+import { compileWithRoleIds, type IndexCandidates } from '../../filters/filtered-events.js';
 import { MemoryIndex } from './memory-index.js';
 import { loadOnStart, type PlacedIndex, saveOnStop } from './memory-index-file.js';
-import { memoryIndexStore as store, type LogPosition } from './memory-index.store.js';
+import { changedSinceSql, memoryIndexStore as store, type LogPosition } from './memory-index.store.js';
+import type { IndexedMatch } from './search-tally.js';
 
 /** Events read per statement catching up. */
 const CHUNK = 20_000;
@@ -37,10 +39,11 @@ const BUILD_CATCH_UP_MS = 60_000;
 /** Dead numbers held before a rebuild, beyond the live ones. */
 const GARBAGE_ALLOWED = 100_000;
 
-/** The index at a snapshot, and the cut-off read in it. */
+/** The index at a snapshot, the cut-off read in it, and where it stands in the change log. */
 export interface IndexAtSnapshot {
   index: MemoryIndex;
   countedUpTo: number;
+  position: LogPosition;
 }
 
 /** The index in place: where it stands in the log of the database it was read from, and the cut-off read there. */
@@ -75,6 +78,24 @@ async function advance(db: Database, index: MemoryIndex, from: LogPosition): Pro
   const byId = new Map(read.facts.map((event) => [event.id, event]));
   for (const id of read.log.changed) index.put(id, byId.get(id) ?? null);
   return { position: read.log.position, countedUpTo: read.log.countedUpTo };
+}
+
+/**
+ * What a continuation asks of the index for `filter`: the same, but for independent sources.
+ * They can fall as reports arrive (a later report that predates a group's origin takes its
+ * place, and its outlet may be another origin's), while distinct sources only grow and are
+ * never fewer: the candidates need as many distinct sources, and SQL checks the rest.
+ */
+function candidateFilter(filter: CompiledFilter): CompiledFilter {
+  if (filter.minIndependent <= 1) return filter;
+  return { ...filter, minReports: Math.max(filter.minReports, filter.minIndependent), minIndependent: 0 };
+}
+
+/** The first `limit` of `matches` in `order` (first report date, then id), each once. */
+function firstInOrder(matches: readonly IndexedMatch[], order: EventOrder, limit: number): IndexedMatch[] {
+  const sign = order === 'newest-first' ? -1 : 1;
+  const byId = new Map(matches.map((match) => [match.id, match]));
+  return [...byId.values()].sort((a, b) => sign * (a.firstReportUs - b.firstReportUs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))).slice(0, limit);
 }
 
 /** What a sync holds, and what it is doing. */
@@ -207,7 +228,9 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
 
   /** `read` on the index as the last catch-up left it (any catch-up since took a later snapshot still). */
   function readCaughtUp<T>(read: (at: IndexAtSnapshot) => T): Promise<T | null> {
-    return runs.between(async () => (state.held ? read({ index: state.held.index, countedUpTo: state.held.countedUpTo }) : null));
+    return runs.between(async () =>
+      state.held ? read({ index: state.held.index, countedUpTo: state.held.countedUpTo, position: state.held.position }) : null,
+    );
   }
 
   return {
@@ -253,6 +276,34 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
         const { count, newest } = index.search(compiled!, roleIds, windowStart.getTime() * 1000, limit);
         // As the database driver reads a timestamp: microseconds cut to milliseconds.
         return { countedUpTo, count, page: newest.map((match) => ({ id: match.id, firstReportDate: new Date(Math.floor(match.firstReportUs / 1000)) })) };
+      });
+    },
+
+    /**
+     * The first `limit` events in `order` after `after` that satisfy any of `filters` now, from
+     * the index at a snapshot taken after this call: candidates that the caller checks in SQL
+     * at its own cut-off (filtered-events.ts), with what changed since that snapshot. Null when
+     * the index cannot answer (not built yet, or a REPRESENTED_ONLY filter).
+     */
+    async candidates(
+      filters: readonly CompiledFilter[],
+      roleIds: ReadonlyMap<string, readonly string[]>,
+      windowStart: Date | null,
+      order: EventOrder,
+      after: IndexedMatch | null,
+      limit: number,
+    ): Promise<IndexCandidates | null> {
+      if (!state.held) {
+        void ensureBuilding();
+        return null;
+      }
+      if (!filters.every(MemoryIndex.answers)) return null;
+      const failure = await caughtUp();
+      if (failure) return countsInSql(failure);
+      return readCaughtUp(({ index, position }) => {
+        const windowStartUs = windowStart === null ? Number.NEGATIVE_INFINITY : windowStart.getTime() * 1000;
+        const found = filters.flatMap((filter) => index.page(candidateFilter(filter), roleIds, windowStartUs, order, after, limit));
+        return { matches: firstInOrder(found, order, limit), changedSince: (params: SqlParams, eventId: string) => changedSinceSql(position, params, eventId) };
       });
     },
 

@@ -2,6 +2,7 @@
 // facts as the filter's SQL face reads them, the change log (migration 019) and its purge
 // (purgeSearchLog, the sweeper's).
 import type { Queryable } from '../../../platform/db/database.js';
+import type { SqlParams } from '../../../platform/db/sql-params.js';
 import { RECEIVED_UP_TO } from '../../corpus/event-view.js';
 import { type GroupedReport, independentSourceCount } from '../../corpus/independent-sources.js';
 import type { IndexedEvent } from './indexed-event.js';
@@ -123,6 +124,16 @@ export const memoryIndexStore = {
     ]);
   },
 };
+
+/**
+ * A condition (SQL, written into `params`) that holds for `eventId` when a transaction the
+ * snapshot at `position` did not see changed the event: what an index caught up to there
+ * does not know yet.
+ */
+export function changedSinceSql(position: LogPosition, params: SqlParams, eventId: string): string {
+  return `${eventId} IN (SELECT l.event_id FROM event_search_log l
+                          WHERE l.xid >= ${params.add(String(position.xmin), '::text::xid8')} AND NOT (l.xid = ANY(${params.add(toXids(position.seen), '::text[]::xid8[]')})))`;
+}
 
 /** Rows deleted per statement, and statements per sweep: a bulk load writes several rows per event. */
 const PURGE_BATCH = 10_000;

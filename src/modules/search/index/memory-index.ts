@@ -15,15 +15,16 @@
 // (search-scratch.ts).
 import { DAY_MS } from '../../../platform/clock.js';
 import type { CompiledFilter } from '../../filters/filter.js';
+import type { EventOrder } from '../../filters/filter.store.js';
 import { SOURCES_CAP } from './day-counts.js';
-import { DayTallies, EVERY_TYPE } from './day-tallies.js';
+import { DayTallies, dayOfUs, EVERY_TYPE } from './day-tallies.js';
 import { FirstReportSpans } from './first-report-spans.js';
 import { IdTable, type IdTableParts } from './id-table.js';
 import type { IndexedEvent } from './indexed-event.js';
 import { PostingLists, type PostingListsParts } from './posting-lists.js';
 import { findValues, NO_UNIT, RoleColumns, type RoleColumnsParts, type ValueCodes } from './role-columns.js';
 import { SearchScratch } from './search-scratch.js';
-import { type Condition, type IndexedMatch, Newest, NO_TYPE, Tally, tallyByDays, tallyConditions } from './search-tally.js';
+import { type Condition, Foremost, type IndexedMatch, NO_TYPE, Tally, tallyByDays, tallyConditions } from './search-tally.js';
 import { resized } from './typed-arrays.js';
 
 /** An index's parts, as memory-index-file.ts saves and loads them. */
@@ -210,8 +211,77 @@ export class MemoryIndex {
     windowStartUs: number,
     limit: number,
   ): { count: number; newest: IndexedMatch[] } {
-    const type = filter.eventTypeId === null ? null : this.interned.get(filter.eventTypeId);
-    if (type === undefined) return { count: 0, newest: [] }; // a type no live event has
+    const planned = this.plan(filter, roleIds, windowStartUs);
+    if (planned === null) return { count: 0, newest: [] };
+    const { type, from, conditions, minimums } = planned;
+    const tally = new Tally(this.types, this.firstReportUs, minimums, type, windowStartUs, new Foremost(limit, this.ids, this.firstReportUs));
+    // Numbers are taken newest first: they are mostly the newest events, so most offers to the
+    // page's heap are turned away at its first comparison.
+    if (conditions.length === 0) {
+      if (filter.sourceKind === 'ANY' && filter.minReports <= SOURCES_CAP && filter.minIndependent <= 1)
+        return tallyByDays(tally, this.dayTallies, this.scratch, type, windowStartUs, filter.minReports);
+      for (let n = this.ids.count - 1; n >= from; n--) tally.take(n);
+      return tally.result();
+    }
+    return tallyConditions(tally, conditions, this.scratch);
+  }
+
+  /**
+   * The first `limit` live events in `order` after `after` (null: from the start) that satisfy
+   * `filter` (MemoryIndex.answers) now, first reported at or after `windowStartUs`: a
+   * continuation's candidates. Reports only add to what an event satisfies (sources, outlets,
+   * role values all grow with the receive sequence), so these hold every event the SQL face
+   * finds there at an older cut-off, and the caller checks them there.
+   */
+  page(
+    filter: CompiledFilter,
+    roleIds: ReadonlyMap<string, readonly string[]>,
+    windowStartUs: number,
+    order: EventOrder,
+    after: { firstReportUs: number; id: string } | null,
+    limit: number,
+  ): IndexedMatch[] {
+    try {
+      const planned = this.plan(filter, roleIds, windowStartUs);
+      if (planned === null || limit === 0) return [];
+      const { type, from, conditions, minimums } = planned;
+      const newestFirst = order === 'newest-first';
+      const top = new Foremost(limit, this.ids, this.firstReportUs, order);
+      const tally = new Tally(this.types, this.firstReportUs, minimums, type, windowStartUs, top, after && this.beyond(after, newestFirst));
+      if (conditions.length > 0) return tallyConditions(tally, conditions, this.scratch).newest;
+      // No condition: the window's days in order from the bound's, each day's numbers offered,
+      // until a whole day leaves the page full (no later day's event can enter it then).
+      const firstDay = dayOfUs(newestFirst ? windowStartUs : Math.max(windowStartUs, after?.firstReportUs ?? windowStartUs));
+      const lastDay = newestFirst && after ? dayOfUs(after.firstReportUs) : Number.MAX_SAFE_INTEGER;
+      const minSources = filter.sourceKind === 'ANY' ? Math.max(1, Math.min(filter.minReports, SOURCES_CAP)) : 1;
+      for (const day of this.dayTallies.daysBetween(type, firstDay, lastDay, minSources, newestFirst)) {
+        const numbers = this.scratch.candidatesFor(this.dayTallies.lengthOn(day), 0);
+        const found = this.dayTallies.copyDay(day, numbers);
+        for (let j = 0; j < found; j++) tally.offer(numbers[j]!);
+        if (top.full) break;
+      }
+      return tally.result().newest;
+    } finally {
+      this.scratch.release();
+    }
+  }
+
+  /** Whether a number comes after `after` in report order (its first report date, then its id). */
+  private beyond(after: { firstReportUs: number; id: string }, newestFirst: boolean): (n: number) => boolean {
+    const { firstReportUs: us, id } = after;
+    const dates = this.firstReportUs;
+    // Ids tie-break only on one microsecond: their text (lower case hex) sorts as their bytes do.
+    if (newestFirst) return (n) => dates[n]! < us || (dates[n] === us && this.ids.id(n) < id);
+    return (n) => dates[n]! > us || (dates[n] === us && this.ids.id(n) > id);
+  }
+
+  /**
+   * What a search of `filter` visits: its type's code (or EVERY_TYPE), the first number in its
+   * window, its conditions and its minimums of sources; null when nothing can match.
+   */
+  private plan(filter: CompiledFilter, roleIds: ReadonlyMap<string, readonly string[]>, windowStartUs: number) {
+    const type = filter.eventTypeId === null ? EVERY_TYPE : this.interned.get(filter.eventTypeId);
+    if (type === undefined) return null; // a type no live event has
     const sourcesOf = filter.sourceKind === 'ANY' ? this.sources : filter.sourceKind === 'ARTICLES_ONLY' ? this.articleSources : this.structuredSources;
     const independentOf =
       filter.sourceKind === 'ANY' ? this.independent : filter.sourceKind === 'ARTICLES_ONLY' ? this.articleIndependent : this.structuredSources;
@@ -228,12 +298,12 @@ export class MemoryIndex {
     }
     if (filter.outlets !== null) {
       // Outlets are article sources: under USER_REPORTS_ONLY none counts.
-      if (filter.sourceKind === 'USER_REPORTS_ONLY') return { count: 0, newest: [] };
+      if (filter.sourceKind === 'USER_REPORTS_ONLY') return null;
       const outlets = filter.outlets;
       conditions.push({ find: () => this.findAll(this.outlets, this.outletCodes, outlets, from), distinct: outlets.size === 1 });
     }
     for (const roleFilter of filter.roleFilters) {
-      const columns = this.roles.of(roleIds.get(roleFilter.role) ?? [], type);
+      const columns = this.roles.of(roleIds.get(roleFilter.role) ?? [], type === EVERY_TYPE ? null : type);
       const find = () => {
         let found = 0;
         for (const column of columns) found = findValues(column, roleFilter.tests, kind, from, found, this.scratch, this.valueCodes);
@@ -241,24 +311,8 @@ export class MemoryIndex {
       };
       conditions.push({ find, distinct: columns.length <= 1 });
     }
-
-    const tally = new Tally(
-      this.types,
-      this.firstReportUs,
-      { sourcesOf, minReports: filter.minReports, independentOf, minIndependent: filter.minIndependent },
-      type ?? EVERY_TYPE,
-      windowStartUs,
-      new Newest(limit, this.ids, this.firstReportUs),
-    );
-    // Numbers are taken newest first: they are mostly the newest events, so most offers to the
-    // page's heap are turned away at its first comparison.
-    if (conditions.length === 0) {
-      if (filter.sourceKind === 'ANY' && filter.minReports <= SOURCES_CAP && filter.minIndependent <= 1)
-        return tallyByDays(tally, this.dayTallies, this.scratch, type ?? EVERY_TYPE, windowStartUs, filter.minReports);
-      for (let n = this.ids.count - 1; n >= from; n--) tally.take(n);
-      return tally.result();
-    }
-    return tallyConditions(tally, conditions, this.scratch);
+    const minimums = { sourcesOf, minReports: filter.minReports, independentOf, minIndependent: filter.minIndependent };
+    return { type, from, conditions, minimums };
   }
 
   /** Writes the numbers at or above `from` of the lists of `keys` into the scratch's candidates; answers how many. */

@@ -4,13 +4,14 @@
 // intersected (tallyConditions), or, for a search with no condition, from the day tallies
 // (day-tallies.ts), which count its window's whole days without visiting them (tallyByDays).
 import { type DayTallies, dayOfUs, EVERY_TYPE } from './day-tallies.js';
+import type { EventOrder } from '../../filters/filter.store.js';
 import type { IdTable } from './id-table.js';
 import type { SearchScratch } from './search-scratch.js';
 
 /** A number's type once the number is dead (its event changed or gone). */
 export const NO_TYPE = 0xffffffff;
 
-/** A match in report order, as the SQL face's page answers it. */
+/** A match, as the SQL face's page answers it. */
 export interface IndexedMatch {
   id: string;
   firstReportUs: number;
@@ -95,7 +96,7 @@ export interface SourceMinimums {
   minIndependent: number;
 }
 
-/** Counts the numbers taken that a search counts (live, of its type, first reported in its window, with its minimums of sources) and keeps the newest of them. */
+/** Counts the numbers taken that a search counts (live, of its type, first reported in its window, with its minimums of sources, beyond its bound if it has one) and keeps the first of them in its order. */
 export class Tally {
   private count = 0;
   private readonly sourcesOf: Uint32Array;
@@ -108,7 +109,9 @@ export class Tally {
     minimums: SourceMinimums,
     private readonly type: number,
     private readonly windowStartUs: number,
-    private readonly top: Newest,
+    private readonly top: Foremost,
+    /** A continuation's bound: whether number `n` comes after the position it continues from (null: a first page). */
+    private readonly beyond: ((n: number) => boolean) | null = null,
   ) {
     ({ sourcesOf: this.sourcesOf, minReports: this.minReports, independentOf: this.independentOf, minIndependent: this.minIndependent } = minimums);
   }
@@ -136,7 +139,8 @@ export class Tally {
       (this.type === EVERY_TYPE || t === this.type) &&
       this.firstReportUs[n]! >= this.windowStartUs &&
       this.sourcesOf[n]! >= this.minReports &&
-      this.independentOf[n]! >= this.minIndependent
+      this.independentOf[n]! >= this.minIndependent &&
+      (this.beyond === null || this.beyond(n))
     );
   }
 
@@ -146,24 +150,30 @@ export class Tally {
 }
 
 /**
- * The `limit` newest of the numbers offered, by first report date then id, both descending.
- * A heap with the oldest kept at its root: an offer older than it is turned away at once, and a
- * newer one costs a walk down the heap (log(limit), not limit). Searches offer numbers newest
- * first (mostly the newest events), so once the heap is full most offers are turned away.
+ * The first `limit` of the numbers offered in report order: newest first (a search's pages), by
+ * first report date then id, both descending; or oldest first (a beat's look-back), both
+ * ascending. A heap with the last kept at its root: an offer after it is turned away at once,
+ * and one before it costs a walk down the heap (log(limit), not limit). Searches offer numbers
+ * newest first (mostly the newest events), so once the heap is full most offers are turned away.
  */
-export class Newest {
+export class Foremost {
   private readonly heap: number[] = [];
+  private readonly newestFirst: boolean;
   constructor(
     private readonly limit: number,
     private readonly ids: IdTable,
     private readonly firstReportUs: Float64Array,
-  ) {}
+    order: EventOrder = 'newest-first',
+  ) {
+    this.newestFirst = order === 'newest-first';
+  }
 
-  /** Whether event `a` comes before event `b` newest first. */
+  /** Whether event `a` comes before event `b` in the order. */
   private before(a: number, b: number): boolean {
     const da = this.firstReportUs[a]!;
     const db = this.firstReportUs[b]!;
-    return da > db || (da === db && this.ids.after(a, b));
+    if (this.newestFirst) return da > db || (da === db && this.ids.after(a, b));
+    return da < db || (da === db && this.ids.after(b, a));
   }
 
   get full(): boolean {
