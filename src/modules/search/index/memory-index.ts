@@ -244,7 +244,7 @@ export class MemoryIndex {
     try {
       const planned = this.plan(filter, roleIds, windowStartUs);
       if (planned === null || limit === 0) return [];
-      const { type, from, conditions, minimums } = planned;
+      const { type, conditions, minimums } = planned;
       const newestFirst = order === 'newest-first';
       const top = new Foremost(limit, this.ids, this.firstReportUs, order);
       const tally = new Tally(this.types, this.firstReportUs, minimums, type, windowStartUs, top, after && this.beyond(after, newestFirst));
