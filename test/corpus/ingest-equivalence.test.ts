@@ -20,6 +20,7 @@
 // Seeded: the seed is printed, and EVMON_TEST_SEED repeats a run. EVMON_TEST_ARTICLES draws
 // more lines than the 200 a suite run can afford (for a longer search by hand).
 import assert from 'node:assert/strict';
+import { eventRevisionsStore } from '../../src/modules/corpus/event-revisions.store.js';
 import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { EventChange } from '../../src/modules/corpus/event-changes.js';
@@ -318,11 +319,15 @@ describe('bulk ingest equivalence', () => {
     // Revisions: each live event's latest revision holds the event as it reads now, whether the
     // bulk path made it from what its batch held or the single path from the event's view.
     for (const copy of [one, bulk]) {
-      const heads = await db.query<{ event_id: string; state: Record<string, unknown> }>(
-        `SELECT DISTINCT ON (r.event_id) r.event_id, r.state FROM event_revisions r JOIN events e ON e.id = r.event_id
-          WHERE e.event_type_id = $1 AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL ORDER BY r.event_id, r.revision DESC`,
+      const live = await db.query<{ id: string }>(
+        'SELECT id FROM events e WHERE e.event_type_id = $1 AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL',
         [copy.typeId],
       );
+      const latest = await eventRevisionsStore.latest(
+        db,
+        live.map((row) => row.id),
+      );
+      const heads = [...latest].map(([event_id, head]) => ({ event_id, state: head.state as unknown as Record<string, unknown> }));
       assert.ok(heads.length > 0);
       for (const head of heads) {
         // As GET /v1/events/{id} reads it: every report, received_at in the clock's future too.

@@ -1,7 +1,9 @@
-// SQL of event revisions (migration 024): the latest of each event, the ones written by a
-// change (superseding the one before), an event's list newest first, and the retention sweep.
+// SQL of event revisions (migrations 024, 028): each event's head (its latest revision's number
+// and state), the ones written by a change (which move the head), an event's list newest
+// first, and the retention sweep.
 import type { Queryable } from '../../platform/db/database.js';
 import { deleteInBatches } from '../../platform/retention.js';
+import type { InvolvedEntity } from './event-view.js';
 import type { RevisionChanges, RevisionState } from './revision-changes.js';
 
 export interface RevisionRow {
@@ -20,25 +22,57 @@ export interface NewRevision {
   state: RevisionState;
 }
 
+/** A head row's state columns, as read back (null: stored before states were kept). */
+interface HeadRow {
+  id: string;
+  revision: number;
+  sentence: string | null;
+  happened_at: string | null;
+  first_report_date: Date | null;
+  last_report_date: Date | null;
+  matched_report_count: number | null;
+  distinct_outlet_count: number | null;
+  independent_source_count: number | null;
+  entities: InvolvedEntity[] | null;
+}
+
+function stateOf(row: HeadRow): RevisionState | null {
+  if (row.entities === null) return null;
+  return {
+    sentence: row.sentence!,
+    happened_at: row.happened_at,
+    first_report_date: row.first_report_date!.toISOString(),
+    last_report_date: row.last_report_date!.toISOString(),
+    matched_report_count: row.matched_report_count!,
+    distinct_outlet_count: row.distinct_outlet_count!,
+    independent_source_count: row.independent_source_count!,
+    involved_entities: row.entities,
+  };
+}
+
 export const eventRevisionsStore = {
   /** Per event, its latest revision and its state (null: stored before states were kept); events without one left out. */
   async latest(db: Queryable, eventIds: readonly string[]): Promise<Map<string, { revision: number; state: RevisionState | null }>> {
-    const rows = await db.query<{ id: string; revision: number; state: RevisionState | null }>(
-      `SELECT x.id, h.revision, h.state
-         FROM unnest($1::uuid[]) AS x(id)
-         CROSS JOIN LATERAL (SELECT revision, state FROM event_revisions WHERE event_id = x.id ORDER BY revision DESC LIMIT 1) h`,
+    // The involved entities by id, read back with their names and types (which never change).
+    const rows = await db.query<HeadRow>(
+      `SELECT h.event_id AS id, h.revision, h.sentence, h.happened_at, h.first_report_date, h.last_report_date,
+              h.matched_report_count, h.distinct_outlet_count, h.independent_source_count,
+              CASE WHEN h.entity_ids IS NOT NULL THEN
+                (SELECT COALESCE(json_agg(json_build_object('id', en.id, 'name', en.name, 'type', en.type) ORDER BY x.n), '[]')
+                   FROM unnest(h.entity_ids) WITH ORDINALITY AS x(id, n) JOIN entities en ON en.id = x.id) END AS entities
+         FROM event_revision_heads h WHERE h.event_id = ANY($1::uuid[])`,
       [eventIds],
     );
-    return new Map(rows.map((row) => [row.id, { revision: row.revision, state: row.state }]));
+    return new Map(rows.map((row) => [row.id, { revision: row.revision, state: stateOf(row) }]));
   },
 
   /** Per event, its latest revision number; events without one left out. */
   async heads(db: Queryable, eventIds: readonly string[]): Promise<Map<string, number>> {
-    const rows = await db.query<{ id: string; revision: number | null }>(
-      'SELECT x.id, (SELECT max(revision) FROM event_revisions WHERE event_id = x.id) AS revision FROM unnest($1::uuid[]) AS x(id)',
+    const rows = await db.query<{ event_id: string; revision: number }>(
+      'SELECT event_id, revision FROM event_revision_heads WHERE event_id = ANY($1::uuid[])',
       [eventIds],
     );
-    return new Map(rows.flatMap((row) => (row.revision === null ? [] : [[row.id, row.revision] as const])));
+    return new Map(rows.map((row) => [row.event_id, row.revision]));
   },
 
   /** The events merged into an event by its revisions after `after`. */
@@ -50,22 +84,38 @@ export const eventRevisionsStore = {
     return rows.map((row) => row.id);
   },
 
-  /** Writes new revisions; each one's predecessor (`revision - 1`) is superseded: its state goes, and the sweep may take it once old. */
+  /** Writes new revisions, and makes each its event's head, with its state. */
   async insert(tx: Queryable, revisions: readonly NewRevision[], at: Date): Promise<void> {
     if (revisions.length === 0) return;
-    const superseded = revisions.filter((r) => r.revision > 1);
-    if (superseded.length > 0) {
-      await tx.query(
-        `UPDATE event_revisions r SET superseded_at = $3, state = NULL
-           FROM unnest($1::uuid[], $2::int[]) AS p(event_id, revision)
-          WHERE r.event_id = p.event_id AND r.revision = p.revision`,
-        [superseded.map((r) => r.eventId), superseded.map((r) => r.revision - 1), at],
-      );
-    }
     await tx.copyRows(
       'event_revisions',
-      ['event_id', 'revision', 'created_at', 'changes', 'merged_event_ids', 'state'],
-      revisions.map((r) => [r.eventId, r.revision, at, JSON.stringify(r.changes), `{${r.mergedEventIds.join(',')}}`, JSON.stringify(r.state)]),
+      ['event_id', 'revision', 'created_at', 'changes', 'merged_event_ids'],
+      revisions.map((r) => [r.eventId, r.revision, at, JSON.stringify(r.changes), `{${r.mergedEventIds.join(',')}}`]),
+    );
+    const column = <T>(value: (state: RevisionState) => T) => revisions.map((r) => value(r.state));
+    await tx.query(
+      `INSERT INTO event_revision_heads
+       SELECT n.event_id, n.revision, n.sentence, n.happened_at, n.first_report_date, n.last_report_date,
+              n.matched_report_count, n.distinct_outlet_count, n.independent_source_count, n.entity_ids::uuid[]
+         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::int[], $9::int[], $10::text[])
+              AS n(event_id, revision, sentence, happened_at, first_report_date, last_report_date, matched_report_count, distinct_outlet_count,
+                   independent_source_count, entity_ids)
+       ON CONFLICT (event_id) DO UPDATE SET revision = EXCLUDED.revision, sentence = EXCLUDED.sentence, happened_at = EXCLUDED.happened_at,
+         first_report_date = EXCLUDED.first_report_date, last_report_date = EXCLUDED.last_report_date,
+         matched_report_count = EXCLUDED.matched_report_count, distinct_outlet_count = EXCLUDED.distinct_outlet_count,
+         independent_source_count = EXCLUDED.independent_source_count, entity_ids = EXCLUDED.entity_ids`,
+      [
+        revisions.map((r) => r.eventId),
+        revisions.map((r) => r.revision),
+        column((s) => s.sentence),
+        column((s) => s.happened_at),
+        column((s) => s.first_report_date),
+        column((s) => s.last_report_date),
+        column((s) => s.matched_report_count),
+        column((s) => s.distinct_outlet_count),
+        column((s) => s.independent_source_count),
+        column((s) => `{${s.involved_entities.map((entity) => entity.id).join(',')}}`),
+      ],
     );
   },
 
@@ -78,14 +128,14 @@ export const eventRevisionsStore = {
     );
   },
 
-  /** Deletes superseded revisions made before `before` (never an event's latest); answers how many. Rows another sweep holds are skipped. */
+  /** Deletes revisions made before `before` that are not their event's latest; answers how many. Rows another sweep holds are skipped. */
   sweep(db: Queryable, before: Date): Promise<number> {
     return deleteInBatches(
       db,
       `DELETE FROM event_revisions WHERE (event_id, revision) IN (
-         SELECT event_id, revision FROM event_revisions
-          WHERE superseded_at IS NOT NULL AND created_at < $2
-          LIMIT $1 FOR UPDATE SKIP LOCKED)
+         SELECT r.event_id, r.revision FROM event_revisions r JOIN event_revision_heads h ON h.event_id = r.event_id
+          WHERE r.created_at < $2 AND r.revision < h.revision
+          LIMIT $1 FOR UPDATE OF r SKIP LOCKED)
        RETURNING 1`,
       [before],
     );

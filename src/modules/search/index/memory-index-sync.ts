@@ -303,7 +303,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
       return readCaughtUp(({ index, position }) => {
         const windowStartUs = windowStart === null ? Number.NEGATIVE_INFINITY : windowStart.getTime() * 1000;
         const found = filters.flatMap((filter) => index.page(candidateFilter(filter), roleIds, windowStartUs, order, after, limit));
-        return { matches: firstInOrder(found, order, limit), changedSince: (params: SqlParams, eventId: string) => changedSinceSql(position, params, eventId) };
+        return { matches: firstInOrder(found, order, limit), changedSince: (params: SqlParams) => changedSinceSql(position, params) };
       });
     },
 

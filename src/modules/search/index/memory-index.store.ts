@@ -126,13 +126,12 @@ export const memoryIndexStore = {
 };
 
 /**
- * A condition (SQL, written into `params`) that holds for `eventId` when a transaction the
- * snapshot at `position` did not see changed the event: what an index caught up to there
- * does not know yet.
+ * The events (SQL, a SELECT of one uuid column, written into `params`) that a transaction the
+ * snapshot at `position` did not see changed: what an index caught up to there does not know yet.
  */
-export function changedSinceSql(position: LogPosition, params: SqlParams, eventId: string): string {
-  return `${eventId} IN (SELECT l.event_id FROM event_search_log l
-                          WHERE l.xid >= ${params.add(String(position.xmin), '::text::xid8')} AND NOT (l.xid = ANY(${params.add(toXids(position.seen), '::text[]::xid8[]')})))`;
+export function changedSinceSql(position: LogPosition, params: SqlParams): string {
+  return `SELECT l.event_id FROM event_search_log l
+           WHERE l.xid >= ${params.add(String(position.xmin), '::text::xid8')} AND NOT (l.xid = ANY(${params.add(toXids(position.seen), '::text[]::xid8[]')}))`;
 }
 
 /** Rows deleted per statement, and statements per sweep: a bulk load writes several rows per event. */
