@@ -22,14 +22,14 @@ const articleLock = (key: string) => `(hashtext(${key}) & ${ARTICLE_LOCK_BUCKETS
 export const articleKey = (outletId: string, url: string) => `${outletId} ${url}`;
 
 /**
- * The first stored report of the article named by the outlet and url expressions, on the md5
+ * The first stored report of the article named by the outlet and url expressions, on the hash
  * index of urls (operations.md: an article is identified by its outlet and url). The LIMIT
  * keeps a lateral use from being flattened: joined as sets, the planner hashes the whole
  * reports table for a batch of a few thousand urls, a cost that grows with the corpus.
  */
 const storedReportOf = (outletId: string, url: string) =>
   `SELECT r.id, r.event_id, r.report_date, r.copy_group, r.received_seq FROM reports r
-    WHERE r.outlet_id = ${outletId} AND md5(r.url) = md5(${url}) AND r.url = ${url} ORDER BY r.received_seq LIMIT 1`;
+    WHERE r.url = ${url} AND r.outlet_id = ${outletId} ORDER BY r.received_seq LIMIT 1`;
 
 /** A stored article: its report, the live event it is in (the survivor of its own), its report date, and the report it was found a copy of. */
 export interface StoredArticle {
