@@ -36,6 +36,8 @@ const BUILD_CHUNK = 5_000;
 const CATCH_UP_EVERY_MS = 1_000;
 /** A build catches up this often as it goes. */
 const BUILD_CATCH_UP_MS = 60_000;
+/** How old a catch-up may be for a continuation's candidates (the timer's every second keeps it younger). */
+const CANDIDATES_FRESH_MS = 30_000;
 /** Dead numbers held before a rebuild, beyond the live ones. */
 const GARBAGE_ALLOWED = 100_000;
 
@@ -49,6 +51,8 @@ export interface IndexAtSnapshot {
 /** The index in place: where it stands in the log of the database it was read from, and the cut-off read there. */
 interface Held extends PlacedIndex {
   countedUpTo: number;
+  /** When it last caught up (performance.now()). */
+  caughtUpAt: number;
 }
 
 async function inSnapshot<T>(db: Database, work: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -132,7 +136,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
   /** Puts `index` in place, caught up from `position` (the last of it between catch-ups), read from the database of `epoch`. */
   async function install(index: MemoryIndex, position: LogPosition, epoch: string): Promise<void> {
     await runs.between(async () => {
-      state.held = { index, epoch, ...(await advanceOrFail(index, position)) };
+      state.held = { index, epoch, ...(await advanceOrFail(index, position)), caughtUpAt: performance.now() };
     });
   }
 
@@ -204,7 +208,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
       void ensureBuilding();
       return;
     }
-    state.held = { ...held, ...caught };
+    state.held = { ...held, ...caught, caughtUpAt: performance.now() };
     if (held.index.garbage() > held.index.size + GARBAGE_ALLOWED) void ensureBuilding();
   }
 
@@ -280,10 +284,10 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
     },
 
     /**
-     * The first `limit` events in `order` after `after` that satisfy any of `filters` now, from
-     * the index at a snapshot taken after this call: candidates that the caller checks in SQL
-     * at its own cut-off (filtered-events.ts), with what changed since that snapshot. Null when
-     * the index cannot answer (not built yet, or a REPRESENTED_ONLY filter).
+     * The first `limit` events in `order` after `after` that satisfy any of `filters` in the
+     * index as it stands: candidates that the caller checks in SQL at its own cut-off
+     * (filtered-events.ts), with the events changed since the index's snapshot. Null when the
+     * index cannot answer (not built yet, or a REPRESENTED_ONLY filter).
      */
     async candidates(
       filters: readonly CompiledFilter[],
@@ -298,8 +302,13 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
         return null;
       }
       if (!filters.every(MemoryIndex.answers)) return null;
-      const failure = await caughtUp();
-      if (failure) return countsInSql(failure);
+      // No catch-up of its own while the index is fresh: the statement that checks the
+      // candidates reads what changed since the index's snapshot. The log is swept only below
+      // an xmin noted an hour before, which an index caught up since then is past.
+      if (performance.now() - state.held.caughtUpAt > CANDIDATES_FRESH_MS) {
+        const failure = await caughtUp();
+        if (failure) return countsInSql(failure);
+      }
       return readCaughtUp(({ index, position }) => {
         const windowStartUs = windowStart === null ? Number.NEGATIVE_INFINITY : windowStart.getTime() * 1000;
         const found = filters.flatMap((filter) => index.page(candidateFilter(filter), roleIds, windowStartUs, order, after, limit));

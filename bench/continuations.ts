@@ -1,0 +1,90 @@
+// Continuation pages (a search's pages after its first, a beat's look-back) on a loaded corpus,
+// three ways side by side in one run, per case of the search mix:
+//   index:  the way the service reads them, the search index's candidates checked in SQL by id;
+//   SQL:    the SQL face alone, as it runs where the index cannot answer (while it is built);
+//   before: the SQL face alone on the covering indexes it had before migrations 027 and 029,
+//           made again for the run and dropped after it (the corpus is left as it was found).
+// Each page is the 20 events after the 20th newest match, cut off at the reports received now.
+// Printed: p50 and p99 per case and way, in ms.
+//
+//   BENCH_DATABASE_URL=postgres://…?options=-c%20search_path%3D<schema> npx tsx bench/continuations.ts
+//   BENCH_DATA_DIR=<EVMON_DATA_DIR of a loaded corpus> npx tsx bench/continuations.ts
+//   BENCH_ROUNDS=50
+import { performance } from 'node:perf_hooks';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.js';
+import { receivedUpTo } from '../src/modules/corpus/event-view.js';
+import { type CandidateSource, filteredEvents } from '../src/modules/filters/filtered-events.js';
+import { normalizeFilter } from '../src/modules/filters/filter.js';
+import { DAY_MS } from '../src/platform/clock.js';
+import { createRuntime } from '../src/runtime.js';
+import { benchKeyEnv } from './encryption-key.js';
+import { searchMix, typeIds } from './search-mix.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 50);
+const PAGE = 20;
+
+const config = loadConfig({
+  EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
+  ...benchKeyEnv(process.env.BENCH_DATABASE_URL ?? ''),
+  EVMON_DATA_DIR: process.env.BENCH_DATA_DIR ?? '/tmp/evbench/pglite-data',
+  EVMON_SEED: 'none',
+  EVMON_LOG_LEVEL: 'warn',
+});
+const runtime = await createRuntime(config, pino({ level: 'warn' }));
+const { db } = runtime;
+const built = performance.now();
+await runtime.searchIndex.start();
+await runtime.searchIndex.built();
+console.log(`search index ready in ${((performance.now() - built) / 1000).toFixed(1)} s`);
+
+/** The covering indexes the SQL face had before migrations 027 and 029. */
+const BEFORE_INDEXES = [
+  `CREATE INDEX bench_role_values_role ON event_role_values (role_id, first_report_date)
+     INCLUDE (event_id, seq, source_kind, entity_id, date_value, amount_value, amount_unit)`,
+  'CREATE INDEX bench_sources_source ON event_sources (source_id, first_report_date) INCLUDE (event_id, first_seq, source_kind)',
+  'CREATE INDEX bench_entities_entity ON event_entities (entity_id, first_report_date) INCLUDE (event_id, participant)',
+];
+const dropBefore = () => db.query('DROP INDEX IF EXISTS bench_role_values_role, bench_sources_source, bench_entities_entity');
+
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
+const cases = (await searchMix(runtime, await typeIds(runtime))).filter((c) => !c.name.startsWith('no filter, 365'));
+const countedUpTo = await receivedUpTo(db);
+const now = Date.now();
+
+type Way = 'index' | 'SQL' | 'before';
+const timings = new Map<string, Record<Way, number[]>>();
+async function timeWay(way: Way) {
+  for (const { name, body } of cases) {
+    const filter = normalizeFilter(body as Parameters<typeof normalizeFilter>[0]);
+    const windowStart = new Date(now - (body.lookback_days as number) * DAY_MS);
+    const source: CandidateSource | undefined = way === 'index' ? runtime.searchIndex : undefined;
+    const events = await filteredEvents(db, [filter], { countedUpTo, windowStart }, source);
+    const [after] = (await events.page('newest-first', null, PAGE)).slice(-1);
+    const times = timings.get(name) ?? timings.set(name, { index: [], SQL: [], before: [] }).get(name)!;
+    for (let round = 0; round < ROUNDS; round++) {
+      const started = performance.now();
+      await events.page('newest-first', after ?? null, PAGE);
+      times[way].push(performance.now() - started);
+    }
+  }
+}
+
+try {
+  await timeWay('index');
+  await timeWay('SQL');
+  for (const sql of BEFORE_INDEXES) await db.query(sql);
+  await db.query('ANALYZE event_role_values, event_sources, event_entities');
+  await timeWay('before');
+} finally {
+  await dropBefore();
+}
+
+console.log(`\ncontinuation pages (${PAGE} events after the ${PAGE}th), ${ROUNDS} rounds; p50 / p99 in ms`);
+console.log('| case | index (the service) | SQL face alone | SQL face on the old covering indexes |');
+console.log('| --- | --- | --- | --- |');
+const cell = (values: number[]) => `${percentile(values, 0.5).toFixed(2)} / ${percentile(values, 0.99).toFixed(2)}`;
+for (const [name, times] of timings) console.log(`| ${name} | ${cell(times.index)} | ${cell(times.SQL)} | ${cell(times.before)} |`);
+const all = (way: Way) => [...timings.values()].flatMap((times) => times[way]);
+console.log(`| whole mix | ${cell(all('index'))} | ${cell(all('SQL'))} | ${cell(all('before'))} |`);
+await runtime.close();
