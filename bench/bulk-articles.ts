@@ -2,7 +2,10 @@
 // each event is reported by 2 to 5 different outlets, its reports published over up to 12
 // hours after it broke, the events spread evenly over `days` days; every report names both
 // parties and most the price, about half say when it happened, each has a url of its own.
-// Answers the NDJSON lines in publishing order, and how many events they come from.
+// Answers the NDJSON lines in publishing order, and how many events they come from. Also the
+// event types they report (bulkEventTypes).
+
+import type { Runtime } from '../src/runtime.js';
 
 export interface BulkArticleType {
   id: string;
@@ -75,4 +78,46 @@ export function bulkArticles({ articles, outlets, types, entities, start, days, 
   }
   made.sort((a, b) => a.at - b.at);
   return { lines: made.map((m) => m.line), events };
+}
+
+/** The three event types the bulk benchmarks' articles report: two parties and a price each. */
+const TYPE_SHAPES = [
+  {
+    code: 'acquisition',
+    parties: ['buyer', 'target'],
+    template: '{buyer} acquires {target} for {price}',
+    headline: (a: string, b: string) => `${a} to buy ${b}`,
+  },
+  {
+    code: 'investment',
+    parties: ['investor', 'company'],
+    template: '{investor} invests {price} in {company}',
+    headline: (a: string, b: string) => `${a} backs ${b}`,
+  },
+  {
+    code: 'contract',
+    parties: ['client', 'vendor'],
+    template: '{client} awards {vendor} a contract worth {price}',
+    headline: (a: string, b: string) => `${b} wins ${a} deal`,
+  },
+] as const;
+
+/** Makes the bulk benchmarks' event types, their code names `${prefix}_<shape>_${run}`. */
+export async function bulkEventTypes(runtime: Runtime, prefix: string, run: number): Promise<BulkArticleType[]> {
+  const types: BulkArticleType[] = [];
+  for (const shape of TYPE_SHAPES) {
+    const type = await runtime.reference.createEventType({
+      code_name: `${prefix}_${shape.code}_${run}`,
+      name: shape.code,
+      description: '',
+      roles: [
+        { code_name: shape.parties[0], name: shape.parties[0], expected_type: 'NAMED_ENTITY' },
+        { code_name: shape.parties[1], name: shape.parties[1], expected_type: 'NAMED_ENTITY' },
+        { code_name: 'price', name: 'Price', expected_type: 'CURRENCY' },
+      ],
+      sentence_template: shape.template,
+    });
+    types.push({ id: type.id, parties: [shape.parties[0], shape.parties[1]], amount: 'price', headline: shape.headline });
+  }
+  return types;
 }

@@ -28,6 +28,7 @@
 //   BENCH_PROFILE=1                     the costliest statements
 //   BENCH_OVERLAP=0                     matching run after the load instead of beside it
 //   BENCH_ANALYZE=1                     the corpus tables ANALYZEd after each batch (timed)
+//   BENCH_SEARCH_INDEX=1                the search index in memory caught up beside the load, as every server process does
 //
 // Statistics: the bench does not ANALYZE the corpus tables (a first import starts from empty
 // ones, PGlite has no autovacuum, and PostgreSQL's runs at most once a minute); with
@@ -45,7 +46,7 @@ import { importArticles } from '../src/modules/corpus/article-import.js';
 import { BULK_MAX_LINES } from '../src/modules/corpus/events.routes.js';
 import { bumpFilterVersion } from '../src/modules/corpus/filter-versions.store.js';
 import { createRuntime } from '../src/runtime.js';
-import { type BulkArticleType, bulkArticles } from './bulk-articles.js';
+import { bulkArticles, bulkEventTypes } from './bulk-articles.js';
 import { bareCopy } from './bare-copy.js';
 import { cpuNow, cpuPerItem } from './cpu-time.js';
 import { benchKeyEnv } from './encryption-key.js';
@@ -67,6 +68,8 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 const OVERLAP = process.env.BENCH_OVERLAP !== '0';
 /** 1: the corpus tables ANALYZEd after each batch, timed (what a loader keeping the planner's statistics current would pay). */
 const ANALYZE = process.env.BENCH_ANALYZE === '1';
+/** 1: the search index in memory built and caught up beside the load, every second, as in every server process. */
+const SEARCH_INDEX = process.env.BENCH_SEARCH_INDEX === '1';
 const NAMED = 10_000; // entities the articles name
 const UNNAMED = 10_000; // entities only filters name
 const OUTLETS = 20;
@@ -94,41 +97,7 @@ step('reference data');
 const account = await benchAccount(runtime, 'bench-bulk');
 const outlets = (await Promise.all(Array.from({ length: OUTLETS }, (_, i) => runtime.reference.createOutlet({ name: `Outlet ${i}` })))).map((o) => o.id);
 const run = Date.now();
-const typeShapes = [
-  {
-    code: 'acquisition',
-    parties: ['buyer', 'target'],
-    template: '{buyer} acquires {target} for {price}',
-    headline: (a: string, b: string) => `${a} to buy ${b}`,
-  },
-  {
-    code: 'investment',
-    parties: ['investor', 'company'],
-    template: '{investor} invests {price} in {company}',
-    headline: (a: string, b: string) => `${a} backs ${b}`,
-  },
-  {
-    code: 'contract',
-    parties: ['client', 'vendor'],
-    template: '{client} awards {vendor} a contract worth {price}',
-    headline: (a: string, b: string) => `${b} wins ${a} deal`,
-  },
-] as const;
-const types: BulkArticleType[] = [];
-for (const shape of typeShapes) {
-  const type = await runtime.reference.createEventType({
-    code_name: `bench_bulk_${shape.code}_${run}`,
-    name: shape.code,
-    description: '',
-    roles: [
-      { code_name: shape.parties[0], name: shape.parties[0], expected_type: 'NAMED_ENTITY' },
-      { code_name: shape.parties[1], name: shape.parties[1], expected_type: 'NAMED_ENTITY' },
-      { code_name: 'price', name: 'Price', expected_type: 'CURRENCY' },
-    ],
-    sentence_template: shape.template,
-  });
-  types.push({ id: type.id, parties: [shape.parties[0], shape.parties[1]], amount: 'price', headline: shape.headline });
-}
+const types = await bulkEventTypes(runtime, `bench_bulk`, run);
 const typeIds = types.map((t) => t.id);
 
 const named = await insertEntities(db, NAMED, now, `Company ${run}`);
@@ -175,6 +144,7 @@ const entries = () => count('SELECT count(*)::int AS n FROM beat_entries be JOIN
 const matchingLeft = () => count(`SELECT count(*)::int AS n FROM jobs WHERE kind LIKE 'corpus.event-changed:%' AND status IN ('pending', 'running')`);
 step('loading');
 if (OVERLAP) runtime.jobs.start();
+if (SEARCH_INDEX) await runtime.searchIndex.start();
 profile?.start();
 const batchMs: number[] = [];
 const started = performance.now();
@@ -257,6 +227,7 @@ console.log(
   `settings: ${thousands(summary.imported)} articles (${thousands(madeEvents)} events, over ${DAYS} days, ${OUTLETS} outlets, 3 event types), batches of ${thousands(BATCH)}; ` +
     `${thousands(SUBSCRIBERS)} sensors and ${thousands(SUBSCRIBERS)} beats, ${hot} of each on entities the articles name; ` +
     `matching ${OVERLAP ? 'beside the load' : 'after the load'}; ${ANALYZE ? 'corpus tables ANALYZEd after each batch' : 'no ANALYZE'}; ` +
+    `${SEARCH_INDEX ? 'the search index in memory caught up beside the load' : 'no search index in memory'}; ` +
     'webhooks not sent (dispatcher not started)',
 );
 console.log(
