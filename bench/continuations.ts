@@ -12,25 +12,18 @@
 //   BENCH_ROUNDS=50
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.js';
 import { receivedUpTo } from '../src/modules/corpus/event-view.js';
 import { type CandidateSource, filteredEvents } from '../src/modules/filters/filtered-events.js';
 import { normalizeFilter } from '../src/modules/filters/filter.js';
 import { DAY_MS } from '../src/platform/clock.js';
 import { createRuntime } from '../src/runtime.js';
-import { benchKeyEnv } from './encryption-key.js';
+import { corpusConfig } from './corpus-config.js';
 import { searchMix, typeIds } from './search-mix.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 50);
 const PAGE = 20;
 
-const config = loadConfig({
-  EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
-  ...benchKeyEnv(process.env.BENCH_DATABASE_URL ?? ''),
-  EVMON_DATA_DIR: process.env.BENCH_DATA_DIR ?? '/tmp/evbench/pglite-data',
-  EVMON_SEED: 'none',
-  EVMON_LOG_LEVEL: 'warn',
-});
+const config = corpusConfig();
 const runtime = await createRuntime(config, pino({ level: 'warn' }));
 const { db } = runtime;
 const built = performance.now();

@@ -19,7 +19,6 @@
 import { rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.js';
 import { countableByDay } from '../src/modules/search/index/day-counts.js';
 import { normalizeFilter } from '../src/modules/filters/filter.js';
 import { compileWithRoleIds } from '../src/modules/filters/filtered-events.js';
@@ -28,7 +27,7 @@ import { MemoryIndex } from '../src/modules/search/index/memory-index.js';
 import { loadIndex, saveIndex } from '../src/modules/search/index/memory-index-file.js';
 import { memoryIndexStore as store } from '../src/modules/search/index/memory-index.store.js';
 import { createRuntime } from '../src/runtime.js';
-import { benchKeyEnv } from './encryption-key.js';
+import { corpusConfig } from './corpus-config.js';
 import { searchMix, typeIds } from './search-mix.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -38,13 +37,7 @@ const COPIES = Number(process.env.BENCH_COPIES ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
 const FILE = process.env.BENCH_INDEX_FILE ?? '/tmp/evbench/scaled-index.bin';
 if (!(COPIES >= 1 && COPIES <= 16)) throw new Error('BENCH_COPIES: 1 to 16 (a copy is told apart by one hex digit of its id)');
-const config = loadConfig({
-  EVMON_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
-  ...benchKeyEnv(process.env.BENCH_DATABASE_URL ?? ''),
-  EVMON_DATA_DIR: process.env.BENCH_DATA_DIR ?? '/tmp/evbench/pglite-data',
-  EVMON_SEED: 'none',
-  EVMON_LOG_LEVEL: 'warn',
-});
+const config = corpusConfig();
 const runtime = await createRuntime(config, pino({ level: 'warn' }));
 const held = () => {
   gc();
