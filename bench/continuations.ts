@@ -1,4 +1,4 @@
-// Continuation pages (a search's pages after its first, a beat's look-back) on a loaded corpus,
+// Continuation pages (a search's pages after its first) on a loaded corpus,
 // three ways side by side in one run, per case of the search mix:
 //   index:  the way the service reads them, the search index's candidates checked in SQL by id;
 //   SQL:    the SQL face alone, as it runs where the index cannot answer (while it is built);

@@ -163,7 +163,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const search = searchService({ db, clock, newId, cursors, onLedger, index: searchIndex, ...testPause(config, logger) });
   const beats = beatsService({ db, clock, newId, jobs });
   const beatEntries = beatEntriesService({ db, clock, cursors });
-  const recording = beatRecording({ db, clock, newId, onLedger, candidates: searchIndex });
+  const recording = beatRecording({ db, clock, newId, onLedger });
 
   // The corpus hands every event change to these subscribers, each with a durable job of its own.
   const changes = eventChanges(

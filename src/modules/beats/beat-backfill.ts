@@ -7,7 +7,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import { accountAndPlan } from '../accounts/billing.js';
 import { receivedUpTo } from '../corpus/event-view.js';
-import { type CandidateSource, filteredEvents } from '../filters/filtered-events.js';
+import { filteredEvents } from '../filters/filtered-events.js';
 import type { Candidate } from './beat-entries.store.js';
 import { occurredAt, recording } from './beat-state.js';
 import { beatsStore, type BeatState } from './beats.store.js';
@@ -19,11 +19,9 @@ export interface BeatBackfillDeps {
   db: Database;
   clock: Clock;
   record: (accountId: string, candidates: readonly Candidate[]) => Promise<Map<string, BeatState>>;
-  /** Where the look-back's pages find their candidates (the search index in memory); none: SQL alone. */
-  candidates?: CandidateSource;
 }
 
-export function beatBackfill({ db, record, candidates: index }: BeatBackfillDeps) {
+export function beatBackfill({ db, record }: BeatBackfillDeps) {
   return async (payload: unknown): Promise<void> => {
     const { beat_id: beatId } = payload as { beat_id: string };
     const beat = await beatsStore.byId(db, beatId);
@@ -35,7 +33,7 @@ export function beatBackfill({ db, record, candidates: index }: BeatBackfillDeps
     // an event that arrived while the beat was being created is found here, whatever its
     // report date, and one that arrives later is matched live.
     const countedUpTo = await receivedUpTo(db);
-    const matching = await filteredEvents(db, beat.clauses, { countedUpTo, windowStart }, index);
+    const matching = await filteredEvents(db, beat.clauses, { countedUpTo, windowStart });
     for await (const events of matching.batches('oldest-first', BATCH)) {
       const candidates = events.map((event) => ({
         beatId,

@@ -17,7 +17,6 @@ import type { EventChangeSubscriber } from '../corpus/event-changes.js';
 import { compileAll } from '../filters/entity-resolver.js';
 import { loadEventFactsOf, type StoredEventFacts } from '../filters/event-facts.js';
 import { filterIndexCache } from '../filters/filter-index-cache.js';
-import type { CandidateSource } from '../filters/filtered-events.js';
 import { normalizeFilter } from '../filters/filter.js';
 import { FilterIndex } from '../filters/matching.js';
 import { asOf, occurredAt, pause, recording } from './beat-state.js';
@@ -33,8 +32,6 @@ export interface BeatRecordingDeps {
   newId: IdGenerator;
   /** Hears of entry charges once committed (the metrics). */
   onLedger: LedgerObserver;
-  /** Where a look-back's pages find their candidates (the search index in memory). */
-  candidates?: CandidateSource;
 }
 
 interface ClauseIndex {
@@ -58,7 +55,7 @@ async function buildIndex(db: Database): Promise<ClauseIndex> {
   return index;
 }
 
-export function beatRecording({ db, clock, newId, onLedger, candidates }: BeatRecordingDeps) {
+export function beatRecording({ db, clock, newId, onLedger }: BeatRecordingDeps) {
   const index = filterIndexCache(db, ['beats', 'entities'], () => buildIndex(db));
 
   /**
@@ -250,7 +247,7 @@ export function beatRecording({ db, clock, newId, onLedger, candidates }: BeatRe
   return {
     onEventChange,
     /** The BEAT_BACKFILL_JOB handler. */
-    backfill: beatBackfill({ db, clock, record, candidates }),
+    backfill: beatBackfill({ db, clock, record }),
   };
 }
 

@@ -151,7 +151,7 @@ export class Tally {
 
 /**
  * The first `limit` of the numbers offered in report order: newest first (a search's pages), by
- * first report date then id, both descending; or oldest first (a beat's look-back), both
+ * first report date then id, both descending; or oldest first, both
  * ascending. A heap with the last kept at its root: an offer after it is turned away at once,
  * and one before it costs a walk down the heap (log(limit), not limit). Searches offer numbers
  * newest first (mostly the newest events), so once the heap is full most offers are turned away.
