@@ -6,7 +6,7 @@ import type { Queryable } from '../../platform/db/database.js';
 import { compileAll } from './entity-resolver.js';
 import { SqlParams } from '../../platform/db/sql-params.js';
 import { filterConditions, type FilterScope } from './filter-sql.js';
-import { filterStore as store, type EventOrder, type EventPosition, type PageRange } from './filter.store.js';
+import { filterStore as store, type EventOrder, type EventPosition, type ExactPosition, type PageRange } from './filter.store.js';
 import { type CompiledFilter, normalizeFilter, type FilterInput } from './filter.js';
 
 export type { EventOrder, EventPosition } from './filter.store.js';
@@ -34,15 +34,9 @@ export interface FilteredEvents {
 /** A continuation's candidates from the search index in memory (search/index/memory-index-sync.ts). */
 export interface IndexCandidates {
   /** The first events in the order asked after the position asked, as the index holds them now. */
-  matches: IndexedPosition[];
+  matches: ExactPosition[];
   /** The events changed since the index's snapshot: SQL, a SELECT of their ids, written into `params`. */
   changedSince(params: SqlParams): string;
-}
-
-/** A position in report order to the microsecond, as the database orders it. */
-export interface IndexedPosition {
-  id: string;
-  firstReportUs: number;
 }
 
 /**
@@ -56,7 +50,7 @@ export interface CandidateSource {
     roleIds: ReadonlyMap<string, readonly string[]>,
     windowStart: Date | null,
     order: EventOrder,
-    after: IndexedPosition | null,
+    after: ExactPosition | null,
     limit: number,
   ): Promise<IndexCandidates | null>;
 }
@@ -112,7 +106,7 @@ export async function filteredEvents(db: Queryable, filters: readonly FilterInpu
    * end and its own (through its last candidate when more may follow). Null when the index
    * cannot answer.
    */
-  async function indexedPage(source: CandidateSource, order: EventOrder, after: IndexedPosition | null, limit: number): Promise<FilteredEvent[] | null> {
+  async function indexedPage(source: CandidateSource, order: EventOrder, after: ExactPosition | null, limit: number): Promise<FilteredEvent[] | null> {
     const found: FilteredEvent[] = [];
     let from = after;
     for (let batch = limit + CANDIDATE_SLACK; ; batch *= 2) {
