@@ -3,7 +3,7 @@
 // once from its stored reports and the batch's, the search index rows, and one published
 // change per touched event.
 import type { Queryable } from '../../platform/db/database.js';
-import { type IndexRows, insertIndexRows, rebuildEventIndex } from './event-index.store.js';
+import { insertNewSources, type NewSource, rebuildEventIndex } from './event-index.store.js';
 import type { EventChange, EventChanges } from './event-changes.js';
 import { eventState, newReportState, storedReportState } from './event-state.js';
 import { type EventStateRow, eventsStore } from './events.store.js';
@@ -111,33 +111,18 @@ export async function writeBatch(
   // date); the others only gain their new reports' rows, made here from what the batch holds.
   const moved = new Set(states.filter((state) => !state.isNew && state.first.getTime() !== loaded.firstBefore(state.id)).map((state) => state.id));
   await rebuildEventIndex(tx, [...moved], { sourceSeqsWritten: true });
-  const rows: IndexRows = { sources: [], values: [] };
+  const sources: NewSource[] = [];
   for (const state of states) {
     if (moved.has(state.id)) continue;
     const known = new Set((storedReports.get(state.id) ?? []).map((report) => report.source_id));
     for (const { placed: entry, seq } of byEvent.get(state.id)!) {
-      const { report } = entry;
       const { source } = entry.placement;
-      if (!known.has(source.id)) {
-        known.add(source.id);
-        rows.sources.push({ eventId: state.id, sourceId: source.id, sourceKind: source.kind, firstSeq: seq, firstReportDate: state.first });
-      }
-      for (const v of report.values) {
-        const entityId = v.entityId ? report.survivors.get(v.entityId)! : null;
-        rows.values.push({
-          eventId: state.id,
-          roleId: v.roleId,
-          sourceKind: source.kind,
-          seq,
-          firstReportDate: state.first,
-          entityId,
-          date: v.date,
-          amount: v.amount,
-        });
-      }
+      if (known.has(source.id)) continue;
+      known.add(source.id);
+      sources.push({ eventId: state.id, sourceId: source.id, sourceKind: source.kind, firstSeq: seq, firstReportDate: state.first });
     }
   }
-  await insertIndexRows(tx, rows);
+  await insertNewSources(tx, sources);
   // Each touched event named once, in changes of at most CHANGE_EVENTS events: a subscriber
   // matches a change's events together, and a retry of one change repeats only its share.
   const touched = [...byEvent.keys()];

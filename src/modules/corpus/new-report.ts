@@ -162,7 +162,7 @@ export interface Placement {
   mentioned: string[];
   /** Its rows as stored with id `id` in event `eventId`, in copy group `copyGroup` (null: its own). */
   rows(at: { id: string; eventId: string; now: Date; copyGroup: number | null }): NewReportRows;
-  /** Its index rows, as a statement that writes the report adds them. */
+  /** Its source, as a statement that writes the report adds it to its event's index rows. */
   index: InPlaceChange['index'];
   /**
    * The event's state from this report alone, in the statement that writes it, where that is
@@ -181,7 +181,7 @@ export function placementOf(report: NewReport): Placement {
   const roles = namedRoles(report);
   const source = reportSource(report);
   const mentioned = mentionedSurvivors(report);
-  const index = { source, values: report.values, survivors: report.survivors };
+  const index = { source };
   const rows = (at: { id: string; eventId: string; now: Date; copyGroup: number | null }): NewReportRows => ({
     values: report.values,
     mentions: report.mentioned,

@@ -151,15 +151,12 @@ export const referenceStore = {
       [from, to],
     );
     await db.query('DELETE FROM event_entities WHERE entity_id = $1', [from]);
-    await db.query('UPDATE event_role_values SET entity_id = $2 WHERE entity_id = $1', [from, to]);
   },
 
   async deleteEntity(db: Queryable, id: string, at: Date) {
     await db.query('UPDATE entities SET deleted_at = $2 WHERE id = $1', [id, at]);
     await bumpFilterVersion(db, 'entities');
     await db.query('DELETE FROM event_entities WHERE entity_id = $1', [id]);
-    // A deleted entity is no role value to filter on (the matching face reads it as none).
-    await db.query('UPDATE event_role_values SET entity_id = NULL WHERE entity_id = $1', [id]);
   },
 
   /**
