@@ -1,9 +1,9 @@
 // Continuation pages (a search's pages after its first) on a loaded corpus,
-// three ways side by side in one run, per case of the search mix:
+// two ways side by side in one run, per case of the search mix:
 //   index:  the way the service reads them, the search index's candidates checked in SQL by id;
-//   SQL:    the SQL face alone, as it runs where the index cannot answer (while it is built);
-//   before: the SQL face alone on the covering indexes it had before migrations 027 and 029,
-//           made again for the run and dropped after it (the corpus is left as it was found).
+//   SQL:    the SQL face alone, as it runs where the index cannot answer (while it is built).
+// (Until migration 031 made event_role_values a view, a third way timed the SQL face on the
+// covering indexes it had before migrations 027 and 029: bench/RESULTS.md keeps its figures.)
 // Each page is the 20 events after the 20th newest match, cut off at the reports received now.
 // Printed: p50 and p99 per case and way, in ms.
 //
@@ -31,21 +31,12 @@ await runtime.searchIndex.start();
 await runtime.searchIndex.built();
 console.log(`search index ready in ${((performance.now() - built) / 1000).toFixed(1)} s`);
 
-/** The covering indexes the SQL face had before migrations 027 and 029. */
-const BEFORE_INDEXES = [
-  `CREATE INDEX bench_role_values_role ON event_role_values (role_id, first_report_date)
-     INCLUDE (event_id, seq, source_kind, entity_id, date_value, amount_value, amount_unit)`,
-  'CREATE INDEX bench_sources_source ON event_sources (source_id, first_report_date) INCLUDE (event_id, first_seq, source_kind)',
-  'CREATE INDEX bench_entities_entity ON event_entities (entity_id, first_report_date) INCLUDE (event_id, participant)',
-];
-const dropBefore = () => db.query('DROP INDEX IF EXISTS bench_role_values_role, bench_sources_source, bench_entities_entity');
-
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 const cases = (await searchMix(runtime, await typeIds(runtime))).filter((c) => !c.name.startsWith('no filter, 365'));
 const countedUpTo = await receivedUpTo(db);
 const now = Date.now();
 
-type Way = 'index' | 'SQL' | 'before';
+type Way = 'index' | 'SQL';
 const timings = new Map<string, Record<Way, number[]>>();
 async function timeWay(way: Way) {
   for (const { name, body } of cases) {
@@ -54,7 +45,7 @@ async function timeWay(way: Way) {
     const source: CandidateSource | undefined = way === 'index' ? runtime.searchIndex : undefined;
     const events = await filteredEvents(db, [filter], { countedUpTo, windowStart }, source);
     const [after] = (await events.page('newest-first', null, PAGE)).slice(-1);
-    const times = timings.get(name) ?? timings.set(name, { index: [], SQL: [], before: [] }).get(name)!;
+    const times = timings.get(name) ?? timings.set(name, { index: [], SQL: [] }).get(name)!;
     for (let round = 0; round < ROUNDS; round++) {
       const started = performance.now();
       await events.page('newest-first', after ?? null, PAGE);
@@ -63,21 +54,14 @@ async function timeWay(way: Way) {
   }
 }
 
-try {
-  await timeWay('index');
-  await timeWay('SQL');
-  for (const sql of BEFORE_INDEXES) await db.query(sql);
-  await db.query('ANALYZE event_role_values, event_sources, event_entities');
-  await timeWay('before');
-} finally {
-  await dropBefore();
-}
+await timeWay('index');
+await timeWay('SQL');
 
 console.log(`\ncontinuation pages (${PAGE} events after the ${PAGE}th), ${ROUNDS} rounds; p50 / p99 in ms`);
-console.log('| case | index (the service) | SQL face alone | SQL face on the old covering indexes |');
-console.log('| --- | --- | --- | --- |');
+console.log('| case | index (the service) | SQL face alone |');
+console.log('| --- | --- | --- |');
 const cell = (values: number[]) => `${percentile(values, 0.5).toFixed(2)} / ${percentile(values, 0.99).toFixed(2)}`;
-for (const [name, times] of timings) console.log(`| ${name} | ${cell(times.index)} | ${cell(times.SQL)} | ${cell(times.before)} |`);
+for (const [name, times] of timings) console.log(`| ${name} | ${cell(times.index)} | ${cell(times.SQL)} |`);
 const all = (way: Way) => [...timings.values()].flatMap((times) => times[way]);
-console.log(`| whole mix | ${cell(all('index'))} | ${cell(all('SQL'))} | ${cell(all('before'))} |`);
+console.log(`| whole mix | ${cell(all('index'))} | ${cell(all('SQL'))} |`);
 await runtime.close();

@@ -74,7 +74,7 @@ const NAMED = 10_000; // entities the articles name
 const UNNAMED = 10_000; // entities only filters name
 const OUTLETS = 20;
 /** The corpus tables a load writes. */
-const CORPUS_TABLES = ['events', 'reports', 'report_roles', 'report_mentions', 'event_entities', 'event_sources', 'event_role_values'];
+const CORPUS_TABLES = ['events', 'reports', 'report_roles', 'report_mentions', 'event_entities'];
 
 const config = loadConfig({
   EVMON_DATABASE_URL: DATABASE_URL,
@@ -198,8 +198,6 @@ const selections = new Map([
   ['report_roles', `SELECT * FROM report_roles WHERE report_id IN (${ofReports})`],
   ['report_mentions', `SELECT * FROM report_mentions WHERE report_id IN (${ofReports})`],
   ['event_entities', `SELECT * FROM event_entities WHERE event_id IN (${ofRun})`],
-  ['event_sources', `SELECT * FROM event_sources WHERE event_id IN (${ofRun})`],
-  ['event_role_values', `SELECT * FROM event_role_values WHERE event_id IN (${ofRun})`],
 ]);
 const copied = await bareCopy(db, selections);
 const copySeconds = copied.reduce((sum, table) => sum + table.seconds, 0);

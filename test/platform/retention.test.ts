@@ -86,8 +86,6 @@ const KEPT: Record<string, string> = {
   report_roles: 'the corpus',
   report_mentions: 'the corpus',
   event_entities: 'the corpus (search index)',
-  event_sources: 'the corpus (search index)',
-  event_role_values: 'the corpus (search index)',
   event_revision_heads: "the corpus: one row per event, its latest revision's number and state",
   event_day_counts: 'the corpus (search counts): folded each minute to one row per type, day and source count (search-counts.test.ts)',
   event_search_log_horizon: "one row: where the search index's change log was purged",

@@ -194,7 +194,6 @@ async function loadClusterEvents(tx: Queryable, placements: ReadonlyMap<NewRepor
   }
   const events = new Map<string, ClusterEvent>();
   const fates = new Map<string, EventFate>();
-  const firstBefore = new Map<string, number>();
   const targetOf = (incidentId: string, eventTypeId: string) => {
     const row = fates.get(incidentId);
     return incidentTarget(row, row && fates.get(row.merged_into_event_id ?? row.id), eventTypeId);
@@ -205,7 +204,6 @@ async function loadClusterEvents(tx: Queryable, placements: ReadonlyMap<NewRepor
     await eventsStore.lockEvents(tx, all);
     for (const row of await clusterEventsStore.clusterEvents(tx, all)) {
       fates.set(row.id, row);
-      firstBefore.set(row.id, row.first_report_date.getTime());
       events.set(row.id, {
         id: row.id,
         eventTypeId: row.event_type_id,
@@ -224,8 +222,6 @@ async function loadClusterEvents(tx: Queryable, placements: ReadonlyMap<NewRepor
     values: () => events.values(),
     /** Whether the event was in the corpus before the batch (loaded), not opened by it. */
     has: (id: string) => events.has(id),
-    /** The first report date (ms) the event had before the batch (clustering moves the live one). */
-    firstBefore: (id: string) => firstBefore.get(id),
     /** The event a report of this type naming `incidentId` joins (incidentTarget), or its refusal thrown. */
     incidentTarget: targetOf,
   };

@@ -1,9 +1,8 @@
 // The writes of a bulk ingest (article-batch.ts places the lines): the placed reports with
 // one COPY or multi-row statement per table, the state of every event they touch computed
-// once from its stored reports and the batch's, the search index rows, and one published
-// change per touched event.
+// once from its stored reports and the batch's, and one published change per touched event.
+// (An event's sources and role values are read from its reports: migrations 031 and 032.)
 import type { Queryable } from '../../platform/db/database.js';
-import { insertNewSources, type NewSource, rebuildEventIndex } from './event-index.store.js';
 import type { EventChange, EventChanges } from './event-changes.js';
 import { eventState, newReportState, storedReportState } from './event-state.js';
 import { type EventStateRow, eventsStore } from './events.store.js';
@@ -43,14 +42,11 @@ function copyGroupOf(entry: Placed, seqOf: ReadonlyMap<Placed, number>): number 
 export interface LoadedEvents {
   /** Whether the event was in the corpus before the batch (loaded), not opened by it. */
   has(id: string): boolean;
-  /** The first report date (ms) the event had before the batch (clustering moves the live one). */
-  firstBefore(id: string): number | undefined;
 }
 
 /**
  * Writes the placed reports and the state of every event they touch, each computed once from
- * the event's stored reports and the batch's; then the search index rows and one change per
- * touched event.
+ * the event's stored reports and the batch's; then one change per touched event.
  */
 export async function writeBatch(
   tx: Queryable,
@@ -107,22 +103,6 @@ export async function writeBatch(
     tx,
     placed.flatMap(({ id, report }) => report.mentioned.map((entityId) => ({ reportId: id, entityId }))),
   );
-  // An event whose first report date moved has every index row rebuilt (each carries that
-  // date); the others only gain their new reports' rows, made here from what the batch holds.
-  const moved = new Set(states.filter((state) => !state.isNew && state.first.getTime() !== loaded.firstBefore(state.id)).map((state) => state.id));
-  await rebuildEventIndex(tx, [...moved], { sourceSeqsWritten: true });
-  const sources: NewSource[] = [];
-  for (const state of states) {
-    if (moved.has(state.id)) continue;
-    const known = new Set((storedReports.get(state.id) ?? []).map((report) => report.source_id));
-    for (const { placed: entry, seq } of byEvent.get(state.id)!) {
-      const { source } = entry.placement;
-      if (known.has(source.id)) continue;
-      known.add(source.id);
-      sources.push({ eventId: state.id, sourceId: source.id, sourceKind: source.kind, firstSeq: seq, firstReportDate: state.first });
-    }
-  }
-  await insertNewSources(tx, sources);
   // Each touched event named once, in changes of at most CHANGE_EVENTS events: a subscriber
   // matches a change's events together, and a retry of one change repeats only its share.
   const touched = [...byEvent.keys()];

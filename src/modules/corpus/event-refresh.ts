@@ -1,7 +1,6 @@
 // An event's stored state recomputed from all its reports: after a report that could not be
 // added in place, a merge, or an entity merged or deleted (the refresh job).
 import type { Queryable } from '../../platform/db/database.js';
-import { indexNewReports, rebuildEventIndex } from './event-index.store.js';
 import { eventState, storedReportState } from './event-state.js';
 import { eventsStore } from './events.store.js';
 import { sourceSeqs } from './new-report.js';
@@ -15,19 +14,13 @@ export async function refreshEvent(
   eventTypeId: string,
   at: Date,
   known?: { type: EventTypeRow; roles: RoleRow[] }, // passed by callers that have them already
-  newReportId?: string, // the one report added since the last refresh, when that is all that changed
-  locked?: { first_report_date: Date }, // the event row, when the caller holds its lock already
+  locked?: { id: string }, // the event row, when the caller holds its lock already
 ): Promise<void> {
-  // The event row lock orders this after any merge or refresh of the same event in flight
-  // (a caller that holds it already passes the row as it read it).
-  const before = locked ?? (await eventsStore.getEvent(tx, eventId, true));
+  // The event row lock orders this after any merge or refresh of the same event in flight.
+  if (!locked) await eventsStore.getEvent(tx, eventId, true);
   const reports = await reportsStore.reportsWithValues(tx, eventId);
   if (reports.length === 0) return;
   const { type, roles } = known ?? (await referenceStore.eventTypesWithRoles(tx, [eventTypeId])).get(eventTypeId)!;
   const state = eventState(reports.map(storedReportState), { template: type.sentence_template, roles });
   await eventsStore.writeSummary(tx, eventId, { ...state, sourceSeqs: sourceSeqs(reports), typeVersion: type.version, at });
-  // A new report that leaves the first report date alone only adds index rows; anything else
-  // (merges, entity changes, an earlier first report) rebuilds them.
-  if (newReportId && before?.first_report_date.getTime() === state.first.getTime()) await indexNewReports(tx, [newReportId]);
-  else await rebuildEventIndex(tx, [eventId], { sourceSeqsWritten: true });
 }

@@ -7,7 +7,6 @@ import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
 import { SqlParams } from '../../platform/db/sql-params.js';
 import { namesOthers, windowAnchor, windowAnchorSql } from './clustering.js';
-import { clearEventIndex, newReportIndexSql } from './event-index.store.js';
 import type { EventState } from './event-state.js';
 import { type NewReportRows, reportParams, reportRows } from './reports.store.js';
 
@@ -38,9 +37,6 @@ export interface EventStateRow extends EventState {
 const EVENT_COLUMNS =
   'id, event_type_id, happened_at, first_report_date, last_report_date, sentence, involved_entity_ids, merged_into_event_id, deleted_at, type_version';
 
-/** The index rows of a report as newReportIndexSql writes them. */
-export type NewReportIndex = Parameters<typeof newReportIndexSql>[1];
-
 /**
  * What an event's state update in place for one report needs (joinReport). The caller has
  * checked that the event's type is unchanged since its state was computed and that the report
@@ -63,7 +59,6 @@ export interface InPlaceChange {
   involved: readonly string[];
   firstReportDate: Date;
   at: Date;
-  index: Omit<NewReportIndex, 'eventId' | 'firstReportDate'>;
 }
 
 /**
@@ -115,7 +110,7 @@ function inPlaceSql(params: SqlParams, report: NewReportRows, change: InPlaceCha
        ), mentioned AS (
          INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
          SELECT $2, m, false, ${first}, (SELECT anchor FROM anchored) FROM unnest(${newMentions}) AS m WHERE (SELECT go FROM exact)
-       ), ${newReportIndexSql(params, { ...change.index, eventId: row.event_id, firstReportDate: change.firstReportDate }, '(SELECT go FROM exact)')}`;
+       )`;
 }
 
 /** The columns of a new event's row as writeStates copies them. */
@@ -212,11 +207,7 @@ export const eventsStore = {
    * A new event (`report.row.event_id`) with its first report, the state of that report and
    * the event's entity index rows, in one statement (the foreign keys are checked at its end).
    */
-  async insertEventWithReport(
-    db: Queryable,
-    report: NewReportRows,
-    event: { at: Date; state: EventState; typeVersion: number; index: Omit<NewReportIndex, 'eventId' | 'firstReportDate'> },
-  ) {
+  async insertEventWithReport(db: Queryable, report: NewReportRows, event: { at: Date; state: EventState; typeVersion: number }) {
     const { state } = event;
     const params = new SqlParams([
       ...reportParams(report),
@@ -239,7 +230,7 @@ export const eventsStore = {
        ), entity_rows AS (
          INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
          SELECT $2, id, id = ANY($32::uuid[]), $26, ${windowAnchorSql('$25::date', '$26::timestamptz')} FROM unnest($29::uuid[]) AS t(id)
-       ), ${newReportIndexSql(params, { ...event.index, eventId: report.row.event_id, firstReportDate: state.first }, 'true')}
+       )
        SELECT 1`,
       params.values,
       { prepared: true },
@@ -355,12 +346,10 @@ export const eventsStore = {
     await db.query(`UPDATE events SET merged_into_event_id = $2, source_seqs = '{}', updated_at = $3 WHERE id = $1`, [from, into, at]);
     await db.query('UPDATE events SET merged_into_event_id = $2, updated_at = $3 WHERE merged_into_event_id = $1', [from, into, at]);
     await db.query('DELETE FROM event_entities WHERE event_id = $1', [from]);
-    await clearEventIndex(db, [from]);
   },
 
   async deleteEvent(db: Queryable, id: string, at: Date) {
     await db.query('UPDATE events SET deleted_at = $2, updated_at = $2 WHERE id = $1', [id, at]);
     await db.query('DELETE FROM event_entities WHERE event_id = $1', [id]);
-    await clearEventIndex(db, [id]);
   },
 };

@@ -162,8 +162,6 @@ export interface Placement {
   mentioned: string[];
   /** Its rows as stored with id `id` in event `eventId`, in copy group `copyGroup` (null: its own). */
   rows(at: { id: string; eventId: string; now: Date; copyGroup: number | null }): NewReportRows;
-  /** Its source, as a statement that writes the report adds it to its event's index rows. */
-  index: InPlaceChange['index'];
   /**
    * The event's state from this report alone, in the statement that writes it, where that is
    * exact (its type unchanged since the state was computed, the report sorting last, and what
@@ -181,7 +179,6 @@ export function placementOf(report: NewReport): Placement {
   const roles = namedRoles(report);
   const source = reportSource(report);
   const mentioned = mentionedSurvivors(report);
-  const index = { source };
   const rows = (at: { id: string; eventId: string; now: Date; copyGroup: number | null }): NewReportRows => ({
     values: report.values,
     mentions: report.mentioned,
@@ -201,7 +198,6 @@ export function placementOf(report: NewReport): Placement {
           involved: event.involved_entity_ids,
           firstReportDate: event.first_report_date,
           at: now,
-          index,
         }
       : undefined;
   return {
@@ -211,7 +207,6 @@ export function placementOf(report: NewReport): Placement {
     source,
     mentioned,
     rows,
-    index,
     inPlace,
     happenedOn,
     anchor: windowAnchor(happenedOn, date),

@@ -128,12 +128,12 @@ export async function addReport(
       template: type.sentence_template,
       roles: report.roles,
     });
-    await eventsStore.insertEventWithReport(tx, rows(eventId), { at: now, state, typeVersion: type.version, index: placement.index });
+    await eventsStore.insertEventWithReport(tx, rows(eventId), { at: now, state, typeVersion: type.version });
     await changes.publish(tx, { kind: 'report-added', eventId, reportId });
     return { reportId, eventId, reportDate: date, copyOf: copy?.originId ?? null };
   }
   const { event } = joined;
-  if (!joined.inPlace) await refreshEvent(tx, event.id, type.id, now, { type, roles: report.roles }, reportId, event);
+  if (!joined.inPlace) await refreshEvent(tx, event.id, type.id, now, { type, roles: report.roles }, event);
   await changes.publish(tx, { kind: 'report-added', eventId: event.id, reportId });
   return { reportId, eventId: event.id, reportDate: date, copyOf: copy?.originId ?? null };
 }

@@ -117,14 +117,15 @@ export async function loadEventFactsOf(
 
 /**
  * The keys of the live events among these (the others match nothing), from the search index's
- * rows (event_entities, event_sources: kept with the reports, in their transaction). The
- * outlets are every report's, whatever the cut-off: more keys only let more events through.
+ * entity rows (event_entities: kept with the reports, in their transaction) and the events'
+ * reports. The outlets are every report's, whatever the cut-off: more keys only let more
+ * events through.
  */
 async function readKeys(db: Queryable, eventIds: readonly string[], withOutlets: boolean): Promise<(EventKeys & { eventId: string })[]> {
   if (eventIds.length === 0) return [];
   const rows = await db.query<{ id: string; event_type_id: string; entities: string[]; outlets: string[] | null }>(
     `SELECT e.id, e.event_type_id, ARRAY(SELECT ee.entity_id FROM event_entities ee WHERE ee.event_id = e.id) AS entities,
-            CASE WHEN $2::boolean THEN ARRAY(SELECT s.source_id FROM event_sources s WHERE s.event_id = e.id AND s.source_kind = 'ARTICLE') END AS outlets
+            CASE WHEN $2::boolean THEN ARRAY(SELECT DISTINCT r.outlet_id FROM reports r WHERE r.event_id = e.id AND r.outlet_id IS NOT NULL) END AS outlets
        FROM events e WHERE e.id = ANY($1::uuid[]) AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL`,
     [eventIds, withOutlets],
     { prepared: true },

@@ -27,7 +27,7 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
   const kind = countedKind(filter.sourceKind);
   if (filter.sourceKind === 'REPRESENTED_ONLY' && !filter.represented?.size) return [...conditions, 'FALSE'];
   if (filter.eventTypeId !== null) conditions.push(`e.event_type_id = ${params.add(filter.eventTypeId, '::uuid')}`);
-  // The index tables carry the event's first report date, written with it: the window prunes there.
+  // event_entities carries the event's first report date, written with it: the window prunes there too.
   const windowStart = scope.windowStart ? params.add(scope.windowStart, '::timestamptz') : null;
   if (windowStart) conditions.push(`e.first_report_date >= ${windowStart}`);
   const window = (alias: string) => (windowStart ? ` AND ${alias}.first_report_date >= ${windowStart}` : '');
@@ -50,9 +50,10 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
     );
   }
   if (filter.outlets !== null) {
+    // From the event's own reports (by event): no index finds reports by outlet.
     conditions.push(
-      `e.id IN (SELECT s.event_id FROM event_sources s
-                 WHERE s.source_id = ANY(${params.add([...filter.outlets], '::uuid[]')}) AND s.source_kind = 'ARTICLE' AND s.first_seq <= ${cutOff}${kind('s')}${window('s')})`,
+      `EXISTS (SELECT 1 FROM reports r
+                WHERE r.event_id = e.id AND r.outlet_id = ANY(${params.add([...filter.outlets], '::uuid[]')}) AND r.received_seq <= ${cutOff}${kind('r')})`,
     );
   }
   // Independent sources are never more than distinct ones: the larger minimum prunes first.
