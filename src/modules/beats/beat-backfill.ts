@@ -3,7 +3,6 @@
 // (`backfilled: true`, charged, under the cap). It runs as a durable job after the create
 // has answered, in batches of its own transactions, so the beat is readable at once and the
 // account lock is never held for long; a retried job skips what it already recorded.
-import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import { accountAndPlan } from '../accounts/billing.js';
 import { receivedUpTo } from '../corpus/event-view.js';
@@ -17,7 +16,6 @@ const BATCH = 100;
 
 export interface BeatBackfillDeps {
   db: Database;
-  clock: Clock;
   record: (accountId: string, candidates: readonly Candidate[]) => Promise<Map<string, BeatState>>;
 }
 

@@ -247,7 +247,7 @@ export function beatRecording({ db, clock, newId, onLedger }: BeatRecordingDeps)
   return {
     onEventChange,
     /** The BEAT_BACKFILL_JOB handler. */
-    backfill: beatBackfill({ db, clock, record }),
+    backfill: beatBackfill({ db, record }),
   };
 }
 

@@ -14,10 +14,10 @@ export async function refreshEvent(
   eventTypeId: string,
   at: Date,
   known?: { type: EventTypeRow; roles: RoleRow[] }, // passed by callers that have them already
-  locked?: { id: string }, // the event row, when the caller holds its lock already
+  lockHeld = false, // the caller holds the event row's lock already
 ): Promise<void> {
   // The event row lock orders this after any merge or refresh of the same event in flight.
-  if (!locked) await eventsStore.getEvent(tx, eventId, true);
+  if (!lockHeld) await eventsStore.getEvent(tx, eventId, true);
   const reports = await reportsStore.reportsWithValues(tx, eventId);
   if (reports.length === 0) return;
   const { type, roles } = known ?? (await referenceStore.eventTypesWithRoles(tx, [eventTypeId])).get(eventTypeId)!;

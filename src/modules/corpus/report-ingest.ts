@@ -133,7 +133,7 @@ export async function addReport(
     return { reportId, eventId, reportDate: date, copyOf: copy?.originId ?? null };
   }
   const { event } = joined;
-  if (!joined.inPlace) await refreshEvent(tx, event.id, type.id, now, { type, roles: report.roles }, event);
+  if (!joined.inPlace) await refreshEvent(tx, event.id, type.id, now, { type, roles: report.roles }, true);
   await changes.publish(tx, { kind: 'report-added', eventId: event.id, reportId });
   return { reportId, eventId: event.id, reportDate: date, copyOf: copy?.originId ?? null };
 }

@@ -27,7 +27,8 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
   const kind = countedKind(filter.sourceKind);
   if (filter.sourceKind === 'REPRESENTED_ONLY' && !filter.represented?.size) return [...conditions, 'FALSE'];
   if (filter.eventTypeId !== null) conditions.push(`e.event_type_id = ${params.add(filter.eventTypeId, '::uuid')}`);
-  // event_entities carries the event's first report date, written with it: the window prunes there too.
+  // event_entities carries the event's first report date, written with it: the window prunes
+  // there too. (event_role_values reads it from the event itself, as `e` has it already.)
   const windowStart = scope.windowStart ? params.add(scope.windowStart, '::timestamptz') : null;
   if (windowStart) conditions.push(`e.first_report_date >= ${windowStart}`);
   const window = (alias: string) => (windowStart ? ` AND ${alias}.first_report_date >= ${windowStart}` : '');
@@ -85,7 +86,7 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
     conditions.push(
       `e.id IN (SELECT v.event_id FROM event_role_values v
                  WHERE ${roleIdCondition(roleFilter.role, scope.roleIds, params)}
-                   AND v.seq <= ${cutOff}${kind('v')}${window('v')} AND ${tests}${representedValue})`,
+                   AND v.seq <= ${cutOff}${kind('v')} AND ${tests}${representedValue})`,
     );
   }
   return conditions;
