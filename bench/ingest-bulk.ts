@@ -74,7 +74,7 @@ const NAMED = 10_000; // entities the articles name
 const UNNAMED = 10_000; // entities only filters name
 const OUTLETS = 20;
 /** The corpus tables a load writes. */
-const CORPUS_TABLES = ['events', 'reports', 'report_roles', 'report_mentions', 'event_entities'];
+const CORPUS_TABLES = ['events', 'reports', 'event_entities'];
 
 const config = loadConfig({
   EVMON_DATABASE_URL: DATABASE_URL,
@@ -191,12 +191,9 @@ const made = { deliveries: await deliveries(), entries: await entries() };
 // The bare COPY of this run's rows of each corpus table.
 step('bare COPY');
 const ofRun = `SELECT id FROM events WHERE event_type_id = ANY('{${typeIds.join(',')}}'::uuid[])`;
-const ofReports = `SELECT id FROM reports WHERE event_id IN (${ofRun})`;
 const selections = new Map([
   ['events', `SELECT * FROM events WHERE id IN (${ofRun})`],
   ['reports', `SELECT * FROM reports WHERE event_id IN (${ofRun})`],
-  ['report_roles', `SELECT * FROM report_roles WHERE report_id IN (${ofReports})`],
-  ['report_mentions', `SELECT * FROM report_mentions WHERE report_id IN (${ofReports})`],
   ['event_entities', `SELECT * FROM event_entities WHERE event_id IN (${ofRun})`],
 ]);
 const copied = await bareCopy(db, selections);

@@ -83,8 +83,6 @@ const KEPT: Record<string, string> = {
   event_type_roles: 'the corpus',
   events: 'the corpus',
   reports: 'the corpus',
-  report_roles: 'the corpus',
-  report_mentions: 'the corpus',
   event_entities: 'the corpus (search index)',
   event_revision_heads: "the corpus: one row per event, its latest revision's number and state",
   event_day_counts: 'the corpus (search counts): folded each minute to one row per type, day and source count (search-counts.test.ts)',

@@ -93,15 +93,10 @@ export async function writeBatch(
   await eventsStore.writeStates(tx, states, now);
   await reportsStore.insertReports(
     tx,
-    placed.map((entry, i) => ({ ...entry.placement.rows({ ...entry, now, copyGroup: copyGroupOf(entry, seqOf) }).row, received_seq: seqs[i]! })),
-  );
-  await reportsStore.insertRoleValuesOf(
-    tx,
-    placed.flatMap(({ id, report }) => report.values.map((value, i) => ({ ...value, reportId: id, position: i + 1 }))),
-  );
-  await reportsStore.insertMentionsOf(
-    tx,
-    placed.flatMap(({ id, report }) => report.mentioned.map((entityId) => ({ reportId: id, entityId }))),
+    placed.map((entry, i) => {
+      const rows = entry.placement.rows({ ...entry, now, copyGroup: copyGroupOf(entry, seqOf) });
+      return { ...rows, row: { ...rows.row, received_seq: seqs[i]! } };
+    }),
   );
   // Each touched event named once, in changes of at most CHANGE_EVENTS events: a subscriber
   // matches a change's events together, and a retry of one change repeats only its share.

@@ -50,8 +50,7 @@ export const copiesStore = {
     return tx.query<CopiedReport>(
       `SELECT r.id, r.event_id, COALESCE(r.copy_group, r.received_seq) AS copy_group, r.received_seq,
               ARRAY(SELECT DISTINCT survivor.id
-                      FROM (SELECT entity_id FROM report_roles WHERE report_id = r.id AND entity_id IS NOT NULL
-                            UNION SELECT entity_id FROM report_mentions WHERE report_id = r.id) AS named
+                      FROM (SELECT unnest(r.role_entity_ids) UNION SELECT unnest(r.mention_ids)) AS named(entity_id)
                       JOIN entities named_entity ON named_entity.id = named.entity_id
                       JOIN entities survivor ON survivor.id = named_entity.canonical_id AND survivor.deleted_at IS NULL) AS entity_ids
          FROM reports r WHERE r.id = ANY($1::uuid[])`,

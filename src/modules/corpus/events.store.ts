@@ -8,7 +8,7 @@ import { queryOne } from '../../platform/db/database.js';
 import { SqlParams } from '../../platform/db/sql-params.js';
 import { namesOthers, windowAnchor, windowAnchorSql } from './clustering.js';
 import type { EventState } from './event-state.js';
-import { type NewReportRows, reportParams, reportRows } from './reports.store.js';
+import { type NewReportRows, reportParams, reportRolesOf, reportRows } from './reports.store.js';
 
 export interface EventRow {
   id: string;
@@ -79,7 +79,7 @@ function inPlaceSql(params: SqlParams, report: NewReportRows, change: InPlaceCha
                                 AS mine (role_id, entity_id)
                    WHERE NOT EXISTS (
                      SELECT 1 FROM reports r
-                      CROSS JOIN LATERAL (SELECT rr.entity_id FROM report_roles rr WHERE rr.report_id = r.id AND rr.role_id = mine.role_id OFFSET 0) AS rr
+                      CROSS JOIN LATERAL (SELECT rr.entity_id FROM ${reportRolesOf('r')} WHERE rr.role_id = mine.role_id) AS rr
                        LEFT JOIN entities ent ON ent.id = rr.entity_id
                        LEFT JOIN entities c ON c.id = ent.canonical_id
                       WHERE r.event_id = $2

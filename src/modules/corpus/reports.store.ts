@@ -1,7 +1,9 @@
-// SQL for reports: a report's row, role values and mentions as written (one report within a
-// statement that also writes its event, events.store.ts; or many at once, by COPY, for a bulk
-// ingest), and an event's reports read back with their values. Returns plain rows.
+// SQL for reports: a report's row, with its role values and mentions in arrays on it (migration
+// 033), as written (one report within a statement that also writes its event, events.store.ts;
+// or many at once, by COPY, for a bulk ingest), and an event's reports read back with their
+// values. Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
+import type { CopyValue } from '../../platform/db/copy-text.js';
 
 export interface ReportValueRow {
   role_id: string;
@@ -35,6 +37,38 @@ export interface ReportValue {
   date: string | null;
   amount: { value: number; unit: string } | null;
   text: string | null;
+}
+
+/**
+ * A report's role values as rows, in their order (`position`, from 1), from the arrays of the
+ * report row `r` names: `FROM reports r CROSS JOIN LATERAL ${reportRolesOf('r')}` gives rows
+ * `rr` with report_roles' old columns.
+ */
+export const reportRolesOf = (r: string) =>
+  `unnest(${r}.role_ids, ${r}.role_entity_ids, ${r}.role_dates, ${r}.role_amounts, ${r}.role_units, ${r}.role_texts)
+     WITH ORDINALITY AS rr(role_id, entity_id, date_value, amount_value, amount_unit, text_value, position)`;
+
+/** The array columns of a report's values, in the order valueColumns gives them. */
+const VALUE_COLUMNS = ['role_ids', 'role_entity_ids', 'role_dates', 'role_amounts', 'role_units', 'role_texts', 'mention_ids'] as const;
+
+/**
+ * A report's role values and mentions as its array columns hold them (VALUE_COLUMNS): each
+ * array null when all it would hold is null (no roles, no dates…), the mentions once each.
+ */
+function valueColumns(values: readonly ReportValue[], mentions: readonly string[]): ((string | number | null)[] | null)[] {
+  const column = (value: (v: ReportValue) => string | number | null) => {
+    const list = values.map(value);
+    return list.some((element) => element !== null) ? list : null;
+  };
+  return [
+    column((v) => v.roleId),
+    column((v) => v.entityId),
+    column((v) => v.date),
+    column((v) => v.amount?.value ?? null),
+    column((v) => v.amount?.unit ?? null),
+    column((v) => v.text),
+    mentions.length > 0 ? [...new Set(mentions)] : null,
+  ];
 }
 
 /** A report's row as written (received_seq drawn by the database, unless a bulk ingest drew it: NewReportRow). */
@@ -91,23 +125,17 @@ export interface NewReportRows {
 }
 
 /**
- * The sub-statements `report` (RETURNING its id and received_seq), `roles` and `mentions` that
- * write a report, its parameters $1 to $23 (reportParams); `from` says where the event id comes
- * from ("" for $2 as it is).
+ * The sub-statement `report` (RETURNING its id and received_seq) that writes a report with its
+ * values, its parameters $1 to $23 (reportParams); `from` says where the event id comes from
+ * ("" for $2 as it is).
  */
 export const reportRows = (from: string) => `report AS (
          INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
-                              report_date, happened_at, headline, url, created_at, copy_group, fingerprint)
+                              report_date, happened_at, headline, url, created_at, ${VALUE_COLUMNS.join(', ')}, copy_group, fingerprint)
          SELECT $1::uuid, ${from ? 'e.id' : '$2::uuid'}, $3, $4::uuid, $5::uuid, $6::uuid, $7::uuid, $8::timestamptz, $9::timestamptz, $10::timestamptz,
-                $11, $12, $13, $14::timestamptz, $23::bigint, decode($22::text, 'hex') ${from}
+                $11, $12, $13, $14::timestamptz, $15::uuid[], $16::uuid[], $17::date[], $18::float8[], $19::text[], $20::text[], $21::uuid[],
+                $23::bigint, decode($22::text, 'hex') ${from}
          RETURNING id, received_seq
-       ), roles AS (
-         INSERT INTO report_roles (report_id, position, role_id, entity_id, date_value, amount_value, amount_unit, text_value)
-         SELECT report.id, n, role_id, entity_id, date_value, amount_value, amount_unit, text_value
-           FROM report, unnest($15::uuid[], $16::uuid[], $17::date[], $18::float8[], $19::text[], $20::text[]) WITH ORDINALITY
-                AS t(role_id, entity_id, date_value, amount_value, amount_unit, text_value, n)
-       ), mentions AS (
-         INSERT INTO report_mentions (report_id, entity_id) SELECT report.id, m FROM report, unnest($21::uuid[]) AS m ON CONFLICT DO NOTHING
        )`;
 
 export function reportParams({ row, values, mentions }: NewReportRows): unknown[] {
@@ -126,13 +154,7 @@ export function reportParams({ row, values, mentions }: NewReportRows): unknown[
     row.headline,
     row.url,
     row.created_at,
-    values.map((v) => v.roleId),
-    values.map((v) => v.entityId),
-    values.map((v) => v.date),
-    values.map((v) => v.amount?.value ?? null),
-    values.map((v) => v.amount?.unit ?? null),
-    values.map((v) => v.text),
-    mentions,
+    ...valueColumns(values, mentions),
     row.fingerprint,
     row.copy_group,
   ];
@@ -158,15 +180,14 @@ export const reportsStore = {
       `SELECT r.id, r.event_id, r.report_date, r.happened_at, r.received_seq, r.copy_group, COALESCE(r.outlet_id, r.account_id, r.id) AS source_id,
               COALESCE((SELECT json_agg(json_build_array(rr.role_id, c.id, c.name, c.deleted_at IS NOT NULL, to_char(rr.date_value, 'YYYY-MM-DD'),
                                                          rr.amount_value, rr.amount_unit, rr.text_value) ORDER BY rr.position)
-                          FROM report_roles rr
+                          FROM ${reportRolesOf('r')}
                           LEFT JOIN entities e ON e.id = rr.entity_id
-                          LEFT JOIN entities c ON c.id = e.canonical_id
-                         WHERE rr.report_id = r.id), '[]') AS values,
+                          LEFT JOIN entities c ON c.id = e.canonical_id), '[]') AS values,
               COALESCE((SELECT json_agg(DISTINCT c.id)
-                          FROM report_mentions m
+                          FROM unnest(r.mention_ids) AS m(entity_id)
                           JOIN entities e ON e.id = m.entity_id
                           JOIN entities c ON c.id = e.canonical_id
-                         WHERE m.report_id = r.id AND c.deleted_at IS NULL), '[]') AS mentions
+                         WHERE c.deleted_at IS NULL), '[]') AS mentions
          FROM reports r WHERE r.event_id = ANY($1::uuid[])
         ORDER BY r.report_date, r.created_at, r.id`,
       [eventIds],
@@ -186,13 +207,16 @@ export const reportsStore = {
     }));
   },
 
-  /** Many new reports in one statement, with their receive sequence numbers drawn already (nextReportSeqs). */
-  insertReports(db: Queryable, rows: readonly NewReportRow[]) {
+  /** Many new reports with their values in one statement, their receive sequence numbers drawn already (nextReportSeqs). */
+  insertReports(db: Queryable, reports: readonly (NewReportRows & { row: NewReportRow })[]) {
     return db.copyRows(
       'reports',
-      REPORT_COLUMNS,
-      // COPY's text format reads bytea as \x and hex.
-      rows.map((row) => REPORT_COLUMNS.map((column) => (column === 'fingerprint' && row.fingerprint !== null ? `\\x${row.fingerprint}` : row[column]))),
+      [...REPORT_COLUMNS, ...VALUE_COLUMNS],
+      reports.map(({ row, values, mentions }): CopyValue[] => [
+        // COPY's text format reads bytea as \x and hex.
+        ...REPORT_COLUMNS.map((column) => (column === 'fingerprint' && row.fingerprint !== null ? `\\x${row.fingerprint}` : row[column])),
+        ...valueColumns(values, mentions),
+      ]),
     );
   },
 
@@ -206,23 +230,5 @@ export const reportsStore = {
       [count],
     );
     return row!.seqs.map(Number).sort((a, b) => a - b);
-  },
-
-  /** The role values of many reports in one statement. */
-  insertRoleValuesOf(db: Queryable, rows: readonly (ReportValue & { reportId: string; position: number })[]) {
-    return db.copyRows(
-      'report_roles',
-      ['report_id', 'position', 'role_id', 'entity_id', 'date_value', 'amount_value', 'amount_unit', 'text_value'],
-      rows.map((v) => [v.reportId, v.position, v.roleId, v.entityId, v.date, v.amount?.value ?? null, v.amount?.unit ?? null, v.text]),
-    );
-  },
-
-  /** The mentioned entities of many reports in one statement (pairs unique already). */
-  insertMentionsOf(db: Queryable, rows: readonly { reportId: string; entityId: string }[]) {
-    return db.copyRows(
-      'report_mentions',
-      ['report_id', 'entity_id'],
-      rows.map((row) => [row.reportId, row.entityId]),
-    );
   },
 };

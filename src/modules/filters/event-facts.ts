@@ -1,5 +1,6 @@
 // What the matching face needs to know about one event, read in a few indexed queries.
 import type { Queryable } from '../../platform/db/database.js';
+import { reportRolesOf } from '../corpus/reports.store.js';
 
 export interface ReportFacts {
   sourceKind: 'ARTICLE' | 'STRUCTURED';
@@ -135,16 +136,15 @@ async function readKeys(db: Queryable, eventIds: readonly string[], withOutlets:
 
 /** Fills in the role values of reports, by report id (the lists the reports' facts hold). */
 async function readRoleValues(db: Queryable, valuesOf: Map<string, RoleValueFacts[]>): Promise<void> {
-  // Driven from the reports (a lateral per report, on report_roles' key): read the other way
-  // round, a planner without statistics (a first bulk import) scans report_roles whole.
-  // OFFSET 0 keeps the lateral from being flattened.
+  // The values are arrays on the report's row (migration 033), unnested report by report.
   const rows = await db.query<RoleValueRow>(
-    `SELECT rr.report_id, role.code_name, live.id AS entity_id, to_char(rr.date_value, 'YYYY-MM-DD') AS date_value, rr.amount_value, rr.amount_unit
-       FROM unnest($1::uuid[]) AS r(id)
-       CROSS JOIN LATERAL (SELECT * FROM report_roles WHERE report_id = r.id OFFSET 0) rr
+    `SELECT r.id AS report_id, role.code_name, live.id AS entity_id, to_char(rr.date_value, 'YYYY-MM-DD') AS date_value, rr.amount_value, rr.amount_unit
+       FROM reports r
+       CROSS JOIN LATERAL ${reportRolesOf('r')}
        JOIN event_type_roles role ON role.id = rr.role_id
        LEFT JOIN entities ent ON ent.id = rr.entity_id
-       LEFT JOIN entities live ON live.id = ent.canonical_id AND live.deleted_at IS NULL`,
+       LEFT JOIN entities live ON live.id = ent.canonical_id AND live.deleted_at IS NULL
+      WHERE r.id = ANY($1::uuid[])`,
     [[...valuesOf.keys()]],
     { prepared: true },
   );

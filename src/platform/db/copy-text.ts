@@ -1,8 +1,8 @@
 // Rows as COPY's text format reads them (one line per row, columns separated by tabs, \N for
 // NULL), for Queryable.copyRows on both storage paths.
 
-/** A value COPY can read back as any column type the corpus writes this way. */
-export type CopyValue = string | number | boolean | Date | null;
+/** A value COPY can read back as any column type the corpus writes this way (a list: a one-dimensional array). */
+export type CopyValue = string | number | boolean | Date | null | readonly (string | number | null)[];
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
@@ -22,6 +22,19 @@ function text(value: string): string {
   return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED, (c) => ESCAPES[c]!) : value;
 }
 
+const ARRAY_QUOTED = /["\\]/g;
+
+/** A list as an array literal ({"a",NULL,"b"}): every element quoted, so none is read as NULL or split. */
+function arrayLiteral(list: readonly (string | number | null)[]): string {
+  let literal = '{';
+  for (let i = 0; i < list.length; i++) {
+    const element = list[i]!;
+    if (i > 0) literal += ',';
+    literal += element === null ? 'NULL' : `"${String(element).replace(ARRAY_QUOTED, '\\$&')}"`;
+  }
+  return `${literal}}`;
+}
+
 export function copyText(rows: readonly (readonly CopyValue[])[]): string {
   // A load repeats its instants (an event's first report date on each of its rows, the load's
   // own time on each report): each is formatted once per call.
@@ -38,6 +51,7 @@ export function copyText(rows: readonly (readonly CopyValue[])[]): string {
       return formatted;
     }
     if (typeof value === 'boolean') return value ? 't' : 'f';
+    if (Array.isArray(value)) return text(arrayLiteral(value));
     return String(value); // Infinity, -Infinity and NaN as float8 spells them
   };
   let lines = '';
