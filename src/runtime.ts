@@ -176,7 +176,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     clock,
   );
   const events = eventsService({ db, clock, newId, changes, logger });
-  const eventReads = eventReadsOf({ db });
+  const eventReads = eventReadsOf({ db, clock });
   const reference = referenceService({ db, clock, newId, jobs });
   const grants = grantsService({ db, clock, newId });
   const reports = reportsService({ db, clock, newId, jobs, grants, events });

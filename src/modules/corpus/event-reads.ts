@@ -4,6 +4,8 @@
 // finding events is what search bills.
 import type { Database, Queryable } from '../../platform/db/database.js';
 import { ProblemError } from '../../platform/problems.js';
+import type { Clock } from '../../platform/clock.js';
+import { REVISION_RETENTION_MS } from './event-revisions.js';
 import { eventRevisionsStore } from './event-revisions.store.js';
 import { type EventView, loadEventViews, searchEventOf } from './event-view.js';
 import { eventsStore } from './events.store.js';
@@ -50,7 +52,7 @@ function eventById(view: EventView) {
   return { ...searchEventOf(view), revision: number, updated_at: at };
 }
 
-export function eventReads({ db }: { db: Database }) {
+export function eventReads({ db, clock }: { db: Database; clock: Clock }) {
   return {
     async get(id: string) {
       const view = await currentEventView(db, id);
@@ -62,7 +64,8 @@ export function eventReads({ db }: { db: Database }) {
     async revisions(id: string, query: { limit: number; starting_after?: number }) {
       const survivor = await liveEventId(db, id);
       if (!survivor) throw notFound(id);
-      const rows = await eventRevisionsStore.list(db, survivor, query.limit + 1, query.starting_after ?? null);
+      const keptSince = new Date(clock.nowMs() - REVISION_RETENTION_MS);
+      const rows = await eventRevisionsStore.list(db, survivor, query.limit + 1, query.starting_after ?? null, keptSince);
       const data = rows.slice(0, query.limit).map((row) => ({
         object: 'event_revision' as const,
         event_id: row.event_id,

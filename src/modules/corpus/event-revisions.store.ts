@@ -50,6 +50,13 @@ function stateOf(row: HeadRow): RevisionState | null {
   };
 }
 
+/**
+ * Whether a revision goes without a row (migration 034): an event's first with no events
+ * merged in, which says only that the event was made (changes {}), and when: the event's own
+ * created_at. Its head row still says the event is at revision 1, with its state.
+ */
+const impliedFirst = (r: NewRevision) => r.revision === 1 && r.mergedEventIds.length === 0;
+
 export const eventRevisionsStore = {
   /** Per event, its latest revision and its state (null: stored before states were kept); events without one left out. */
   async latest(db: Queryable, eventIds: readonly string[]): Promise<Map<string, { revision: number; state: RevisionState | null }>> {
@@ -84,14 +91,17 @@ export const eventRevisionsStore = {
     return rows.map((row) => row.id);
   },
 
-  /** Writes new revisions, and makes each its event's head, with its state. */
+  /** Writes new revisions (but an implied first: impliedFirst), and makes each its event's head, with its state. */
   async insert(tx: Queryable, revisions: readonly NewRevision[], at: Date): Promise<void> {
     if (revisions.length === 0) return;
-    await tx.copyRows(
-      'event_revisions',
-      ['event_id', 'revision', 'created_at', 'changes', 'merged_event_ids'],
-      revisions.map((r) => [r.eventId, r.revision, at, JSON.stringify(r.changes), `{${r.mergedEventIds.join(',')}}`]),
-    );
+    const stored = revisions.filter((r) => !impliedFirst(r));
+    if (stored.length > 0) {
+      await tx.copyRows(
+        'event_revisions',
+        ['event_id', 'revision', 'created_at', 'changes', 'merged_event_ids'],
+        stored.map((r) => [r.eventId, r.revision, at, JSON.stringify(r.changes), `{${r.mergedEventIds.join(',')}}`]),
+      );
+    }
     const column = <T>(value: (state: RevisionState) => T) => revisions.map((r) => value(r.state));
     await tx.query(
       `INSERT INTO event_revision_heads
@@ -119,12 +129,22 @@ export const eventRevisionsStore = {
     );
   },
 
-  /** An event's revisions, newest first, below `before` (a revision number) when given; `limit` of them. */
-  list(db: Queryable, eventId: string, limit: number, before: number | null): Promise<RevisionRow[]> {
+  /**
+   * An event's revisions, newest first, below `before` (a revision number) when given; `limit`
+   * of them. An implied first (no row) is listed as made with the event, while it is kept:
+   * made since `keptSince`, or the event's latest.
+   */
+  list(db: Queryable, eventId: string, limit: number, before: number | null, keptSince: Date): Promise<RevisionRow[]> {
     return db.query<RevisionRow>(
       `SELECT event_id, revision, created_at, changes, merged_event_ids FROM event_revisions
-        WHERE event_id = $1 AND ($2::int IS NULL OR revision < $2) ORDER BY revision DESC LIMIT $3`,
-      [eventId, before, limit],
+        WHERE event_id = $1 AND ($2::int IS NULL OR revision < $2)
+       UNION ALL
+       SELECT e.id, 1, e.created_at, '{}'::jsonb, '{}'::uuid[] FROM events e
+        WHERE e.id = $1 AND ($2::int IS NULL OR 1 < $2)
+          AND NOT EXISTS (SELECT 1 FROM event_revisions WHERE event_id = $1 AND revision = 1)
+          AND (e.created_at >= $4 OR NOT EXISTS (SELECT 1 FROM event_revisions WHERE event_id = $1))
+       ORDER BY revision DESC LIMIT $3`,
+      [eventId, before, limit, keptSince],
     );
   },
 

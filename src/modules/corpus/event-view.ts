@@ -95,7 +95,7 @@ export async function loadEventViews(
   const rows = await db.query<ViewRow>(
     `SELECT e.id, t.code_name, e.sentence, e.happened_at, e.first_report_date, e.last_report_date, ent.entities,
             e.merged_into_event_id, e.deleted_at IS NOT NULL AS deleted, c.reports, c.outlets, c.independent
-            ${options.revision ? ', rev.revision, COALESCE(rev.created_at, e.updated_at) AS revised_at' : ''}
+            ${options.revision ? `, h.revision, COALESCE(rev.created_at, CASE WHEN h.event_id IS NOT NULL THEN e.created_at END, e.updated_at) AS revised_at` : ''}
        FROM events e
        JOIN event_types t ON t.id = e.event_type_id
        CROSS JOIN LATERAL (${counts}) c
@@ -107,7 +107,8 @@ export async function loadEventViews(
            JOIN entities stored ON stored.id = x.id
            JOIN entities live ON live.id = stored.canonical_id AND live.deleted_at IS NULL
        ) ent
-       ${options.revision ? 'LEFT JOIN LATERAL (SELECT revision, created_at FROM event_revisions WHERE event_id = e.id ORDER BY revision DESC LIMIT 1) rev ON true' : ''}
+       -- The latest revision: the head's, made when its row says; a first without one (implied) when the event was.
+       ${options.revision ? 'LEFT JOIN event_revision_heads h ON h.event_id = e.id LEFT JOIN event_revisions rev ON rev.event_id = h.event_id AND rev.revision = h.revision' : ''}
       WHERE e.id = ANY($1::uuid[])`,
     countedUpTo === 'all' ? [ids] : [ids, 'seq' in countedUpTo ? countedUpTo.seq : countedUpTo.at],
   );
