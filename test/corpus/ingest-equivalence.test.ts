@@ -349,15 +349,18 @@ describe('bulk ingest equivalence', () => {
       [[one.typeId, bulk.typeId]],
     );
     assert.equal(offAnchor[0]!.n, 0, 'entity rows whose anchor is not their event window anchor');
-    // These references have no foreign keys (migration 017): the code that writes them keeps them.
+    // These references have no foreign keys (migrations 017 and 033: values and mentions are
+    // arrays on the report's row): the code that writes them keeps them.
     const dangling = await db.query<{ what: string; n: number }>(
       `SELECT 'role of no event-type role' AS what, count(*)::int AS n FROM report_roles rr WHERE NOT EXISTS (SELECT 1 FROM event_type_roles t WHERE t.id = rr.role_id)
        UNION ALL SELECT 'role naming no entity', count(*)::int FROM report_roles rr WHERE rr.entity_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM entities e WHERE e.id = rr.entity_id)
+       UNION ALL SELECT 'mention of no entity', count(*)::int FROM report_mentions m WHERE NOT EXISTS (SELECT 1 FROM entities e WHERE e.id = m.entity_id)
        UNION ALL SELECT 'index row of no event', count(*)::int FROM event_role_values v WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = v.event_id)`,
     );
     assert.deepEqual(dangling, [
       { what: 'role of no event-type role', n: 0 },
       { what: 'role naming no entity', n: 0 },
+      { what: 'mention of no entity', n: 0 },
       { what: 'index row of no event', n: 0 },
     ]);
     const live = Object.values(state.one.events!).filter((e: any) => e.merged_into === null && e.deleted_at === null).length;

@@ -92,10 +92,13 @@ export async function loadEventViews(
         : `SELECT count(*)::int AS reports, count(DISTINCT COALESCE(r.outlet_id, r.account_id, r.id))::int AS outlets,
                 ${independentSourcesSql('e.id', 'r.received_at <= $2::timestamptz')} AS independent
            FROM reports r WHERE r.event_id = e.id AND r.received_at <= $2::timestamptz`;
+  // The latest revision is the head's: made when its row says, or (a first without a row,
+  // implied) when the event was; events merged away or deleted before revisions were kept have
+  // neither.
   const rows = await db.query<ViewRow>(
     `SELECT e.id, t.code_name, e.sentence, e.happened_at, e.first_report_date, e.last_report_date, ent.entities,
             e.merged_into_event_id, e.deleted_at IS NOT NULL AS deleted, c.reports, c.outlets, c.independent
-            ${options.revision ? `, h.revision, COALESCE(rev.created_at, CASE WHEN h.event_id IS NOT NULL THEN e.created_at END, e.updated_at) AS revised_at` : ''}
+            ${options.revision ? ', h.revision, COALESCE(rev.created_at, CASE WHEN h.event_id IS NOT NULL THEN e.created_at END, e.updated_at) AS revised_at' : ''}
        FROM events e
        JOIN event_types t ON t.id = e.event_type_id
        CROSS JOIN LATERAL (${counts}) c
@@ -107,7 +110,6 @@ export async function loadEventViews(
            JOIN entities stored ON stored.id = x.id
            JOIN entities live ON live.id = stored.canonical_id AND live.deleted_at IS NULL
        ) ent
-       -- The latest revision: the head's, made when its row says; a first without one (implied) when the event was.
        ${options.revision ? 'LEFT JOIN event_revision_heads h ON h.event_id = e.id LEFT JOIN event_revisions rev ON rev.event_id = h.event_id AND rev.revision = h.revision' : ''}
       WHERE e.id = ANY($1::uuid[])`,
     countedUpTo === 'all' ? [ids] : [ids, 'seq' in countedUpTo ? countedUpTo.seq : countedUpTo.at],
