@@ -60,6 +60,32 @@ describe('copying rows into a table', () => {
     );
   });
 
+  it('when arrays hold quotes, braces, commas, backslashes, tabs, the word NULL, empty text and nulls, then each comes back as it went in', async () => {
+    const rows: CopyValue[][] = [
+      [
+        '00000000-0000-4000-8000-000000000001',
+        ['plain', 'a "quoted" word', '{braced}', 'com,ma', 'back\\slash', 'tab\there', 'line\nbreak', 'NULL', '', null, ' spaced '],
+        [1.5, null, -0.25, 1e300],
+        ['2026-11-30', null],
+        ['00000000-0000-4000-8000-00000000000a', null],
+      ],
+      ['00000000-0000-4000-8000-000000000002', [], [], null, null],
+      ['00000000-0000-4000-8000-000000000003', [null], null, [], ['00000000-0000-4000-8000-00000000000b']],
+    ];
+    const back = await db.transaction(async (tx) => {
+      await tx.query('CREATE TEMP TABLE listed (id uuid PRIMARY KEY, labels text[], amounts float8[], days date[], ids uuid[]) ON COMMIT DROP');
+      await tx.copyRows('listed', ['id', 'labels', 'amounts', 'days', 'ids'], rows);
+      return tx.query<Record<string, unknown>>(
+        `SELECT id, labels, amounts, ARRAY(SELECT to_char(d, 'YYYY-MM-DD') FROM unnest(days) WITH ORDINALITY AS x(d, n) ORDER BY n) AS days,
+                days IS NULL AS no_days, ids FROM listed ORDER BY id`,
+      );
+    });
+    assert.deepEqual(
+      back.map((row) => [row.id, row.labels, row.amounts, row.no_days ? null : row.days, row.ids]),
+      rows,
+    );
+  });
+
   it('when no rows are given, then nothing is written and nothing fails', async () => {
     const count = await withTable(async (tx) => {
       await tx.copyRows('copied', COLUMNS, []);
