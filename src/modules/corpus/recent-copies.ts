@@ -4,7 +4,9 @@
 // brought up to date under copy detection's lock (ingestLocksStore.lockCopies) before each use: the
 // reports written since it last looked are read by receive sequence value, and a span it does
 // not cover yet is read by receive time. Every writer of a fingerprinted report holds that
-// lock until it commits, so what it holds is exactly what the database holds.
+// lock until it commits, so what it holds is exactly what the database holds. Each is filed
+// under the entities its report names too, so that a text naming entities is looked up among
+// the reports naming them (copied's `naming`).
 import { DAY_MS } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db/database.js';
 import type { TextShingles } from './copy-fingerprint.js';
