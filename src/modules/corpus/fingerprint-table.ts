@@ -40,6 +40,9 @@ export interface CopyCandidate<Ref> {
 /** A text's longest key lists left unvisited (fewer than FEWEST_HITS: the count stays exact). */
 const SKIPPED_KEYS = 2;
 
+/** What judging a fingerprint sample by sample (copiedIn) costs, in counts of a fingerprint met under a key (copied). */
+const JUDGING_COST = 4;
+
 /** Fingerprints added before the files are remade (at least; else a quarter of those filed). */
 const MIN_UNFILED = 4_096;
 
@@ -113,16 +116,29 @@ export class FingerprintTable<Ref> {
     return table;
   }
 
+  /** The text's keys that `copied` visits, with how many fingerprints each files: shortest first, the longest SKIPPED_KEYS left out. */
+  private visitedKeys(text: TextShingles): { key: number; size: number }[] {
+    const { starts, unfiledCounts } = this;
+    const sizes = Array.from(text.keys, (key) => ({ key, size: starts[key + 1]! - starts[key]! + unfiledCounts[key]! }));
+    return sizes.sort((a, b) => a.size - b.size).slice(0, Math.max(0, sizes.length - SKIPPED_KEYS));
+  }
+
+  /**
+   * Whether looking the text up among these groups' fingerprints (copiedIn, each judged sample
+   * by sample) costs less than by its keys (copied, a count per fingerprint met).
+   */
+  cheaperIn(text: TextShingles, groups: Iterable<number>): boolean {
+    let byGroups = 0;
+    for (const group of groups) byGroups += this.groupLists.get(group)?.length ?? 0;
+    let byKeys = 0;
+    for (const { size } of this.visitedKeys(text)) byKeys += size;
+    return byGroups * JUDGING_COST <= byKeys;
+  }
+
   /** The fingerprints the text copies among those `eligible` admits. */
   copied(text: TextShingles, eligible: (entry: HeldFingerprint<Ref>) => boolean): CopyCandidate<Ref>[] {
     const { hits, touched, starts, filed, heads, links } = this;
-    const { unfiledCounts } = this;
-    // The text's keys by how many fingerprints each files, shortest first, the longest SKIPPED_KEYS left out.
-    const sizes = Array.from(text.keys, (key) => ({ key, size: starts[key + 1]! - starts[key]! + unfiledCounts[key]! }));
-    const visited = sizes
-      .sort((a, b) => a.size - b.size)
-      .slice(0, Math.max(0, sizes.length - SKIPPED_KEYS))
-      .map(({ key }) => key);
+    const visited = this.visitedKeys(text).map(({ key }) => key);
     let count = 0;
     for (const key of visited) {
       for (let i = starts[key]!, end = starts[key + 1]!; i < end; i++) {

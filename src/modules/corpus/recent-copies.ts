@@ -90,12 +90,14 @@ export class RecentCopies {
   copied(text: TextShingles, receivedMs: number, naming?: readonly string[]): CopyCandidate<string>[] {
     const eligible = (entry: HeldFingerprint<string>) => withinWindow(entry.receivedMs, receivedMs);
     if (naming === undefined) return this.table.copied(text, eligible);
-    const groups = [NAMING_NONE];
+    const groups = new Set([NAMING_NONE]);
     for (const id of naming) {
       const number = this.entityNumbers.get(id);
-      if (number !== undefined) groups.push(number);
+      if (number !== undefined) groups.add(number);
     }
-    return this.table.copiedIn(text, groups, eligible);
+    // The same answer either way: by the groups, or by the keys keeping those filed under one.
+    if (this.table.cheaperIn(text, groups)) return this.table.copiedIn(text, groups, eligible);
+    return this.table.copied(text, (entry) => eligible(entry) && entry.groups!.some((group) => groups.has(group)));
   }
 
   private load(rows: readonly FingerprintRow[]): void {
