@@ -8,8 +8,6 @@ export interface FingerprintRow {
   received_seq: number;
   received_ms: number;
   fingerprint: string; // hex
-  /** The entities it names (in roles and mentions), as stored: each a survivor when it was written. */
-  entity_ids: string[];
 }
 
 /** A report found copied: where it is and the group it is in. */
@@ -23,8 +21,7 @@ export interface CopiedReport {
   entity_ids: string[];
 }
 
-const FINGERPRINT_COLUMNS = `id, received_seq, (extract(epoch FROM received_at) * 1000)::float8 AS received_ms, encode(fingerprint, 'hex') AS fingerprint,
-  ARRAY(SELECT DISTINCT named.id FROM unnest(role_entity_ids || mention_ids) AS named(id) WHERE named.id IS NOT NULL) AS entity_ids`;
+const FINGERPRINT_COLUMNS = `id, received_seq, (extract(epoch FROM received_at) * 1000)::float8 AS received_ms, encode(fingerprint, 'hex') AS fingerprint`;
 
 export const copiesStore = {
   /**
@@ -46,21 +43,6 @@ export const copiesStore = {
         WHERE received_at >= to_timestamp($1::float8 / 1000) AND received_at < to_timestamp($2::float8 / 1000) AND fingerprint IS NOT NULL`,
       [fromMs, toMs],
     );
-  },
-
-  /** For each of these survivors, the entities it stands for (itself included): the ids a report naming it may have been written with. */
-  async standingFor(tx: Queryable, survivors: readonly string[]): Promise<Map<string, string[]>> {
-    const standing = new Map<string, string[]>();
-    if (survivors.length === 0) return standing;
-    const rows = await tx.query<{ id: string; canonical_id: string }>('SELECT id, canonical_id FROM entities WHERE canonical_id = ANY($1::uuid[])', [
-      survivors,
-    ]);
-    for (const { id, canonical_id } of rows) {
-      const ids = standing.get(canonical_id);
-      if (ids) ids.push(id);
-      else standing.set(canonical_id, [id]);
-    }
-    return standing;
   },
 
   /** These reports, with their event, copy group and the survivors of the entities they name. */

@@ -25,10 +25,7 @@ export interface FoundCopy {
  * sentence) rarely name one in common. Among the tens of thousands of reports of a 30-day
  * window, texts alone link such stories: at a million demo events the groups' pairwise
  * precision was 0.15 on texts alone, 0.9995 with this rule, recall 0.976 and 0.974
- * (bench/copy-thresholds.ts, bench/RESULTS.md "Independent sources"). A text naming entities
- * is looked up only among the reports filed under them (RecentCopies, by the ids written), so
- * a stored report whose entities have all been deleted since, which names none by this rule,
- * is met only by a text that names none.
+ * (bench/copy-thresholds.ts, bench/RESULTS.md "Independent sources").
  */
 export function namesShared(a: readonly string[], b: readonly string[]): boolean {
   if (a.length === 0 || b.length === 0) return true;
@@ -79,11 +76,7 @@ export class BatchCopies<Line> {
     if (lines.length === 0) return new BatchCopies(new Map(), new Map());
     const times = lines.map((l) => l.receivedAt.getTime());
     await copies.catchUp(tx, Math.min(...times), Math.max(...times));
-    // A line naming entities is looked up among the reports naming one of them (by any id they
-    // stand for) or none: no other could pass namesShared below.
-    const standing = await copiesStore.standingFor(tx, [...new Set(lines.flatMap((l) => l.entities))]);
-    const namingOf = (l: TextLine<Line>) => (l.entities.length === 0 ? undefined : l.entities.flatMap((id) => standing.get(id) ?? []));
-    const found = lines.map((l) => ({ l, candidates: copies.copied(l.text, l.receivedAt.getTime(), namingOf(l)) }));
+    const found = lines.map((l) => ({ l, candidates: copies.copied(l.text, l.receivedAt.getTime()) }));
     const ids = [...new Set(found.flatMap(({ candidates }) => candidates.map((c) => c.held.ref)))];
     const rows = new Map((ids.length === 0 ? [] : await copiesStore.copied(tx, ids)).map((row) => [row.id, row]));
     // Each line's stored candidates that are still stored and name an entity in common with it.

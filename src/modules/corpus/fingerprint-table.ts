@@ -13,11 +13,6 @@
 // a fingerprint needs FEWEST_HITS of its samples among the text's keys, so one met fewer than
 // FEWEST_HITS - SKIPPED_KEYS times under the others can never be copied, and the few met as
 // often are counted again exactly, sample by sample.
-//
-// A fingerprint may also be filed under groups of the holder's (copy detection's: the entities
-// its report names), and a look-up asked of some groups (copiedIn) judges each of their
-// fingerprints sample by sample: at a million demo events a text's keys lead to about 2,700
-// fingerprints, the entities it names to about 35 (bench/RESULTS.md, "A compact corpus").
 import { BINS, copyJudged, FEWEST_HITS, FINGERPRINT_BYTES, keyAt, SAMPLE_KEYS, samplesMarked, type TextShingles } from './copy-fingerprint.js';
 
 /** A fingerprint the table holds: the report it is of (or a bulk line's), when it was received, and its order. */
@@ -27,8 +22,6 @@ export interface HeldFingerprint<Ref> {
   /** Receive order: a receive sequence value, or a bulk line's place. */
   order: number;
   fingerprint: Uint8Array;
-  /** The groups it is also filed under (copiedIn): copy detection's, the entities its report names. */
-  groups?: readonly number[];
 }
 
 /** A fingerprint the new text copies (copyJudged): enough of its samples among the text's kept shingles. */
@@ -39,9 +32,6 @@ export interface CopyCandidate<Ref> {
 
 /** A text's longest key lists left unvisited (fewer than FEWEST_HITS: the count stays exact). */
 const SKIPPED_KEYS = 2;
-
-/** What judging a fingerprint sample by sample (copiedIn) costs, in counts of a fingerprint met under a key (copied). */
-const JUDGING_COST = 4;
 
 /** Fingerprints added before the files are remade (at least; else a quarter of those filed). */
 const MIN_UNFILED = 4_096;
@@ -70,11 +60,6 @@ export class FingerprintTable<Ref> {
   /** The keys of the text being looked up: marked with the look-up's stamp. */
   private readonly keyMarks = new Uint32Array(SAMPLE_KEYS);
   private stamp = 0;
-  /** The fingerprints filed under each group (copiedIn), and each fingerprint's groups (for filtered). */
-  private readonly groupLists = new Map<number, number[]>();
-  private readonly groupsOf: (readonly number[] | undefined)[] = [];
-  /** The fingerprints a grouped look-up has judged already (under another of its groups): marked with its stamp. */
-  private judgedMarks = new Uint32Array(1024);
 
   add(entry: HeldFingerprint<Ref>): void {
     const at = this.refs.length;
@@ -83,12 +68,6 @@ export class FingerprintTable<Ref> {
     this.receivedMs[at] = entry.receivedMs;
     this.orders[at] = entry.order;
     this.fingerprints.set(entry.fingerprint, at * FINGERPRINT_BYTES);
-    this.groupsOf.push(entry.groups);
-    for (const group of entry.groups ?? []) {
-      const list = this.groupLists.get(group);
-      if (list) list.push(at);
-      else this.groupLists.set(group, [at]);
-    }
     if (2 * (this.linkCount + BINS) > this.links.length) {
       const bigger = new Int32Array(this.links.length * 2);
       bigger.set(this.links);
@@ -106,39 +85,26 @@ export class FingerprintTable<Ref> {
     if (at + 1 - this.filedCount >= Math.max(MIN_UNFILED, this.filedCount / 4)) this.file();
   }
 
-  /** The fingerprints held that `keep` keeps, in a new table; their groups numbered anew by `regroup` when given. */
-  filtered(keep: (entry: HeldFingerprint<Ref>) => boolean, regroup?: (group: number) => number): FingerprintTable<Ref> {
+  /** The fingerprints held that `keep` keeps, in a new table. */
+  filtered(keep: (entry: HeldFingerprint<Ref>) => boolean): FingerprintTable<Ref> {
     const table = new FingerprintTable<Ref>();
     for (let at = 0; at < this.refs.length; at++) {
       const entry = this.entry(at);
-      if (keep(entry)) table.add(regroup && entry.groups ? { ...entry, groups: entry.groups.map(regroup) } : entry);
+      if (keep(entry)) table.add(entry);
     }
     return table;
   }
 
-  /** The text's keys that `copied` visits, with how many fingerprints each files: shortest first, the longest SKIPPED_KEYS left out. */
-  private visitedKeys(text: TextShingles): { key: number; size: number }[] {
-    const { starts, unfiledCounts } = this;
-    const sizes = Array.from(text.keys, (key) => ({ key, size: starts[key + 1]! - starts[key]! + unfiledCounts[key]! }));
-    return sizes.sort((a, b) => a.size - b.size).slice(0, Math.max(0, sizes.length - SKIPPED_KEYS));
-  }
-
-  /**
-   * Whether looking the text up among these groups' fingerprints (copiedIn, each judged sample
-   * by sample) costs less than by its keys (copied, a count per fingerprint met).
-   */
-  cheaperIn(text: TextShingles, groups: Iterable<number>): boolean {
-    let byGroups = 0;
-    for (const group of groups) byGroups += this.groupLists.get(group)?.length ?? 0;
-    let byKeys = 0;
-    for (const { size } of this.visitedKeys(text)) byKeys += size;
-    return byGroups * JUDGING_COST <= byKeys;
-  }
-
   /** The fingerprints the text copies among those `eligible` admits. */
   copied(text: TextShingles, eligible: (entry: HeldFingerprint<Ref>) => boolean): CopyCandidate<Ref>[] {
-    const { hits, touched, starts, filed, heads, links } = this;
-    const visited = this.visitedKeys(text).map(({ key }) => key);
+    const { hits, touched, starts, filed, heads, links, keyMarks } = this;
+    const { unfiledCounts } = this;
+    // The text's keys by how many fingerprints each files, shortest first, the longest SKIPPED_KEYS left out.
+    const sizes = Array.from(text.keys, (key) => ({ key, size: starts[key + 1]! - starts[key]! + unfiledCounts[key]! }));
+    const visited = sizes
+      .sort((a, b) => a.size - b.size)
+      .slice(0, Math.max(0, sizes.length - SKIPPED_KEYS))
+      .map(({ key }) => key);
     let count = 0;
     for (const key of visited) {
       for (let i = starts[key]!, end = starts[key + 1]!; i < end; i++) {
@@ -150,54 +116,23 @@ export class FingerprintTable<Ref> {
         if (hits[at]!++ === 0) touched[count++] = at;
       }
     }
-    this.markKeys(text);
+    if (++this.stamp === 0xffffffff) {
+      keyMarks.fill(0);
+      this.stamp = 1;
+    }
+    for (const key of text.keys) keyMarks[key] = this.stamp;
     const found: CopyCandidate<Ref>[] = [];
     for (let i = 0; i < count; i++) {
       const at = touched[i]!;
       const some = hits[at]!;
       hits[at] = 0;
       if (some < FEWEST_HITS - SKIPPED_KEYS) continue;
-      this.judge(text, at, eligible, found);
+      const all = samplesMarked(this.fingerprints, at * FINGERPRINT_BYTES, keyMarks, this.stamp);
+      if (all < FEWEST_HITS) continue;
+      const entry = this.entry(at);
+      if (copyJudged(all, text.fingerprint, entry.fingerprint) && eligible(entry)) found.push({ held: entry, hits: all });
     }
     return found;
-  }
-
-  /**
-   * What `copied` finds among the fingerprints filed under these groups: each of theirs judged
-   * by its samples (a group holds a few of the table's fingerprints, where a key a stock phrase
-   * samples holds thousands).
-   */
-  copiedIn(text: TextShingles, groups: Iterable<number>, eligible: (entry: HeldFingerprint<Ref>) => boolean): CopyCandidate<Ref>[] {
-    const stamp = this.markKeys(text);
-    const { judgedMarks } = this;
-    const found: CopyCandidate<Ref>[] = [];
-    for (const group of groups) {
-      for (const at of this.groupLists.get(group) ?? []) {
-        if (judgedMarks[at] === stamp) continue;
-        judgedMarks[at] = stamp;
-        this.judge(text, at, eligible, found);
-      }
-    }
-    return found;
-  }
-
-  /** Marks the text's keys (and so the look-up) with a new stamp; answers it. */
-  private markKeys(text: TextShingles): number {
-    if (++this.stamp === 0xffffffff) {
-      this.keyMarks.fill(0);
-      this.judgedMarks.fill(0);
-      this.stamp = 1;
-    }
-    for (const key of text.keys) this.keyMarks[key] = this.stamp;
-    return this.stamp;
-  }
-
-  /** Adds the fingerprint `at` to `found` when the text (its keys marked) copies it and `eligible` admits it. */
-  private judge(text: TextShingles, at: number, eligible: (entry: HeldFingerprint<Ref>) => boolean, found: CopyCandidate<Ref>[]): void {
-    const all = samplesMarked(this.fingerprints, at * FINGERPRINT_BYTES, this.keyMarks, this.stamp);
-    if (all < FEWEST_HITS) return;
-    const entry = this.entry(at);
-    if (copyJudged(all, text.fingerprint, entry.fingerprint) && eligible(entry)) found.push({ held: entry, hits: all });
   }
 
   private entry(at: number): HeldFingerprint<Ref> {
@@ -206,7 +141,6 @@ export class FingerprintTable<Ref> {
       receivedMs: this.receivedMs[at]!,
       order: this.orders[at]!,
       fingerprint: this.fingerprints.subarray(at * FINGERPRINT_BYTES, (at + 1) * FINGERPRINT_BYTES),
-      groups: this.groupsOf[at],
     };
   }
 
@@ -237,7 +171,6 @@ export class FingerprintTable<Ref> {
     this.fingerprints = grown(this.fingerprints, capacity * FINGERPRINT_BYTES);
     this.hits = grown(this.hits, capacity);
     this.touched = grown(this.touched, capacity);
-    this.judgedMarks = grown(this.judgedMarks, capacity);
   }
 }
 
