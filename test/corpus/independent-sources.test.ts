@@ -127,17 +127,6 @@ describe('independent sources', () => {
     assert.deepEqual([naming.incident_id, naming.copy_of_report_id], [first.incident_id, first.id]);
   });
 
-  it('when the entity a stored report names is merged into another, then a copy naming the survivor is one', async () => {
-    const texts = story('ferry-fire');
-    const [alias, survivor] = [await corpus.entity(), await corpus.entity()];
-    const origin = await article({ outlet: 5, party: alias, text: texts.wire, hoursAgo: 3 });
-    const merged = await corpus.ops('POST', `/entities/${alias}/merge`, { into_entity_id: survivor });
-    assert.equal(merged.status, 200, merged.text);
-    // Looked up by the survivor: the report was written naming the entity merged away.
-    const copy = await article({ outlet: 6, party: survivor, text: texts.copy(), hoursAgo: 2 });
-    assert.deepEqual([copy.incident_id, copy.copy_of_report_id], [origin.incident_id, origin.id]);
-  });
-
   it('when a copy names an incident_id, then it joins that event, and counts there as its own origin', async () => {
     const texts = story('quake');
     const [x, y] = [await corpus.entity(), await corpus.entity()];
@@ -313,5 +302,16 @@ describe('independent sources', () => {
     });
     assert.equal(tooLong.status, 400, tooLong.text);
     assert.match(tooLong.text, /text/);
+  });
+
+  it('when the entity a stored report names is merged into another, then a copy naming the survivor is one', async () => {
+    const texts = story('ferry-fire');
+    const [alias, survivor] = [await corpus.entity(), await corpus.entity()];
+    const origin = await article({ outlet: 5, party: alias, text: texts.wire, hoursAgo: 3 });
+    const merged = await corpus.ops('POST', `/entities/${alias}/merge`, { into_entity_id: survivor });
+    assert.equal(merged.status, 200, merged.text);
+    // Looked up by the survivor: the report was written naming the entity merged away.
+    const copy = await article({ outlet: 6, party: survivor, text: texts.copy(), hoursAgo: 2 });
+    assert.deepEqual([copy.incident_id, copy.copy_of_report_id], [origin.incident_id, origin.id]);
   });
 });
