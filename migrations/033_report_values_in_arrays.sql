@@ -11,6 +11,7 @@
 -- order), an array NULL when all its elements would be (no dates, no amounts…). unnest() of
 -- the arrays together gives the rows back; views named after the tables do so for ad-hoc
 -- reading and the tests.
+
 -- The reports with their values, in receive order. Setting the new columns with an UPDATE
 -- would leave every report's old version behind and put the new one wherever there was room,
 -- out of the receive order the range (BRIN) indexes of received_at and received_seq rely on;
