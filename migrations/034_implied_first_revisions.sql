@@ -5,9 +5,9 @@
 -- it) no merged events: about 80 bytes of heap and index entry an event, three quarters of
 -- event_revisions' rows after a load. What it says is what the event's own row does: it was
 -- made then. So such a first revision is implied (event-revisions.store.ts): listed with the
--- event's created_at (where its row said a moment later) while it is kept (made within the 90 days revisions are kept, or the
--- event's latest), and the head row (event_revision_heads) still holds its number and state.
--- A first revision that merged events in keeps its row.
+-- event's created_at (where its row said a moment later) while it is kept (made within the 90
+-- days revisions are kept, or the event's latest), and the head row (event_revision_heads)
+-- still holds its number and state. A first revision that merged events in keeps its row.
 --
 -- The rows are dropped by writing the table again without them (as migration 028 did): a
 -- DELETE would leave their space inside the table.

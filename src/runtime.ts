@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import { accountsService, type AccountsService } from './modules/accounts/accounts.service.js';
 import { eventChanges, REFRESH_EVENTS_JOB, type EventChanges } from './modules/corpus/event-changes.js';
 import { type EventReads, eventReads as eventReadsOf } from './modules/corpus/event-reads.js';
-import { REVISION_RETENTION_MS } from './modules/corpus/event-revisions.js';
+import { revisionsKeptSince } from './modules/corpus/event-revisions.js';
 import { eventRevisionsStore } from './modules/corpus/event-revisions.store.js';
 import { beatEntriesService, type BeatEntriesService } from './modules/beats/beat-entries.service.js';
 import { BEAT_BACKFILL_JOB, beatRecording } from './modules/beats/beat-recording.js';
@@ -190,7 +190,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     { name: 'rate counters', tables: [], run: () => limiter.sweep().then(() => 0) }, // in memory on the embedded database
     { name: 'idempotency claims', tables: ['idempotency_claims'], run: claims.sweep },
     { name: 'search executions', tables: ['search_executions'], run: search.sweep },
-    { name: 'event revisions', tables: ['event_revisions'], run: () => eventRevisionsStore.sweep(db, new Date(clock.nowMs() - REVISION_RETENTION_MS)) },
+    { name: 'event revisions', tables: ['event_revisions'], run: () => eventRevisionsStore.sweep(db, revisionsKeptSince(clock.nowMs())) },
     { name: 'finished jobs', tables: ['jobs'], run: jobs.sweep },
     { name: 'webhook deliveries', tables: ['sensor_deliveries', 'sensor_delivery_targets'], run: outbox.sweep },
     { name: 'console sessions', tables: ['console_sessions'], run: sessions.sweepSessions },

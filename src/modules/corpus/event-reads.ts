@@ -5,7 +5,7 @@
 import type { Database, Queryable } from '../../platform/db/database.js';
 import { ProblemError } from '../../platform/problems.js';
 import type { Clock } from '../../platform/clock.js';
-import { REVISION_RETENTION_MS } from './event-revisions.js';
+import { revisionsKeptSince } from './event-revisions.js';
 import { eventRevisionsStore } from './event-revisions.store.js';
 import { type EventView, loadEventViews, searchEventOf } from './event-view.js';
 import { eventsStore } from './events.store.js';
@@ -64,8 +64,7 @@ export function eventReads({ db, clock }: { db: Database; clock: Clock }) {
     async revisions(id: string, query: { limit: number; starting_after?: number }) {
       const survivor = await liveEventId(db, id);
       if (!survivor) throw notFound(id);
-      const keptSince = new Date(clock.nowMs() - REVISION_RETENTION_MS);
-      const rows = await eventRevisionsStore.list(db, survivor, query.limit + 1, query.starting_after ?? null, keptSince);
+      const rows = await eventRevisionsStore.list(db, survivor, query.limit + 1, query.starting_after ?? null, revisionsKeptSince(clock.nowMs()));
       const data = rows.slice(0, query.limit).map((row) => ({
         object: 'event_revision' as const,
         event_id: row.event_id,

@@ -136,13 +136,13 @@ export const eventRevisionsStore = {
    */
   list(db: Queryable, eventId: string, limit: number, before: number | null, keptSince: Date): Promise<RevisionRow[]> {
     return db.query<RevisionRow>(
-      `SELECT event_id, revision, created_at, changes, merged_event_ids FROM event_revisions
-        WHERE event_id = $1 AND ($2::int IS NULL OR revision < $2)
+      `WITH stored AS MATERIALIZED (SELECT event_id, revision, created_at, changes, merged_event_ids FROM event_revisions WHERE event_id = $1)
+       SELECT * FROM stored WHERE $2::int IS NULL OR revision < $2
        UNION ALL
        SELECT e.id, 1, e.created_at, '{}'::jsonb, '{}'::uuid[] FROM events e
         WHERE e.id = $1 AND ($2::int IS NULL OR 1 < $2)
-          AND NOT EXISTS (SELECT 1 FROM event_revisions WHERE event_id = $1 AND revision = 1)
-          AND (e.created_at >= $4 OR NOT EXISTS (SELECT 1 FROM event_revisions WHERE event_id = $1))
+          AND NOT EXISTS (SELECT 1 FROM stored WHERE revision = 1)
+          AND (e.created_at >= $4 OR NOT EXISTS (SELECT 1 FROM stored))
        ORDER BY revision DESC LIMIT $3`,
       [eventId, before, limit, keptSince],
     );
