@@ -349,6 +349,13 @@ describe('bulk ingest equivalence', () => {
       [[one.typeId, bulk.typeId]],
     );
     assert.equal(offAnchor[0]!.n, 0, 'entity rows whose anchor is not their event window anchor');
+    // No key keeps an event's entity rows one per entity (migration 035): its writers do.
+    const repeated = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM event_entities ee JOIN events e ON e.id = ee.event_id
+        WHERE e.event_type_id = ANY($1::uuid[]) GROUP BY ee.event_id, ee.entity_id HAVING count(*) > 1) AS twice`,
+      [[one.typeId, bulk.typeId]],
+    );
+    assert.equal(repeated[0]!.n, 0, 'an event with two rows for one entity');
     // These references have no foreign keys (migrations 017 and 033: values and mentions are
     // arrays on the report's row): the code that writes them keeps them.
     const dangling = await db.query<{ what: string; n: number }>(

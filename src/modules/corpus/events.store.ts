@@ -129,6 +129,28 @@ const EVENT_STATE_COLUMNS = [
   'updated_at',
 ];
 
+/**
+ * SQL that makes the entity rows of these events (an array expression) those of \`wanted\` (a
+ * query of event_entities' columns, one row per event and entity): rows no longer wanted are
+ * deleted, rows that differ updated, missing ones added, and rows as wanted left alone (each
+ * write of a row is one in every index of event_entities, and a dead row to vacuum). Disjoint
+ * rows, so the sub-statements of one statement never touch the same one. No key stops a second
+ * row for an event and entity (migration 035): the caller holds the events' rows locked, as
+ * every writer of their entity rows does, so no other writer adds one meanwhile.
+ */
+const entityRowsWritten = (eventIds: string) => `gone AS (
+         DELETE FROM event_entities ee WHERE ee.event_id = ANY(${eventIds})
+            AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.event_id = ee.event_id AND w.entity_id = ee.entity_id)
+       ), changed AS (
+         UPDATE event_entities ee SET participant = w.participant, first_report_date = w.first_report_date, anchor = w.anchor
+           FROM wanted w
+          WHERE ee.event_id = w.event_id AND ee.entity_id = w.entity_id
+            AND (ee.participant, ee.first_report_date, ee.anchor) IS DISTINCT FROM (w.participant, w.first_report_date, w.anchor)
+       )
+       INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
+       SELECT w.event_id, w.entity_id, w.participant, w.first_report_date, w.anchor FROM wanted w
+        WHERE NOT EXISTS (SELECT 1 FROM event_entities ee WHERE ee.event_id = w.event_id AND ee.entity_id = w.entity_id)`;
+
 /** The columns of event_entities, in the order entityRows makes its rows. */
 const ENTITY_COLUMNS = ['event_id', 'entity_id', 'participant', 'first_report_date', 'anchor'];
 
@@ -254,20 +276,15 @@ export const eventsStore = {
       at: Date;
     },
   ) {
-    // The entity rows are kept, changed, added and removed in place: disjoint rows, so the
-    // sub-statements of one statement never touch the same one.
     await db.query(
       `WITH summary AS (
          UPDATE events SET first_report_date = $2, last_report_date = $3, happened_at = $4, happened_on = $5::date, sentence = $6,
                 involved_entity_ids = $7::uuid[], updated_at = $8, source_seqs = $9::bigint[], type_version = $11 WHERE id = $1
-       ), gone AS (
-         DELETE FROM event_entities WHERE event_id = $1 AND entity_id <> ALL($7::uuid[])
-       )
-       INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
-       SELECT $1, id, id = ANY($10::uuid[]), $2, ${windowAnchorSql('$5::date', '$2::timestamptz')} FROM unnest($7::uuid[]) AS t(id)
-       ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = EXCLUDED.participant, first_report_date = EXCLUDED.first_report_date, anchor = EXCLUDED.anchor
-        WHERE (event_entities.participant, event_entities.first_report_date, event_entities.anchor)
-              IS DISTINCT FROM (EXCLUDED.participant, EXCLUDED.first_report_date, EXCLUDED.anchor)`,
+       ), wanted AS (
+         SELECT $1::uuid AS event_id, id AS entity_id, id = ANY($10::uuid[]) AS participant, $2::timestamptz AS first_report_date,
+                ${windowAnchorSql('$5::date', '$2::timestamptz')} AS anchor
+           FROM unnest($7::uuid[]) AS t(id)
+       ), ${entityRowsWritten('ARRAY[$1::uuid]')}`,
       [
         eventId,
         summary.first,
@@ -307,20 +324,12 @@ export const eventsStore = {
         [...columnsOf(updated.map(stateRow), STATE_ROW_WIDTH), at],
       );
       // Most of an updated event's entity rows stand as they were (a new report adds an
-      // entity or two): only the rows that differ are written, the others left alone (each
-      // write of a row is one in every index of event_entities, and a dead row to vacuum).
+      // entity or two): entityRowsWritten writes only the rows that differ.
       const rows = entityRows(updated);
       await db.query(
         `WITH wanted AS (
            SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::timestamptz[], $5::timestamptz[]) AS t(event_id, entity_id, participant, first_report_date, anchor)
-         ), gone AS (
-           DELETE FROM event_entities ee WHERE ee.event_id = ANY($6::uuid[])
-              AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.event_id = ee.event_id AND w.entity_id = ee.entity_id)
-         )
-         INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor) SELECT * FROM wanted
-         ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = EXCLUDED.participant, first_report_date = EXCLUDED.first_report_date, anchor = EXCLUDED.anchor
-          WHERE (event_entities.participant, event_entities.first_report_date, event_entities.anchor)
-                IS DISTINCT FROM (EXCLUDED.participant, EXCLUDED.first_report_date, EXCLUDED.anchor)`,
+         ), ${entityRowsWritten('$6::uuid[]')}`,
         [...columnsOf(rows, ENTITY_COLUMNS.length), updated.map((state) => state.id)],
       );
     }

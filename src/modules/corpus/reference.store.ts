@@ -143,11 +143,18 @@ export const referenceStore = {
     await db.query('UPDATE entities SET canonical_id = $2 WHERE canonical_id = $1', [from, to]);
     await bumpFilterVersion(db, 'entities'); // saved filters naming `from` now mean `to`
     await db.query('UPDATE entities SET merged_into = $2 WHERE id = $1', [from, to]);
-    // The filter index follows: the survivor takes over the merged entity's events.
+    // The filter index follows: the survivor takes over the merged entity's events, which the
+    // caller holds locked (no other writer adds the survivor's rows meanwhile, migration 035).
+    // Where an event names both, the survivor's row stays and is a participant if either was.
     await db.query(
-      `INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
-       SELECT event_id, $2, participant, first_report_date, anchor FROM event_entities WHERE entity_id = $1
-       ON CONFLICT (event_id, entity_id) DO UPDATE SET participant = event_entities.participant OR EXCLUDED.participant`,
+      `UPDATE event_entities ee SET participant = true
+         FROM event_entities merged
+        WHERE merged.entity_id = $1 AND merged.participant AND ee.event_id = merged.event_id AND ee.entity_id = $2 AND NOT ee.participant`,
+      [from, to],
+    );
+    await db.query(
+      `UPDATE event_entities merged SET entity_id = $2
+        WHERE merged.entity_id = $1 AND NOT EXISTS (SELECT 1 FROM event_entities ee WHERE ee.event_id = merged.event_id AND ee.entity_id = $2)`,
       [from, to],
     );
     await db.query('DELETE FROM event_entities WHERE entity_id = $1', [from]);
