@@ -5,9 +5,10 @@
 // 90 days are swept, the latest kept.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startArticleServer, type TestCorpus } from '../helpers/corpus.js';
+import { migrate } from '../../src/platform/db/migrate.js';
+import { startArticleServer, type TestCorpus, testCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
-import type { TestServer } from '../helpers/server.js';
+import { isolatedDatabase, startServer, type TestServer } from '../helpers/server.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
 const hoursBefore = (hours: number, from = NOW) => new Date(Date.parse(from) - hours * 3_600_000).toISOString();
@@ -186,5 +187,71 @@ describe('events by id and their revisions', () => {
     );
     assert.equal((await event(id)).revision, 2);
     await server.ops.post('/clock', { now: NOW });
+  });
+});
+
+// Migration 036 keeps a revision's changes in fewer bytes (stored-revision-changes.ts). Rows
+// written before it in the API's form read the same once it has converted them. On a database
+// of its own: the migration writes the whole table again.
+describe('revisions stored before migration 036', () => {
+  let server: TestServer;
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+  before(async () => {
+    database = await isolatedDatabase();
+    server = await startServer(database.env);
+    await server.ops.post('/clock', { now: NOW });
+  });
+  after(async () => {
+    await server.close();
+    await database.drop();
+  });
+
+  it('when rows hold the API form of their changes, then the migration converts them and they read as before', async () => {
+    const corpus = testCorpus(server);
+    const type = await corpus.eventType();
+    const outlets = [await corpus.outlet(), await corpus.outlet()];
+    const { key } = await corpus.account(0, ['EVENTS_READ']);
+    const [party, mentioned, target] = [await corpus.entity('Party Co'), await corpus.entity('Mentioned Co'), await corpus.entity('Target Co')];
+    const post = (outlet: number, hoursAgo: number, extra: Record<string, unknown> = {}) =>
+      corpus.article({
+        outlet_id: outlets[outlet],
+        event_type_id: type.id,
+        published_at: hoursBefore(hoursAgo),
+        roles: [{ role: 'party', entity_id: party }],
+        ...extra,
+      });
+    const id = await post(0, 5);
+    // Earlier and with a day it happened: every date and count moves, happened_at from null.
+    await server.ops.post('/clock', { now: '2026-11-20T12:05:00.000Z' });
+    assert.equal(await post(1, 8, { happened_at: '2026-11-19', mentioned_entity_ids: [mentioned] }), id);
+    // An entity merge: one added, one removed.
+    assert.equal((await corpus.ops('POST', `/entities/${mentioned}/merge`, { into_entity_id: target })).status, 200);
+    await server.ops.post('/drain');
+    const read = async () => {
+      const answer = await server.http.get(`/v1/events/${id}/revisions`, bearer(key));
+      assert.equal(answer.status, 200, answer.text);
+      return answer.json.data;
+    };
+    const converted = await read();
+    const changed = new Set(converted.flatMap((r: { changes: object }) => Object.keys(r.changes)));
+    for (const field of ['first_report_date', 'last_report_date', 'happened_at', 'matched_report_count', 'involved_entities'])
+      assert.ok(changed.has(field), field);
+
+    const { db } = server.runtime;
+    for (const revision of converted.filter((r: { revision: number }) => r.revision > 1)) {
+      await db.query('UPDATE event_revisions SET changes = $3::jsonb WHERE event_id = $1 AND revision = $2', [
+        id,
+        revision.revision,
+        JSON.stringify(revision.changes),
+      ]);
+    }
+    assert.equal(
+      (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM event_revisions WHERE event_id = $1 AND changes ? 'last_report_date'", [id]))[0]!.n,
+      2,
+    );
+    await db.query("DELETE FROM schema_migrations WHERE name = '036_compact_revision_changes.sql'");
+    assert.deepEqual(await migrate(db), ['036_compact_revision_changes.sql']);
+    assert.equal((await db.query<{ n: number }>("SELECT count(*)::int AS n FROM event_revisions WHERE event_id = $1 AND changes ? 'l'", [id]))[0]!.n, 2);
+    assert.deepEqual(await read(), converted);
   });
 });

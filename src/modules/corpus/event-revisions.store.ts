@@ -1,10 +1,11 @@
-// SQL of event revisions (migrations 024, 028): each event's head (its latest revision's number
+// SQL of event revisions (migrations 024, 028, 034, 036): each event's head (its latest revision's number
 // and state), the ones written by a change (which move the head), an event's list newest
 // first, and the retention sweep.
 import type { Queryable } from '../../platform/db/database.js';
 import { deleteInBatches } from '../../platform/retention.js';
 import type { InvolvedEntity } from './event-view.js';
 import type { RevisionChanges, RevisionState } from './revision-changes.js';
+import { changesOfStored, entityIdsOf, type StoredChanges, storedChanges } from './stored-revision-changes.js';
 
 export interface RevisionRow {
   event_id: string;
@@ -99,7 +100,7 @@ export const eventRevisionsStore = {
       await tx.copyRows(
         'event_revisions',
         ['event_id', 'revision', 'created_at', 'changes', 'merged_event_ids'],
-        stored.map((r) => [r.eventId, r.revision, at, JSON.stringify(r.changes), `{${r.mergedEventIds.join(',')}}`]),
+        stored.map((r) => [r.eventId, r.revision, at, JSON.stringify(storedChanges(r.changes)), `{${r.mergedEventIds.join(',')}}`]),
       );
     }
     const column = <T>(value: (state: RevisionState) => T) => revisions.map((r) => value(r.state));
@@ -134,8 +135,8 @@ export const eventRevisionsStore = {
    * of them. An implied first (no row) is listed as made with the event, while it is kept:
    * made since `keptSince`, or the event's latest.
    */
-  list(db: Queryable, eventId: string, limit: number, before: number | null, keptSince: Date): Promise<RevisionRow[]> {
-    return db.query<RevisionRow>(
+  async list(db: Queryable, eventId: string, limit: number, before: number | null, keptSince: Date): Promise<RevisionRow[]> {
+    const rows = await db.query<Omit<RevisionRow, 'changes'> & { changes: StoredChanges }>(
       `WITH stored AS MATERIALIZED (SELECT event_id, revision, created_at, changes, merged_event_ids FROM event_revisions WHERE event_id = $1)
        SELECT * FROM stored WHERE $2::int IS NULL OR revision < $2
        UNION ALL
@@ -146,6 +147,10 @@ export const eventRevisionsStore = {
        ORDER BY revision DESC LIMIT $3`,
       [eventId, before, limit, keptSince],
     );
+    const ids = [...new Set(rows.flatMap((row) => entityIdsOf(row.changes)))];
+    const entities = ids.length === 0 ? [] : await db.query<InvolvedEntity>('SELECT id, name, type FROM entities WHERE id = ANY($1::uuid[])', [ids]);
+    const byId = new Map(entities.map((entity) => [entity.id, entity]));
+    return rows.map((row) => ({ ...row, changes: changesOfStored(row.changes, byId) }));
   },
 
   /** Deletes revisions made before `before` that are not their event's latest; answers how many. Rows another sweep holds are skipped. */

@@ -18,7 +18,7 @@ const SCALAR_FIELDS = [
   'independent_source_count',
 ] as const satisfies readonly (keyof RevisionState)[];
 
-type ScalarField = (typeof SCALAR_FIELDS)[number];
+export type ScalarField = (typeof SCALAR_FIELDS)[number];
 export type RevisionChanges = { [K in ScalarField]?: { from: RevisionState[K]; to: RevisionState[K] } } & {
   involved_entities?: { added: InvolvedEntity[]; removed: InvolvedEntity[] };
 };
