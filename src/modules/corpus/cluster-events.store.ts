@@ -74,8 +74,7 @@ export const clusterEventsStore = {
   /** The entities each role of these events names (as indexed: live survivors). */
   roleEntitiesOf(tx: Queryable, ids: readonly string[]) {
     return tx.query<{ event_id: string; role_id: string; entity_id: string }>(
-      // The live events named as well (migration 037): the events read by id, not all of them.
-      'SELECT DISTINCT event_id, role_id, entity_id FROM event_role_values WHERE event_id = ANY($1::uuid[]) AND live_event_id = ANY($1::uuid[]) AND entity_id IS NOT NULL',
+      'SELECT DISTINCT event_id, role_id, entity_id FROM event_role_values WHERE event_id = ANY($1::uuid[]) AND entity_id IS NOT NULL',
       [ids],
     );
   },

@@ -78,7 +78,7 @@ export const memoryIndexStore = {
       tx,
       'e.id = ANY($1::uuid[])',
       [ids],
-      (column) => `${column} = ANY($1::uuid[])`,
+      (alias) => `${alias}.event_id = ANY($1::uuid[])`,
       () => [ids],
       'one-by-one',
     );
@@ -88,7 +88,7 @@ export const memoryIndexStore = {
   async eventsAfter(tx: Queryable, afterId: string | null, limit: number): Promise<IndexedEvent[]> {
     // The index rows of the chunk's id range, read by range (the rows of events merged or
     // deleted within it are left out after): much faster than a look-up per id.
-    const rows = (column: string) => `${column} BETWEEN $1::uuid AND $2::uuid`;
+    const rows = (alias: string) => `${alias}.event_id BETWEEN $1::uuid AND $2::uuid`;
     const range = (ids: readonly string[]) => [ids[0], ids[ids.length - 1]];
     return afterId === null
       ? readFacts(tx, 'TRUE ORDER BY e.id LIMIT $1', [limit], rows, range, 'at-once')
@@ -156,15 +156,14 @@ export async function purgeSearchLog(db: Queryable, at: { now: Date; notedBefore
 
 /**
  * The live events `where` selects (over `e`, with its own ORDER BY and LIMIT), with their facts
- * from the index rows `rows(column)` selects (over an event id column) with `rowParams(ids)`: at
- * least theirs (others are left out). The views name their live event's id as well
- * (live_event_id, migration 037), so that PostgreSQL reads the events by the same condition.
+ * from the index rows `rows(alias)` selects with `rowParams(ids)`: at least theirs (others are
+ * left out).
  */
 async function readFacts(
   tx: Queryable,
   where: string,
   params: readonly unknown[],
-  rows: (column: string) => string,
+  rows: (alias: string) => string,
   rowParams: (ids: readonly string[]) => readonly unknown[],
   order: 'at-once' | 'one-by-one',
 ): Promise<IndexedEvent[]> {
@@ -177,12 +176,12 @@ async function readFacts(
   const ids = rowParams(events.map((e) => e.id));
   const readEntities = () =>
     tx.query<{ event_id: string; entity_id: string; participant: boolean }>(
-      `SELECT event_id, entity_id, participant FROM event_entities ee WHERE ${rows('ee.event_id')}`,
+      `SELECT event_id, entity_id, participant FROM event_entities ee WHERE ${rows('ee')}`,
       ids,
     );
   const readSources = () =>
     tx.query<{ event_id: string; source_id: string; source_kind: string }>(
-      `SELECT event_id, source_id, source_kind FROM event_sources s WHERE ${rows('s.event_id')} AND ${rows('s.live_event_id')}`,
+      `SELECT event_id, source_id, source_kind FROM event_sources s WHERE ${rows('s')}`,
       ids,
     );
   const readValues = () =>
@@ -196,7 +195,7 @@ async function readFacts(
       amount_unit: string | null;
     }>(
       `SELECT event_id, role_id, source_kind, entity_id, (extract(epoch FROM date_value) * 1000)::float8 AS date_ms, amount_value, amount_unit
-         FROM event_role_values v WHERE ${rows('v.event_id')} AND ${rows('v.live_event_id')}`,
+         FROM event_role_values v WHERE ${rows('v')}`,
       ids,
     );
   // The reports of the events where two share a copy group (only their independent sources
@@ -205,7 +204,7 @@ async function readFacts(
     tx.query<{ event_id: string; grp: string; source: string; source_kind: string; us: number; seq: number }>(
       `SELECT r.event_id, COALESCE(r.copy_group, r.received_seq)::text AS grp, COALESCE(r.outlet_id, r.account_id, r.id) AS source, r.source_kind,
               (extract(epoch FROM r.report_date) * 1000000)::float8 AS us, r.received_seq AS seq
-         FROM reports r WHERE ${rows('r.event_id')} AND r.event_id IN (SELECT c.event_id FROM reports c WHERE ${rows('c.event_id')} AND c.copy_group IS NOT NULL)`,
+         FROM reports r WHERE ${rows('r')} AND r.event_id IN (SELECT c.event_id FROM reports c WHERE ${rows('c')} AND c.copy_group IS NOT NULL)`,
       ids,
     );
   // At once from a pool: on PostgreSQL, four connections. A transaction's one connection
