@@ -54,14 +54,23 @@ export interface LockedSurvivor {
 }
 
 /**
+ * FROM items giving `e` (id, canonical_id) for each entity of the uuid[] parameter `ids`, each
+ * looked up by its key (OFFSET 0 keeps the planner from it). A bulk batch names thousands of
+ * entities, for which a planner reading the table's statistics chose to scan every entity
+ * twice and join them by hash: 0.3 s a batch at 276,000 entities, where the look-ups take 0.04 s.
+ */
+const entitiesOf = (ids: string) =>
+  `(SELECT DISTINCT id FROM unnest(${ids}::uuid[]) AS u (id)) AS x
+   CROSS JOIN LATERAL (SELECT e.id, e.canonical_id FROM entities e WHERE e.id = x.id OFFSET 0) AS e`;
+
+/**
  * The entities of the uuid[] parameter `ids` with their survivors, whose rows it share-locks
  * in id order: one statement, the lock re-reading the survivor's row as it is once held (a
  * survivor merged meanwhile then shows `survivor` false; deleted meanwhile, `deleted`).
  */
 export const lockedSurvivors = (ids: string) =>
   `SELECT e.id, c.id AS canonical_id, c.name, c.deleted_at IS NOT NULL AS deleted, c.canonical_id = c.id AS survivor
-     FROM entities e JOIN entities c ON c.id = e.canonical_id
-    WHERE e.id = ANY(${ids}::uuid[])
+     FROM ${entitiesOf(ids)} JOIN entities c ON c.id = e.canonical_id
     ORDER BY c.id FOR SHARE OF c`;
 
 const EVENT_TYPE_COLUMNS = 'id, code_name, name, description, sentence_template, accepting_reports, version';
@@ -120,8 +129,7 @@ export const referenceStore = {
   resolveEntities(db: Queryable, ids: readonly string[]) {
     return db.query<{ id: string; canonical_id: string; name: string; type: string | null; deleted: boolean }>(
       `SELECT e.id, c.id AS canonical_id, c.name, c.type, c.deleted_at IS NOT NULL AS deleted
-         FROM entities e JOIN entities c ON c.id = e.canonical_id
-        WHERE e.id = ANY($1::uuid[])`,
+         FROM ${entitiesOf('$1')} JOIN entities c ON c.id = e.canonical_id`,
       [ids],
     );
   },
