@@ -35,7 +35,7 @@ export function storedChanges(changes: RevisionChanges): StoredChanges {
   return stored;
 }
 
-/** The ids of the entities these stored changes name, for entitiesOf to read. */
+/** The ids of the entities these stored changes name, for a read to look up. */
 export function entityIdsOf(stored: StoredChanges): string[] {
   const entities = stored.e as [string[], string[]] | undefined;
   return entities ? [...entities[0], ...entities[1]] : [];
@@ -50,6 +50,7 @@ export function changesOfStored(stored: StoredChanges, entities: ReadonlyMap<str
   }
   const ids = stored.e as [string[], string[]] | undefined;
   if (ids) {
+    // Entities are never removed (a deleted one keeps its row): a missing one is not expected.
     const named = (id: string) => entities.get(id) ?? { id, name: '', type: null };
     changes.involved_entities = { added: ids[0].map(named), removed: ids[1].map(named) };
   }
