@@ -6,8 +6,9 @@
 -- batch). Their event_id is the report's, and PostgreSQL carries only equalities across a
 -- join: the reports were read by the range or list, but the join to the live events read
 -- every live event, and on a table whose statistics lagged behind a load the entity look-up
--- read every entity, at each call. At a million events a build read the events 200 times over
--- in each view (192 s), and a catch-up of 300 events took 0.2 s at a fifth of that.
+-- read every entity, at each call. At a million events a build read every live event 200
+-- times over in each view (bench/RESULTS.md: 268 s to build, 193 s with this), and a look-up of
+-- 300 events' role values took 0.2 s at a fifth of that.
 --
 -- The event and the entity are now looked up for each report and value (LATERAL, OFFSET 0
 -- keeps the planner from turning that back into a join of whole tables): a reader pays for
