@@ -9,7 +9,7 @@ import { loadEventViews } from './event-view.js';
 import { changesBetween, type RevisionState, revisionStateOf } from './revision-changes.js';
 
 /** Revisions are kept this long; an event keeps its latest whatever its age. */
-export const REVISION_RETENTION_MS = 90 * 24 * 3_600_000;
+const REVISION_RETENTION_MS = 90 * 24 * 3_600_000;
 
 /** The oldest a revision may have been made at `nowMs` and still be kept (the sweep's cut, and the implied first's). */
 export const revisionsKeptSince = (nowMs: number) => new Date(nowMs - REVISION_RETENTION_MS);

@@ -8,7 +8,7 @@ import type { InvolvedEntity, SearchEvent } from './event-view.js';
 /** The fields of the search-event view that can change, as a revision records them. */
 export type RevisionState = Omit<SearchEvent, 'object' | 'id' | 'event_type'>;
 
-const SCALAR_FIELDS = [
+export const SCALAR_FIELDS = [
   'sentence',
   'happened_at',
   'first_report_date',

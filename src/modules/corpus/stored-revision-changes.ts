@@ -4,7 +4,7 @@
 // alone (names and types never change: they are read back with the revision). About 430
 // bytes a revision in the API's form, the largest part of event_revisions; under half that so.
 import type { InvolvedEntity } from './event-view.js';
-import type { RevisionChanges, ScalarField } from './revision-changes.js';
+import { type RevisionChanges, SCALAR_FIELDS, type ScalarField } from './revision-changes.js';
 
 /** Each scalar field's letter; the involved entities are `e`, [added ids, removed ids]. */
 const LETTERS: Record<ScalarField, string> = {
@@ -16,7 +16,6 @@ const LETTERS: Record<ScalarField, string> = {
   distinct_outlet_count: 'o',
   independent_source_count: 'i',
 };
-const SCALAR_FIELDS = Object.keys(LETTERS) as ScalarField[];
 const DATE_FIELDS: ReadonlySet<ScalarField> = new Set(['first_report_date', 'last_report_date']);
 
 export type StoredChanges = { [letter: string]: [unknown, unknown] };
