@@ -14,6 +14,7 @@
 // Given a file, a process saves its index there when it stops and loads it when it starts
 // (memory-index-file.ts), then catches up from the saved position as if it had never stopped.
 // The log is purged by the retention sweeper (purgeSearchLog, memory-index.store.ts).
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { sharedCatchUp } from '../../../platform/catch-up.js';
 import type { Database, Queryable } from '../../../platform/db/database.js';
@@ -149,14 +150,22 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
     // Where the log stands before the first chunk: whatever changes after it is caught up.
     let position = (await store.readLog(db, null)).position;
     let caughtUpAt = performance.now();
-    for (let after: string | null = null; !state.closed; ) {
-      const chunkStarted = performance.now();
-      const chunk = await store.eventsAfter(db, after, BUILD_CHUNK);
+    // The next chunk is read while this one is put in place and the build waits.
+    const read = (after: string | null) => {
+      const reading = store.eventsAfter(db, after, BUILD_CHUNK);
+      reading.catch(() => undefined); // a build closed meanwhile leaves its last read behind
+      return reading;
+    };
+    for (let next = read(null); !state.closed; ) {
+      const busy = performance.eventLoopUtilization();
+      const chunk = await next;
+      if (chunk.length === BUILD_CHUNK) next = read(chunk[chunk.length - 1]!.id);
       for (const event of chunk) fresh.put(event.id, event);
       if (chunk.length < BUILD_CHUNK) break;
-      after = chunk[chunk.length - 1]!.id;
-      // Half the time at most: the requests of a process that has just started come first.
-      await new Promise((resolve) => setTimeout(resolve, performance.now() - chunkStarted));
+      // Half the thread at most: the requests of a process that has just started come first.
+      // The wait is as long as the thread was busy (parsing the rows, putting them, serving
+      // requests), not as long as the chunk took: the database's time leaves the thread free.
+      await new Promise((resolve) => setTimeout(resolve, performance.eventLoopUtilization(busy).active));
       // A long build catches up as it goes, so the log's sweep (an hour) never passes it.
       if (performance.now() - caughtUpAt > BUILD_CATCH_UP_MS) {
         position = (await advanceOrFail(fresh, position)).position;
