@@ -23,6 +23,7 @@ import { type ArticleLine, type LineOutcome, lineProblem, type NewReport, readTe
 import { referenceStore } from './reference.store.js';
 import { addReport, ingestArticle, type ReportIngestDeps } from './report-ingest.js';
 import { RecentCopies } from './recent-copies.js';
+import { reportRangeSummaries } from './report-ranges.js';
 
 export interface EventsDeps {
   db: Database;
@@ -36,6 +37,8 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
   const statistics = corpusStatistics(db, logger);
   // This process's fingerprints of the reports received lately, shared by both ingest paths.
   const copies = new RecentCopies();
+  // Copy detection reads the reports written lately by their BRIN index: its new pages summarized as they come.
+  const ranges = reportRangeSummaries(db, logger);
   const ingest: ReportIngestDeps = { clock, newId, changes, eventTypes: eventTypeCache(), copies };
   const lines = lineChecker(logger);
 
@@ -93,9 +96,11 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
      * Ingests one report taken from a news article; answers its id, event and report date, and
      * whether it was stored already (the same outlet and url), in which case nothing changed.
      */
-    ingestArticle(input: IngestArticleBody) {
+    async ingestArticle(input: IngestArticleBody) {
       const text = readText(input);
-      return db.transaction((tx) => ingestArticle(tx, ingest, input, text));
+      const ingested = await db.transaction((tx) => ingestArticle(tx, ingest, input, text));
+      if (!ingested.existing) await ranges.wrote(1);
+      return ingested;
     },
 
     /**
@@ -127,7 +132,9 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
         }
         return ingestLineByLine(tx, items);
       });
-      await statistics.added(outcomes.filter((outcome) => outcome.status === 201).length);
+      const added = outcomes.filter((outcome) => outcome.status === 201).length;
+      await statistics.added(added);
+      await ranges.wrote(added);
       await checkpointWhenDue(db, logger); // a bulk load writes the log fastest
       return outcomes;
     },
