@@ -2,6 +2,7 @@
 // can reach and what clustering reads of them. Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
 import type { EventRow } from './events.store.js';
+import { roleValuesWhere } from './reports.store.js';
 
 /** One (type, participant) pair of a batch and the stretch of window anchors its reports reach (ms). */
 export interface ReachPair {
@@ -71,10 +72,12 @@ export const clusterEventsStore = {
     );
   },
 
-  /** The entities each role of these events names (as indexed: live survivors). */
+  /** The entities each role of these live events names (as indexed: live survivors). */
   roleEntitiesOf(tx: Queryable, ids: readonly string[]) {
+    // The live ones looked up once each, then their reports' values (roleValuesWhere).
+    const live = 'SELECT e.id FROM events e WHERE e.id = ANY($1::uuid[]) AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL';
     return tx.query<{ event_id: string; role_id: string; entity_id: string }>(
-      'SELECT DISTINCT event_id, role_id, entity_id FROM event_role_values WHERE event_id = ANY($1::uuid[]) AND entity_id IS NOT NULL',
+      `SELECT DISTINCT event_id, role_id, entity_id FROM (${roleValuesWhere(`r.event_id = ANY(ARRAY(${live}))`)}) AS v WHERE entity_id IS NOT NULL`,
       [ids],
     );
   },

@@ -48,6 +48,30 @@ export const reportRolesOf = (r: string) =>
   `unnest(${r}.role_ids, ${r}.role_entity_ids, ${r}.role_dates, ${r}.role_amounts, ${r}.role_units, ${r}.role_texts)
      WITH ORDINALITY AS rr(role_id, entity_id, date_value, amount_value, amount_unit, text_value, position)`;
 
+/**
+ * The role values (those holding one) of the reports `where` selects over `r`, as
+ * event_role_values has them: rows (event_id, role_id, source_kind, entity_id: the live
+ * survivor or null, date_value, amount_value, amount_unit: folded). Without the view's look-up
+ * of each report's event: the reports of events not live are in it (the caller selects or
+ * drops them), and each entity is resolved once for all the values naming it, looked up by its
+ * key (OFFSET 0 keeps the planner from scanning both entity tables: reference.store.ts).
+ */
+export const roleValuesWhere = (where: string) =>
+  `WITH v AS MATERIALIZED (
+     SELECT r.event_id, rr.role_id, r.source_kind, rr.entity_id, rr.date_value, rr.amount_value, rr.amount_unit
+       FROM reports r
+      CROSS JOIN LATERAL unnest(r.role_ids, r.role_entity_ids, r.role_dates, r.role_amounts, r.role_units) AS rr(role_id, entity_id, date_value, amount_value, amount_unit)
+      WHERE (${where}) AND (rr.entity_id IS NOT NULL OR rr.date_value IS NOT NULL OR rr.amount_value IS NOT NULL)
+   ), live AS (
+     SELECT e.id, c.id AS live_id
+       FROM unnest(ARRAY(SELECT DISTINCT entity_id FROM v WHERE entity_id IS NOT NULL)) AS x (id)
+      CROSS JOIN LATERAL (SELECT e.id, e.canonical_id FROM entities e WHERE e.id = x.id OFFSET 0) AS e
+      CROSS JOIN LATERAL (SELECT c.id FROM entities c WHERE c.id = e.canonical_id AND c.deleted_at IS NULL OFFSET 0) AS c
+   )
+   SELECT v.event_id, v.role_id, v.source_kind, live.live_id AS entity_id, v.date_value, v.amount_value,
+          translate(COALESCE(v.amount_unit, ''), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') AS amount_unit
+     FROM v LEFT JOIN live ON live.id = v.entity_id`;
+
 /** The array columns of a report's values, in the order valueColumns gives them. */
 const VALUE_COLUMNS = ['role_ids', 'role_entity_ids', 'role_dates', 'role_amounts', 'role_units', 'role_texts', 'mention_ids'] as const;
 

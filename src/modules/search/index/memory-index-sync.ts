@@ -156,16 +156,18 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
       reading.catch(() => undefined); // a build closed meanwhile leaves its last read behind
       return reading;
     };
+    const since = performance.eventLoopUtilization();
     for (let next = read(null); !state.closed; ) {
-      const busy = performance.eventLoopUtilization();
       const chunk = await next;
       if (chunk.length === BUILD_CHUNK) next = read(chunk[chunk.length - 1]!.id);
       for (const event of chunk) fresh.put(event.id, event);
       if (chunk.length < BUILD_CHUNK) break;
       // Half the thread at most: the requests of a process that has just started come first.
-      // The wait is as long as the thread was busy (parsing the rows, putting them, serving
-      // requests), not as long as the chunk took: the database's time leaves the thread free.
-      await new Promise((resolve) => setTimeout(resolve, performance.eventLoopUtilization(busy).active));
+      // The thread is busy parsing rows, putting them and serving requests, and free while
+      // the database reads: the build waits only until the thread has been free as long as it
+      // has been busy since the build began.
+      const { active, idle } = performance.eventLoopUtilization(since);
+      if (active > idle) await new Promise((resolve) => setTimeout(resolve, active - idle));
       // A long build catches up as it goes, so the log's sweep (an hour) never passes it.
       if (performance.now() - caughtUpAt > BUILD_CATCH_UP_MS) {
         position = (await advanceOrFail(fresh, position)).position;

@@ -4,6 +4,7 @@
 import type { Queryable } from '../../../platform/db/database.js';
 import type { SqlParams } from '../../../platform/db/sql-params.js';
 import { RECEIVED_UP_TO } from '../../corpus/event-view.js';
+import { roleValuesWhere } from '../../corpus/reports.store.js';
 import { type GroupedReport, independentSourceCount } from '../../corpus/independent-sources.js';
 import type { IndexedEvent } from './indexed-event.js';
 
@@ -155,17 +156,6 @@ export async function purgeSearchLog(db: Queryable, at: { now: Date; notedBefore
 }
 
 /**
- * The entities of `ids` (a uuid[] expression) whose survivor is not deleted: `id`, and the
- * survivor's as `live_id`, as event_role_values resolves them. Each looked up by its key
- * (OFFSET 0 keeps the planner from scanning the tables, reference.store.ts says why).
- */
-const liveEntitiesSql = (ids: string) =>
-  `SELECT e.id, c.id AS live_id
-     FROM unnest(${ids}) AS x (id)
-    CROSS JOIN LATERAL (SELECT e.id, e.canonical_id FROM entities e WHERE e.id = x.id OFFSET 0) AS e
-    CROSS JOIN LATERAL (SELECT c.id FROM entities c WHERE c.id = e.canonical_id AND c.deleted_at IS NULL OFFSET 0) AS c`;
-
-/**
  * The live events `where` selects (over `e`, with its own ORDER BY and LIMIT), with their facts
  * from the index rows `rows(alias)` selects with `rowParams(ids)`: at least theirs (others are
  * left out).
@@ -192,7 +182,7 @@ async function readFacts(
     );
   // Sources and role values from the reports themselves, not through the views of the same
   // names (migration 037), which look up each report's event to keep the live ones: the rows
-  // of events not live are dropped below, and each entity is resolved once, not per value.
+  // of events not live are dropped below.
   const readSources = () =>
     tx.query<{ event_id: string; source_id: string; source_kind: string }>(
       `SELECT r.event_id, COALESCE(r.outlet_id, r.account_id, r.id) AS source_id, r.source_kind FROM reports r WHERE ${rows('r')} GROUP BY 1, 2, 3`,
@@ -208,15 +198,8 @@ async function readFacts(
       amount_value: number | null;
       amount_unit: string | null;
     }>(
-      `WITH v AS MATERIALIZED (
-         SELECT r.event_id, rr.role_id, r.source_kind, rr.entity_id, rr.date_value, rr.amount_value, rr.amount_unit
-           FROM reports r
-          CROSS JOIN LATERAL unnest(r.role_ids, r.role_entity_ids, r.role_dates, r.role_amounts, r.role_units) AS rr(role_id, entity_id, date_value, amount_value, amount_unit)
-          WHERE ${rows('r')} AND (rr.entity_id IS NOT NULL OR rr.date_value IS NOT NULL OR rr.amount_value IS NOT NULL)),
-       live AS (${liveEntitiesSql('ARRAY(SELECT DISTINCT entity_id FROM v WHERE entity_id IS NOT NULL)')})
-       SELECT v.event_id, v.role_id, v.source_kind, live.live_id AS entity_id, (extract(epoch FROM v.date_value) * 1000)::float8 AS date_ms, v.amount_value,
-              translate(COALESCE(v.amount_unit, ''), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') AS amount_unit
-         FROM v LEFT JOIN live ON live.id = v.entity_id`,
+      `SELECT event_id, role_id, source_kind, entity_id, (extract(epoch FROM date_value) * 1000)::float8 AS date_ms, amount_value, amount_unit
+         FROM (${roleValuesWhere(rows('r'))}) AS v`,
       ids,
     );
   // The reports of the events where two share a copy group (only their independent sources
