@@ -91,8 +91,8 @@ async function load(file: string) {
   await rm(file);
   return { index, loadMs, bytes: held() - before };
 }
-const singleFile = `${FILE}.1`;
-const scaledFile = `${FILE}.${COPIES}`;
+const singleFile = `${FILE}.single`;
+const scaledFile = `${FILE}.scaled`; // two names even when BENCH_COPIES is 1
 const singleBuilt = await buildAndSave(1, singleFile);
 const scaledBuilt = await buildAndSave(COPIES, scaledFile);
 events.length = 0;
