@@ -25,6 +25,15 @@ const FINGERPRINT_COLUMNS = `id, received_seq, (extract(epoch FROM received_at) 
 
 export const copiesStore = {
   /**
+   * Summarizes the pages added to `reports` since its BRIN indexes last did (report-ranges.ts),
+   * waiting at most `lockTimeout` for the table's lock (a VACUUM holds it while it runs).
+   */
+  async summarizeNewPages(tx: Queryable, lockTimeout: string): Promise<void> {
+    await tx.query(`SET LOCAL lock_timeout = '${lockTimeout}'`);
+    await tx.query(`SELECT brin_summarize_new_values('reports_received_seq_brin'::regclass), brin_summarize_new_values('reports_received_at_brin'::regclass)`);
+  },
+
+  /**
    * The fingerprinted reports with receive sequence values in (after, upTo]. Bounded on both
    * sides, so a planner without statistics (the embedded database is never analyzed) still
    * reads a range from the BRIN index rather than the whole table.

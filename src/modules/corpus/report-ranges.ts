@@ -13,6 +13,7 @@
 // pages (483 ms) at 225,000 (bench/RESULTS.md, "A compact corpus, sixth step").
 import type { Logger } from 'pino';
 import type { Database } from '../../platform/db/database.js';
+import { copiesStore } from './copies.store.js';
 
 /** Reports a process writes before it summarizes the new pages (about 70 pages of reports). */
 const SUMMARIZE_AFTER_REPORTS = 1_000;
@@ -35,12 +36,7 @@ export function reportRangeSummaries(db: Database, logger: Logger) {
       running = true;
       unsummarized = 0;
       try {
-        await db.transaction(async (tx) => {
-          await tx.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-          await tx.query(
-            `SELECT brin_summarize_new_values('reports_received_seq_brin'::regclass), brin_summarize_new_values('reports_received_at_brin'::regclass)`,
-          );
-        });
+        await db.transaction((tx) => copiesStore.summarizeNewPages(tx, LOCK_TIMEOUT));
       } catch (error) {
         if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) logger.debug('reports are being vacuumed: their new pages are summarized there');
         else logger.warn({ err: error }, 'summarizing the new pages of reports failed; the next writer tries again');

@@ -4,6 +4,7 @@
 // values. Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
 import type { CopyValue } from '../../platform/db/copy-text.js';
+import { entitiesByKey } from './reference.store.js';
 
 export interface ReportValueRow {
   role_id: string;
@@ -54,7 +55,7 @@ export const reportRolesOf = (r: string) =>
  * survivor or null, date_value, amount_value, amount_unit: folded). Without the view's look-up
  * of each report's event: the reports of events not live are in it (the caller selects or
  * drops them), and each entity is resolved once for all the values naming it, looked up by its
- * key (OFFSET 0 keeps the planner from scanning both entity tables: reference.store.ts).
+ * key (entitiesByKey), its survivor too.
  */
 export const roleValuesWhere = (where: string) =>
   `WITH v AS MATERIALIZED (
@@ -64,8 +65,7 @@ export const roleValuesWhere = (where: string) =>
       WHERE (${where}) AND (rr.entity_id IS NOT NULL OR rr.date_value IS NOT NULL OR rr.amount_value IS NOT NULL)
    ), live AS (
      SELECT e.id, c.id AS live_id
-       FROM unnest(ARRAY(SELECT DISTINCT entity_id FROM v WHERE entity_id IS NOT NULL)) AS x (id)
-      CROSS JOIN LATERAL (SELECT e.id, e.canonical_id FROM entities e WHERE e.id = x.id OFFSET 0) AS e
+       FROM ${entitiesByKey('ARRAY(SELECT entity_id FROM v WHERE entity_id IS NOT NULL)')}
       CROSS JOIN LATERAL (SELECT c.id FROM entities c WHERE c.id = e.canonical_id AND c.deleted_at IS NULL OFFSET 0) AS c
    )
    SELECT v.event_id, v.role_id, v.source_kind, live.live_id AS entity_id, v.date_value, v.amount_value,
