@@ -25,6 +25,7 @@ import { installGuard } from './platform/http/guard.js';
 import { installHeaderLimits, MAX_HEADER_BYTES, MAX_HTTP2_HEADER_LIST } from './platform/http/header-limits.js';
 import { installHttpVersionCheck } from './platform/http/http-versions.js';
 import { installIdempotency } from './platform/http/idempotency.js';
+import { installInFlightCount } from './platform/http/in-flight-count.js';
 import { RouteWords } from './platform/http/logged-request.js';
 import { installRequestMetrics } from './platform/http/request-metrics.js';
 import { installSlowClientDefence } from './platform/http/slow-clients.js';
@@ -75,6 +76,7 @@ export async function buildApp(runtime: Runtime, tls?: TlsOptions, { requestMetr
   const app = Fastify(options as FastifyHttpOptions<RawServerDefault, FastifyBaseLogger>).withTypeProvider<TypeBoxTypeProvider>() as TypedApp;
 
   app.addHook('onRoute', (route) => routeWords.add(route.url));
+  installInFlightCount(app, runtime.requestsInFlight);
   if (requestMetrics) installRequestMetrics(app, runtime.metrics.request);
   installHttpVersionCheck(app, config.docsUrl);
   installHeaderLimits(app, config.docsUrl);

@@ -34,6 +34,7 @@ import { testHold } from './platform/test-hold.js';
 import { serviceMetrics, type ServiceMetrics } from './platform/metrics.js';
 import { cursorSigner } from './platform/cursors.js';
 import { idempotencyClaims, type IdempotencyClaims } from './platform/idempotency-claims.js';
+import { requestsInFlight, type RequestsInFlight } from './platform/requests-in-flight.js';
 import { foldDayCounts } from './modules/search/index/day-counts.js';
 import { memoryIndexSync, type MemoryIndexSync } from './modules/search/index/memory-index-sync.js';
 import { purgeSearchLog } from './modules/search/index/memory-index.store.js';
@@ -69,6 +70,8 @@ export interface Runtime {
   search: SearchService;
   /** This process's search index in memory (built and caught up by startBackground). */
   searchIndex: MemoryIndexSync;
+  /** The requests this process serves now: counted by the web layer, read by the index's build. */
+  requestsInFlight: RequestsInFlight;
   sensors: SensorsService;
   /** Webhook signing secrets at rest: sealing, and re-encryption after a key rotation. */
   sensorSecrets: SensorSecrets;
@@ -159,7 +162,9 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
 
   // Saved in the data folder at each stop, to load at the next start (not for a database in memory).
   const searchIndexFile = config.database.kind === 'pglite-memory' ? null : path.join(config.dataDir, 'search-index', 'index.v8');
-  const searchIndex = memoryIndexSync(db, logger, { file: searchIndexFile });
+  // The index's build gives way to the requests it shares the thread with (app.ts counts them).
+  const inFlight = requestsInFlight();
+  const searchIndex = memoryIndexSync(db, logger, { file: searchIndexFile, requestsWaiting: inFlight.any });
   const search = searchService({ db, clock, newId, cursors, onLedger, index: searchIndex, ...testPause(config, logger) });
   const beats = beatsService({ db, clock, newId, jobs });
   const beatEntries = beatEntriesService({ db, clock, cursors });
@@ -222,6 +227,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     claims,
     search,
     searchIndex,
+    requestsInFlight: inFlight,
     sensors,
     sensorSecrets: secrets,
     webhooks,

@@ -121,9 +121,11 @@ export interface MemoryIndexSyncOptions {
   file?: string | null;
   /** Test-only: every build from the tables waits for it before it reads; production passes nothing. */
   beforeBuild?: () => Promise<void>;
+  /** Whether requests are being served now: the build gives them half the thread while they are; none: always. */
+  requestsWaiting?: () => boolean;
 }
 
-export function memoryIndexSync(db: Database, logger: Logger, { file = null, beforeBuild }: MemoryIndexSyncOptions = {}) {
+export function memoryIndexSync(db: Database, logger: Logger, { file = null, beforeBuild, requestsWaiting = () => true }: MemoryIndexSyncOptions = {}) {
   const state: SyncState = { held: null, toLoad: file, building: null, started: null, closed: false };
   // Catch-ups, the swap after a build or a load, and reads of the index, one at a time.
   const runs = sharedCatchUp(catchUpOnce);
@@ -156,18 +158,22 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
       reading.catch(() => undefined); // a build closed meanwhile leaves its last read behind
       return reading;
     };
-    const since = performance.eventLoopUtilization();
+    let since = performance.eventLoopUtilization();
     for (let next = read(null); !state.closed; ) {
       const chunk = await next;
       if (chunk.length === BUILD_CHUNK) next = read(chunk[chunk.length - 1]!.id);
       for (const event of chunk) fresh.put(event.id, event);
       if (chunk.length < BUILD_CHUNK) break;
-      // Half the thread at most: the requests of a process that has just started come first.
-      // The thread is busy parsing rows, putting them and serving requests, and free while
-      // the database reads: the build waits only until the thread has been free as long as it
-      // has been busy since the build began.
+      // While requests are being served, half the thread at most since the last chunk: the
+      // requests of a process that has just started come first. The thread is busy parsing
+      // rows, putting them and serving requests, and free while the database reads: the build
+      // waits until it has been free as long as busy. With no request to serve, a wait would
+      // only make the build longer (half of it, measured): it lets the thread take the
+      // connections that have come in meanwhile, and goes on.
       const { active, idle } = performance.eventLoopUtilization(since);
-      if (active > idle) await new Promise((resolve) => setTimeout(resolve, active - idle));
+      await new Promise((resolve) => setImmediate(resolve));
+      if (requestsWaiting() && active > idle) await new Promise((resolve) => setTimeout(resolve, active - idle));
+      since = performance.eventLoopUtilization();
       // A long build catches up as it goes, so the log's sweep (an hour) never passes it.
       if (performance.now() - caughtUpAt > BUILD_CATCH_UP_MS) {
         position = (await advanceOrFail(fresh, position)).position;
