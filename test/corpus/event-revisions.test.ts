@@ -190,9 +190,9 @@ describe('events by id and their revisions', () => {
   });
 });
 
-// Migration 036 keeps a revision's changes in fewer bytes (stored-revision-changes.ts). Rows
-// written before it in the API's form read the same once it has converted them. On a database
-// of its own: the migration writes the whole table again.
+// Migration 036 keeps a revision's changes in fewer bytes (stored-revision-changes.ts), and
+// 038 as JSON text. Rows written before them in the API's form read the same once they have
+// converted them. On a database of its own: the migrations write the whole table again.
 describe('revisions stored before migration 036', () => {
   let server: TestServer;
   let database: Awaited<ReturnType<typeof isolatedDatabase>>;
@@ -240,6 +240,8 @@ describe('revisions stored before migration 036', () => {
       assert.ok(changed.has(field), field);
 
     const { db } = server.runtime;
+    // The table as it was before migration 036: the changes in jsonb (migration 038 made them json), in the API's form.
+    await db.query('ALTER TABLE event_revisions ALTER COLUMN changes TYPE jsonb USING changes::jsonb');
     for (const revision of converted.filter((r: { revision: number }) => r.revision > 1)) {
       await db.query('UPDATE event_revisions SET changes = $3::jsonb WHERE event_id = $1 AND revision = $2', [
         id,
@@ -250,15 +252,19 @@ describe('revisions stored before migration 036', () => {
     const forms = async () =>
       (
         await db.query<{ api: number; stored: number }>(
-          `SELECT count(*) FILTER (WHERE changes ? 'involved_entities')::int AS api, count(*) FILTER (WHERE changes ? 'e')::int AS stored
+          `SELECT count(*) FILTER (WHERE changes::jsonb ? 'involved_entities')::int AS api, count(*) FILTER (WHERE changes::jsonb ? 'e')::int AS stored
              FROM event_revisions WHERE event_id = $1`,
           [id],
         )
       )[0];
     assert.deepEqual(await forms(), { api: 2, stored: 0 });
-    await db.query("DELETE FROM schema_migrations WHERE name = '036_compact_revision_changes.sql'");
-    assert.deepEqual(await migrate(db), ['036_compact_revision_changes.sql']);
+    await db.query("DELETE FROM schema_migrations WHERE name IN ('036_compact_revision_changes.sql', '038_revision_changes_as_text.sql')");
+    assert.deepEqual(await migrate(db), ['036_compact_revision_changes.sql', '038_revision_changes_as_text.sql']);
     assert.deepEqual(await forms(), { api: 0, stored: 2 });
+    const [column] = await db.query<{ type: string }>(
+      "SELECT data_type AS type FROM information_schema.columns WHERE table_name = 'event_revisions' AND column_name = 'changes' AND table_schema = current_schema()",
+    );
+    assert.equal(column?.type, 'json');
     assert.deepEqual(await read(), converted);
   });
 });

@@ -1,4 +1,4 @@
-// SQL of event revisions (migrations 024, 028, 034, 036): each event's head (its latest revision's number
+// SQL of event revisions (migrations 024, 028, 034, 036, 038): each event's head (its latest revision's number
 // and state), the ones written by a change (which move the head), an event's list newest
 // first, and the retention sweep.
 import type { Queryable } from '../../platform/db/database.js';
@@ -140,7 +140,7 @@ export const eventRevisionsStore = {
       `WITH stored AS MATERIALIZED (SELECT event_id, revision, created_at, changes, merged_event_ids FROM event_revisions WHERE event_id = $1)
        SELECT * FROM stored WHERE $2::int IS NULL OR revision < $2
        UNION ALL
-       SELECT e.id, 1, e.created_at, '{}'::jsonb, '{}'::uuid[] FROM events e
+       SELECT e.id, 1, e.created_at, '{}'::json, '{}'::uuid[] FROM events e
         WHERE e.id = $1 AND ($2::int IS NULL OR 1 < $2)
           AND NOT EXISTS (SELECT 1 FROM stored WHERE revision = 1)
           AND (e.created_at >= $4 OR NOT EXISTS (SELECT 1 FROM stored))
