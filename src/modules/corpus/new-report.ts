@@ -23,7 +23,14 @@ export interface NewReport {
   /** The type's current roles. */
   roles: RoleRow[];
   /** Values in role order, entities as given. */
-  values: { roleId: string; entityId: string | null; date: string | null; amount: { value: number; unit: string } | null; text: string | null }[];
+  values: {
+    roleId: string;
+    roleNumber: number;
+    entityId: string | null;
+    date: string | null;
+    amount: { value: number; unit: string } | null;
+    text: string | null;
+  }[];
   /** Entity id as given → live canonical id, for every entity the report names. */
   survivors: ReadonlyMap<string, string>;
   /** Live canonical id → name, for the same entities. */
@@ -115,7 +122,7 @@ export async function articleReport(
     source: { kind: 'ARTICLE', outletId: input.outlet_id },
     type,
     roles,
-    values: values.map((v) => ({ roleId: v.role.id, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })),
+    values: values.map((v) => ({ roleId: v.role.id, roleNumber: v.role.number, entityId: v.entityId, date: v.date, amount: v.amount, text: v.text })),
     survivors,
     names,
     mentioned,

@@ -30,6 +30,8 @@ export interface RoleRow {
   name: string;
   expected_type: string | null;
   position: number;
+  /** Its number, by which reports name it (migration 039): unique across event types, never reused. */
+  number: number;
 }
 
 /** An event type with its roles, as those who check a filter or a report against it need them. */
@@ -74,7 +76,7 @@ export const lockedSurvivors = (ids: string) =>
     ORDER BY c.id FOR SHARE OF c`;
 
 const EVENT_TYPE_COLUMNS = 'id, code_name, name, description, sentence_template, accepting_reports, version';
-const ROLE_COLUMNS = 'id, event_type_id, code_name, name, expected_type, position';
+const ROLE_COLUMNS = 'id, event_type_id, code_name, name, expected_type, position, number';
 
 export const referenceStore = {
   insertOutlet(db: Queryable, row: { id: string; name: string; domain: string | null; created_at: Date }) {
@@ -286,8 +288,14 @@ export const referenceStore = {
     );
   },
 
-  /** Replaces an event type's current roles: kept ones are updated in place, others removed. */
-  async replaceRoles(db: Queryable, eventTypeId: string, roles: readonly RoleRow[], at: Date) {
+  /** The numbers of these roles (migration 039), removed ones too, by role id. */
+  async roleNumbers(db: Queryable, roleIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await db.query<{ id: string; number: number }>('SELECT id, number FROM event_type_roles WHERE id = ANY($1::uuid[])', [roleIds]);
+    return new Map(rows.map((row) => [row.id, row.number]));
+  },
+
+  /** Replaces an event type's current roles: kept ones are updated in place, others removed (a role's number is the database's). */
+  async replaceRoles(db: Queryable, eventTypeId: string, roles: readonly Omit<RoleRow, 'number'>[], at: Date) {
     await db.query(`UPDATE event_type_roles SET removed_at = $2 WHERE event_type_id = $1 AND removed_at IS NULL AND NOT (id = ANY($3::uuid[]))`, [
       eventTypeId,
       at,

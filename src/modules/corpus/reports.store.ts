@@ -1,7 +1,7 @@
 // SQL for reports: a report's row, with its role values and mentions in arrays on it (migration
-// 033), as written (one report within a statement that also writes its event, events.store.ts;
-// or many at once, by COPY, for a bulk ingest), and an event's reports read back with their
-// values. Returns plain rows.
+// 033), each value's role by its number (migration 039), as written (one report within a
+// statement that also writes its event, events.store.ts; or many at once, by COPY, for a bulk
+// ingest), and an event's reports read back with their values. Returns plain rows.
 import type { Queryable } from '../../platform/db/database.js';
 import type { CopyValue } from '../../platform/db/copy-text.js';
 import { entitiesByKey } from './reference.store.js';
@@ -34,6 +34,8 @@ export interface EventReportRow {
 /** One role value of a report, as stored. */
 export interface ReportValue {
   roleId: string;
+  /** The role's number (event_type_roles.number), which the report's row keeps. */
+  roleNumber: number;
   entityId: string | null;
   date: string | null;
   amount: { value: number; unit: string } | null;
@@ -42,12 +44,14 @@ export interface ReportValue {
 
 /**
  * A report's role values as rows, in their order (`position`, from 1), from the arrays of the
- * report row `r` names: `FROM reports r CROSS JOIN LATERAL ${reportRolesOf('r')}` gives rows
- * `rr` with report_roles' old columns.
+ * report row `r` names, each role read from its number: `FROM reports r CROSS JOIN LATERAL
+ * ${reportRolesOf('r')}` gives rows `rr` with report_roles' old columns.
  */
 export const reportRolesOf = (r: string) =>
-  `unnest(${r}.role_ids, ${r}.role_entity_ids, ${r}.role_dates, ${r}.role_amounts, ${r}.role_units, ${r}.role_texts)
-     WITH ORDINALITY AS rr(role_id, entity_id, date_value, amount_value, amount_unit, text_value, position)`;
+  `(SELECT role.id AS role_id, x.entity_id, x.date_value, x.amount_value, x.amount_unit, x.text_value, x.position
+      FROM unnest(${r}.role_numbers, ${r}.role_entity_ids, ${r}.role_dates, ${r}.role_amounts, ${r}.role_units, ${r}.role_texts)
+           WITH ORDINALITY AS x(role_number, entity_id, date_value, amount_value, amount_unit, text_value, position)
+      JOIN event_type_roles role ON role.number = x.role_number) AS rr`;
 
 /**
  * The role values (those holding one) of the reports `where` selects over `r`, as
@@ -59,9 +63,11 @@ export const reportRolesOf = (r: string) =>
  */
 export const roleValuesWhere = (where: string) =>
   `WITH v AS MATERIALIZED (
-     SELECT r.event_id, rr.role_id, r.source_kind, rr.entity_id, rr.date_value, rr.amount_value, rr.amount_unit
+     SELECT r.event_id, role.id AS role_id, r.source_kind, rr.entity_id, rr.date_value, rr.amount_value, rr.amount_unit
        FROM reports r
-      CROSS JOIN LATERAL unnest(r.role_ids, r.role_entity_ids, r.role_dates, r.role_amounts, r.role_units) AS rr(role_id, entity_id, date_value, amount_value, amount_unit)
+      CROSS JOIN LATERAL unnest(r.role_numbers, r.role_entity_ids, r.role_dates, r.role_amounts, r.role_units)
+            AS rr(role_number, entity_id, date_value, amount_value, amount_unit)
+       JOIN event_type_roles role ON role.number = rr.role_number
       WHERE (${where}) AND (rr.entity_id IS NOT NULL OR rr.date_value IS NOT NULL OR rr.amount_value IS NOT NULL)
    ), live AS (
      SELECT e.id, c.id AS live_id
@@ -73,7 +79,7 @@ export const roleValuesWhere = (where: string) =>
      FROM v LEFT JOIN live ON live.id = v.entity_id`;
 
 /** The array columns of a report's values, in the order valueColumns gives them. */
-const VALUE_COLUMNS = ['role_ids', 'role_entity_ids', 'role_dates', 'role_amounts', 'role_units', 'role_texts', 'mention_ids'] as const;
+const VALUE_COLUMNS = ['role_numbers', 'role_entity_ids', 'role_dates', 'role_amounts', 'role_units', 'role_texts', 'mention_ids'] as const;
 
 /**
  * A report's role values and mentions as its array columns hold them (VALUE_COLUMNS): each
@@ -85,7 +91,7 @@ function valueColumns(values: readonly ReportValue[], mentions: readonly string[
     return list.some((element) => element !== null) ? list : null;
   };
   return [
-    column((v) => v.roleId),
+    column((v) => v.roleNumber),
     column((v) => v.entityId),
     column((v) => v.date),
     column((v) => v.amount?.value ?? null),
@@ -157,7 +163,7 @@ export const reportRows = (from: string) => `report AS (
          INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
                               report_date, happened_at, headline, url, created_at, ${VALUE_COLUMNS.join(', ')}, copy_group, fingerprint)
          SELECT $1::uuid, ${from ? 'e.id' : '$2::uuid'}, $3, $4::uuid, $5::uuid, $6::uuid, $7::uuid, $8::timestamptz, $9::timestamptz, $10::timestamptz,
-                $11, $12, $13, $14::timestamptz, $15::uuid[], $16::uuid[], $17::date[], $18::float8[], $19::text[], $20::text[], $21::uuid[],
+                $11, $12, $13, $14::timestamptz, $15::int[], $16::uuid[], $17::date[], $18::float8[], $19::text[], $20::text[], $21::uuid[],
                 $23::bigint, decode($22::text, 'hex') ${from}
          RETURNING id, received_seq
        )`;

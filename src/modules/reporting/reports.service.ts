@@ -172,12 +172,18 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
         const type = (await referenceStore.getEventType(tx, report.event_type_id))!;
         const roles = await referenceStore.rolesOf(tx, [type.id]);
         const entityIds = report.roles.flatMap((role) => (role.entity_id ? [role.entity_id] : []));
+        // Removed from the type since the report was filed or not, the role keeps its number.
+        const numbers = await referenceStore.roleNumbers(
+          tx,
+          report.roles.map((role) => role.role_id),
+        );
         const added = await events.addReportIn(tx, {
           source: { kind: 'STRUCTURED', accountId: report.account_id, grantId: report.grant_id },
           type,
           roles,
           values: report.roles.map((role) => ({
             roleId: role.role_id,
+            roleNumber: numbers.get(role.role_id)!,
             entityId: role.entity_id ?? null,
             date: role.date ?? null,
             amount: role.amount ?? null,
