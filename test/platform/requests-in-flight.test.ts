@@ -3,6 +3,7 @@
 // counted from its arrival until its answer is sent, or until its client goes away unanswered.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { httpClient } from '../helpers/http.js';
 import { rawConnection } from '../helpers/raw-http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -24,9 +25,14 @@ describe('requests in flight', () => {
 
   it('when a request is answered, over HTTP/2 or HTTP/1.1, then it is no longer counted', async () => {
     assert.equal(serving(), false, 'nothing is served before the first request');
-    const answered = await server.http.request('GET', '/healthz');
-    assert.equal(answered.status, 200);
-    await until(() => !serving(), 'counted out after an HTTP/2 answer');
+    const http2 = httpClient(server.http.baseUrl, server.ca, { http2: true });
+    try {
+      const answered = await http2.request('GET', '/healthz');
+      assert.equal(answered.status, 200);
+      await until(() => !serving(), 'counted out after an HTTP/2 answer');
+    } finally {
+      await http2.close();
+    }
 
     const connection = await rawConnection(server.http.baseUrl, server.ca);
     try {
