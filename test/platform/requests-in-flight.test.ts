@@ -3,6 +3,7 @@
 // counted from its arrival until its answer is sent, or until its client goes away unanswered.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import tls from 'node:tls';
 import { httpClient } from '../helpers/http.js';
 import { rawConnection } from '../helpers/raw-http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -55,5 +56,21 @@ describe('requests in flight', () => {
       connection.destroy();
     }
     await until(() => !serving(), 'counted out once its client went away');
+  });
+
+  it('when a client pipelines requests and goes away before reading their answers, then every one is counted out', async () => {
+    const url = new URL(server.http.baseUrl);
+    const socket = tls.connect({ host: url.hostname, port: Number(url.port), ca: server.ca, servername: 'localhost', ALPNProtocols: ['http/1.1'] });
+    await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+    socket.on('error', () => undefined);
+    // Nothing read: the answers of the large file back up, and the requests behind them wait
+    // their turn in the server's queue, where no response of theirs exists yet to close.
+    socket.pause();
+    socket.write(`${'GET /docs/redoc.standalone.js HTTP/1.1\r\nHost: localhost\r\n\r\n'.repeat(20)}GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    await until(serving, 'counted while the pipelined requests are served');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(serving(), true, 'still counted while the answers wait to be read');
+    socket.destroy();
+    await until(() => !serving(), 'every pipelined request counted out once its client went away');
   });
 });

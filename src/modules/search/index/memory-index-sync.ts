@@ -37,6 +37,8 @@ const BUILD_CHUNK = 5_000;
 const CATCH_UP_EVERY_MS = 1_000;
 /** A build catches up this often as it goes. */
 const BUILD_CATCH_UP_MS = 60_000;
+/** The build's pause between chunks while no request is being served: room for connections coming in (a few ms each, on this machine). */
+const IDLE_WINDOW_MS = 10;
 /** How old a catch-up may be for a continuation's candidates (the timer's every second keeps it younger). */
 const CANDIDATES_FRESH_MS = 30_000;
 /** Dead numbers held before a rebuild, beyond the live ones. */
@@ -166,13 +168,14 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
       if (chunk.length < BUILD_CHUNK) break;
       // While requests are being served, half the thread at most since the last chunk: the
       // requests of a process that has just started come first. The thread is busy parsing
-      // rows, putting them and serving requests, and free while the database reads: the build
-      // waits until it has been free as long as busy. With no request to serve, a wait would
-      // only make the build longer (half of it, measured): it lets the thread take the
-      // connections that have come in meanwhile, and goes on.
+      // rows, putting them and serving requests (and, on the embedded database, reading), and
+      // free while PostgreSQL reads: the build waits until it has been free as long as busy.
+      // With no request to serve, a wait that long would only make the build longer (half of
+      // it, measured); a short one still lets a new connection's TLS handshake and first
+      // request in (they take a few turns of the loop, and are counted only once parsed).
       const { active, idle } = performance.eventLoopUtilization(since);
-      await new Promise((resolve) => setImmediate(resolve));
-      if (requestsWaiting() && active > idle) await new Promise((resolve) => setTimeout(resolve, active - idle));
+      const wait = requestsWaiting() ? active - idle : IDLE_WINDOW_MS;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(wait, IDLE_WINDOW_MS)));
       since = performance.eventLoopUtilization();
       // A long build catches up as it goes, so the log's sweep (an hour) never passes it.
       if (performance.now() - caughtUpAt > BUILD_CATCH_UP_MS) {
