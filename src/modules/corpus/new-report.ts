@@ -13,7 +13,7 @@ import { type TextShingles, textShingles } from './copy-fingerprint.js';
 import type { EventRow, InPlaceChange } from './events.store.js';
 import type { IngestArticleBody } from './events.schemas.js';
 import { type EventTypeRow, type EventTypeWithRoles, type LockedSurvivor, referenceStore, type RoleRow } from './reference.store.js';
-import type { NewReportRows, ReportRow } from './reports.store.js';
+import type { NewReportRows, ReportRow, ReportValue } from './reports.store.js';
 import { refuse, resolveRoleValues } from './role-values.js';
 
 /** A checked report of any source, ready to be added to the corpus. */
@@ -23,14 +23,7 @@ export interface NewReport {
   /** The type's current roles. */
   roles: RoleRow[];
   /** Values in role order, entities as given. */
-  values: {
-    roleId: string;
-    roleNumber: number;
-    entityId: string | null;
-    date: string | null;
-    amount: { value: number; unit: string } | null;
-    text: string | null;
-  }[];
+  values: ReportValue[];
   /** Entity id as given → live canonical id, for every entity the report names. */
   survivors: ReadonlyMap<string, string>;
   /** Live canonical id → name, for the same entities. */

@@ -45,10 +45,11 @@ export interface ReportValue {
 /**
  * A report's role values as rows, in their order (`position`, from 1), from the arrays of the
  * report row `r` names, each role read from its number: `FROM reports r CROSS JOIN LATERAL
- * ${reportRolesOf('r')}` gives rows `rr` with report_roles' old columns.
+ * ${reportRolesOf('r')}` gives rows `rr` with report_roles' old columns, and the role's
+ * code name (role_code_name).
  */
 export const reportRolesOf = (r: string) =>
-  `(SELECT role.id AS role_id, x.entity_id, x.date_value, x.amount_value, x.amount_unit, x.text_value, x.position
+  `(SELECT role.id AS role_id, role.code_name AS role_code_name, x.entity_id, x.date_value, x.amount_value, x.amount_unit, x.text_value, x.position
       FROM unnest(${r}.role_numbers, ${r}.role_entity_ids, ${r}.role_dates, ${r}.role_amounts, ${r}.role_units, ${r}.role_texts)
            WITH ORDINALITY AS x(role_number, entity_id, date_value, amount_value, amount_unit, text_value, position)
       JOIN event_type_roles role ON role.number = x.role_number) AS rr`;

@@ -138,10 +138,9 @@ async function readKeys(db: Queryable, eventIds: readonly string[], withOutlets:
 async function readRoleValues(db: Queryable, valuesOf: Map<string, RoleValueFacts[]>): Promise<void> {
   // The values are arrays on the report's row (migration 033), unnested report by report.
   const rows = await db.query<RoleValueRow>(
-    `SELECT r.id AS report_id, role.code_name, live.id AS entity_id, to_char(rr.date_value, 'YYYY-MM-DD') AS date_value, rr.amount_value, rr.amount_unit
+    `SELECT r.id AS report_id, rr.role_code_name AS code_name, live.id AS entity_id, to_char(rr.date_value, 'YYYY-MM-DD') AS date_value, rr.amount_value, rr.amount_unit
        FROM reports r
        CROSS JOIN LATERAL ${reportRolesOf('r')}
-       JOIN event_type_roles role ON role.id = rr.role_id
        LEFT JOIN entities ent ON ent.id = rr.entity_id
        LEFT JOIN entities live ON live.id = ent.canonical_id AND live.deleted_at IS NULL
       WHERE r.id = ANY($1::uuid[])`,
