@@ -2,11 +2,22 @@
 // held one by one finds (copy-fingerprint.ts, judgedCopy), with the hits counted alike: while
 // fingerprints sit unfiled, once filed, and when the texts are made of stock sentences, so
 // that some keys are filed for a good part of the table and a look-up leaves their lists
-// unvisited.
+// unvisited; and for a fingerprint whose samples the text holds in just enough bins, whichever
+// bins they are.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { copyHits, judgedCopy, type TextShingles, textShingles } from '../../src/modules/corpus/copy-fingerprint.js';
-import { FingerprintTable } from '../../src/modules/corpus/fingerprint-table.js';
+import {
+  BINS,
+  copyHits,
+  FEWEST_HITS,
+  judgedCopy,
+  packed,
+  SAMPLE_VALUES,
+  sampleKey,
+  type TextShingles,
+  textShingles,
+} from '../../src/modules/corpus/copy-fingerprint.js';
+import { FILED_PAIRS, FingerprintTable } from '../../src/modules/corpus/fingerprint-table.js';
 
 /** xorshift32, seeded. */
 function seeded(seed: number) {
@@ -66,6 +77,54 @@ describe('fingerprint table', () => {
       held.push(text);
     });
     assert.ok(copies > 20, `only ${copies} copies met: the test would not tell`);
+  });
+
+  it('files every fingerprint under a pair of any FEWEST_HITS of its bins', () => {
+    const subsets = (from: number, size: number): number[][] =>
+      size === 0 ? [[]] : Array.from({ length: BINS - from }, (_, d) => subsets(from + d + 1, size - 1).map((rest) => [from + d, ...rest])).flat();
+    const all = subsets(0, FEWEST_HITS);
+    assert.equal(all.length, 210);
+    for (const bins of all)
+      assert.ok(
+        FILED_PAIRS.some(([i, j]) => bins.includes(i) && bins.includes(j)),
+        `bins ${bins}`,
+      );
+  });
+
+  it('finds a fingerprint whose samples the text holds in just FEWEST_HITS bins, whichever they are', () => {
+    const pick = seeded(5);
+    const randomSamples = () => Array.from({ length: BINS }, () => pick(SAMPLE_VALUES));
+    // Each set of FEWEST_HITS bins: a fingerprint held, and a text keeping its samples in those bins only (two other samples in each other bin).
+    const cases = (function choose(from: number, bins: number[]): number[][] {
+      if (bins.length === FEWEST_HITS) return [bins];
+      return Array.from({ length: BINS - from }, (_, d) => choose(from + d + 1, [...bins, from + d])).flat();
+    })(0, []).map((bins) => {
+      const samples = randomSamples();
+      const keys = samples.flatMap((sample, bin) =>
+        bins.includes(bin) ? [sampleKey(bin, sample)] : [sampleKey(bin, (sample + 1) % SAMPLE_VALUES), sampleKey(bin, (sample + 2) % SAMPLE_VALUES)],
+      );
+      // Its own fingerprint the held one's: the leads alike, so FEWEST_HITS hits make a copy (copyJudged).
+      const fingerprint = packed(samples);
+      return { bins, fingerprint, text: { keys: Uint32Array.from(keys), fingerprint } };
+    });
+    const table = new FingerprintTable<number>();
+    const held: Uint8Array[] = [];
+    const hold = (fingerprint: Uint8Array) => {
+      table.add({ ref: held.length, receivedMs: 0, order: held.length, fingerprint });
+      held.push(fingerprint);
+    };
+    // Among others, filed (the first half, before the last files were made) and unfiled (the rest).
+    const refs = cases.map((c, n) => {
+      for (let i = 0; i < (n < cases.length / 2 ? 90 : 5); i++) hold(packed(randomSamples()));
+      hold(c.fingerprint);
+      return held.length - 1;
+    });
+    for (const [n, c] of cases.entries()) {
+      const found = table.copied(c.text, () => true).map((candidate) => `${candidate.held.ref}:${candidate.hits}`);
+      assert.ok(found.includes(`${refs[n]}:${FEWEST_HITS}`), `bins ${c.bins}: ${found}`);
+      const expected = held.flatMap((fingerprint, ref) => (judgedCopy(c.text, fingerprint) ? [`${ref}:${copyHits(c.text, fingerprint)}`] : []));
+      assert.deepEqual(found.sort(), expected.sort(), `bins ${c.bins}`);
+    }
   });
 
   it('leaves out what `eligible` refuses', () => {

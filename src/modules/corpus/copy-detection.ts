@@ -63,7 +63,7 @@ export interface TextLine<Line> {
  * one line at a time (stored reports were received before any line).
  */
 export class BatchCopies<Line> {
-  /** The batch's lines placed so far, made at the first (a table's index is 320 KB: a single call places none). */
+  /** The batch's lines placed so far, made at the first (a single call places none). */
   private lines: FingerprintTable<TextLine<Line>> | null = null;
   private placedLines = 0;
 

@@ -45,7 +45,7 @@ const NEAR_LEADS = [0, 2, 5];
 /** The fewest hits that can make a copy. */
 export const FEWEST_HITS = COPY_HITS - NEAR_LEADS.length + 1;
 /** Of each bin, a new text keeps the samples of this many of its smallest hashes. */
-const KEPT_PER_BIN = 2;
+export const KEPT_PER_BIN = 2;
 /** Two 12-bit samples to three bytes. */
 export const FINGERPRINT_BYTES = (BINS * SAMPLE_BITS) / 8;
 
@@ -56,10 +56,12 @@ export interface TextShingles {
   fingerprint: Uint8Array;
 }
 
+/** The values a sample takes: 0 to this, excluded. */
+export const SAMPLE_VALUES = SAMPLE_MASK + 1;
 /** Sample keys run from 0 to this, excluded. */
-export const SAMPLE_KEYS = BINS * (SAMPLE_MASK + 1);
+export const SAMPLE_KEYS = BINS * SAMPLE_VALUES;
 /** A sample's key in the candidates' index: its bin and its low bits. */
-export const sampleKey = (bin: number, sample: number): number => bin * (SAMPLE_MASK + 1) + sample;
+export const sampleKey = (bin: number, sample: number): number => bin * SAMPLE_VALUES + sample;
 
 /**
  * A paragraph of fewer words is not read at all: headlines, bylines, datelines, copyright and
@@ -193,8 +195,8 @@ function keepSmallest(first: number, h: number): void {
   }
 }
 
-/** 12-bit samples, two to three bytes. */
-function packed(samples: readonly number[]): Uint8Array {
+/** 12-bit samples, two to three bytes: a fingerprint. */
+export function packed(samples: readonly number[]): Uint8Array {
   const bytes = new Uint8Array(FINGERPRINT_BYTES);
   for (let i = 0; i < samples.length; i += 2) {
     const [a, b] = [samples[i]!, samples[i + 1]!];

@@ -1,19 +1,38 @@
 // Fingerprints held in memory for copy detection (copy-detection.ts), found from a new text's
-// shingles: each fingerprint's 10 samples are filed under their keys (copy-fingerprint.ts,
-// sampleKey), so a new text visits only the fingerprints that share one of its shingles' keys
-// and counts, for each, how many of its samples it holds.
+// kept shingles (copy-fingerprint.ts): a copy holds at least FEWEST_HITS of its 10 samples
+// among the text's keys, and the table finds exactly the fingerprints that do, without
+// meeting the rest.
 //
-// The files are typed arrays, one run of fingerprint numbers per key (compressed sparse rows),
-// remade when the fingerprints added since outgrow a quarter of them; the ones added since sit
-// in plain lists meanwhile. A text looks up at most 20 keys (its smallest hashes), but not
-// evenly: a stock phrase (a formula of the trade, an outlet's sign-off) whose hash is small is
-// the sample of every text that holds it, so some keys are filed for a good part of what is
-// held (the demo's stories, written from phrase pools, hold many: the longest of a text's 20
-// lists is a third of all it visits). The SKIPPED_KEYS longest lists of a text are not visited:
-// a fingerprint needs FEWEST_HITS of its samples among the text's keys, so one met fewer than
-// FEWEST_HITS - SKIPPED_KEYS times under the others can never be copied, and the few met as
-// often are counted again exactly, sample by sample.
-import { BINS, copyJudged, FEWEST_HITS, FINGERPRINT_BYTES, keyAt, SAMPLE_KEYS, samplesMarked, type TextShingles } from './copy-fingerprint.js';
+// A fingerprint is filed under pairs of its samples, not under each sample. Its bins fall into
+// FEWEST_HITS - 1 groups, and it is filed once for each pair of bins of one group (with 10 bins
+// and 4 hits wanted: groups of 4, 3 and 3 bins, 6 + 3 + 3 = 12 pairs). Any FEWEST_HITS bins hold
+// two of one group (pigeonhole), so a fingerprint with FEWEST_HITS hits is filed under a pair
+// the text holds too; the text looks up each filed pair of bins with each of its kept samples
+// of both (2 x 2), 48 look-ups. Filed by single samples, as before 2026-11-30, a text met every
+// fingerprint sharing one sample with it: a stock phrase (a formula of the trade, an outlet's
+// sign-off) whose hash is small is the sample of every text that holds it, and at 300,000 demo
+// events a text met 2,451 fingerprints to find 0.6 copies, a number growing with the window's
+// fingerprints. By pairs it meets those sharing two samples of one group (bench/RESULTS.md,
+// "Copy detection's look-up by pairs").
+//
+// The files are typed arrays, one run of fingerprint numbers per bucket of pair keys (compressed
+// sparse rows, a bucket per two to four entries), remade when the fingerprints added since
+// outgrow a quarter of them; the ones added since sit in linked lists by bucket meanwhile. A
+// bucket holds other pairs too: each number lies beside its pair key's hash (one cache line
+// holds a bucket's entries), and distinct keys hash apart, so the look-up reads a fingerprint
+// only for its own pair.
+import {
+  BINS,
+  copyJudged,
+  FEWEST_HITS,
+  FINGERPRINT_BYTES,
+  KEPT_PER_BIN,
+  keyAt,
+  SAMPLE_KEYS,
+  SAMPLE_VALUES,
+  samplesMarked,
+  type TextShingles,
+} from './copy-fingerprint.js';
 
 /** A fingerprint the table holds: the report it is of (or a bulk line's), when it was received, and its order. */
 export interface HeldFingerprint<Ref> {
@@ -30,36 +49,53 @@ export interface CopyCandidate<Ref> {
   hits: number;
 }
 
-/** A text's longest key lists left unvisited (fewer than FEWEST_HITS: the count stays exact). */
-const SKIPPED_KEYS = 2;
+/** The pairs of bins a fingerprint is filed under: every two bins of one group, bin b in group b % (FEWEST_HITS - 1). */
+export const FILED_PAIRS: readonly (readonly [number, number])[] = Array.from({ length: BINS }, (_, i) =>
+  Array.from({ length: BINS - i - 1 }, (_, d) => [i, i + d + 1] as const),
+)
+  .flat()
+  .filter(([i, j]) => i % (FEWEST_HITS - 1) === j % (FEWEST_HITS - 1));
+
+/**
+ * A pair key's hash, 32 bits (Fibonacci hashing): a pair key is below 2^28 (12 pairs of 12-bit
+ * samples) and the multiplier is odd, so distinct keys hash apart.
+ */
+const pairHash = (pair: number, first: number, second: number): number => Math.imul((pair * SAMPLE_VALUES + first) * SAMPLE_VALUES + second, 0x9e3779b1) >>> 0;
 
 /** Fingerprints added before the files are remade (at least; else a quarter of those filed). */
 const MIN_UNFILED = 4_096;
+
+/** The text's keys marked with a look-up's stamp (samplesMarked): look-ups run one at a time, so every table shares them. */
+const keyMarks = new Uint32Array(SAMPLE_KEYS);
+let stamp = 0;
+/** The text's kept sample keys, KEPT_PER_BIN slots a bin (-1: none), while it is looked up. */
+const textKeys = new Int32Array(BINS * KEPT_PER_BIN);
 
 export class FingerprintTable<Ref> {
   private readonly refs: Ref[] = [];
   private receivedMs = new Float64Array(1024);
   private orders = new Float64Array(1024);
   private fingerprints = new Uint8Array(1024 * FINGERPRINT_BYTES);
-  /** The filed fingerprints' numbers, key by key: those of key k are at starts[k] to starts[k + 1]. */
-  private starts = new Uint32Array(SAMPLE_KEYS + 1);
+  /** Buckets of pair keys: a power of two, set when the files are made. */
+  private bucketBits = 8;
+  /**
+   * The filed fingerprints' numbers, each followed by its pair's hash, bucket by bucket: the
+   * entries of bucket b are at starts[b] to starts[b + 1] (the number of entry n at 2n).
+   */
+  private starts = new Uint32Array((1 << 8) + 1);
   private filed = new Uint32Array(0);
   private filedCount = 0;
   /**
-   * Fingerprints added since the files were made, by key, as linked lists in typed arrays: the
-   * first link of key k is heads[k] (-1: none); a link is a fingerprint number and the next link.
+   * Fingerprints added since the files were made, by bucket, as linked lists in typed arrays:
+   * the first link of bucket b is heads[b] (-1: none); a link is a fingerprint number, the next
+   * link and its pair's hash.
    */
-  private heads = new Int32Array(SAMPLE_KEYS).fill(-1);
-  private links = new Int32Array(2 * 1024);
+  private heads = new Int32Array(1 << 8).fill(-1);
+  private links = new Int32Array(3 * 1024);
   private linkCount = 0;
-  /** How many fingerprints the lists of unfiled ones hold, by key. */
-  private unfiledCounts = new Uint32Array(SAMPLE_KEYS);
-  /** Hits per fingerprint under the keys visited while a text is looked up (zeroed again after), and the ones hit. */
-  private hits = new Uint8Array(1024);
+  /** Fingerprints met while a text is looked up (1; zeroed again after), and their numbers. */
+  private met = new Uint8Array(1024);
   private touched = new Uint32Array(1024);
-  /** The keys of the text being looked up: marked with the look-up's stamp. */
-  private readonly keyMarks = new Uint32Array(SAMPLE_KEYS);
-  private stamp = 0;
 
   add(entry: HeldFingerprint<Ref>): void {
     const at = this.refs.length;
@@ -68,19 +104,19 @@ export class FingerprintTable<Ref> {
     this.receivedMs[at] = entry.receivedMs;
     this.orders[at] = entry.order;
     this.fingerprints.set(entry.fingerprint, at * FINGERPRINT_BYTES);
-    if (2 * (this.linkCount + BINS) > this.links.length) {
+    if (3 * (this.linkCount + FILED_PAIRS.length) > this.links.length) {
       const bigger = new Int32Array(this.links.length * 2);
       bigger.set(this.links);
       this.links = bigger;
     }
-    // Keys name their bin: a fingerprint's ten are distinct.
-    for (let bin = 0; bin < BINS; bin++) {
-      const key = keyAt(this.fingerprints, at * FINGERPRINT_BYTES, bin);
+    for (let pair = 0; pair < FILED_PAIRS.length; pair++) {
+      const hash = this.hashOf(pair, at);
+      const bucket = this.bucketOf(hash);
       const link = this.linkCount++;
-      this.links[2 * link] = at;
-      this.links[2 * link + 1] = this.heads[key]!;
-      this.heads[key] = link;
-      this.unfiledCounts[key]!++;
+      this.links[3 * link] = at;
+      this.links[3 * link + 1] = this.heads[bucket]!;
+      this.links[3 * link + 2] = hash;
+      this.heads[bucket] = link;
     }
     if (at + 1 - this.filedCount >= Math.max(MIN_UNFILED, this.filedCount / 4)) this.file();
   }
@@ -97,40 +133,55 @@ export class FingerprintTable<Ref> {
 
   /** The fingerprints the text copies among those `eligible` admits. */
   copied(text: TextShingles, eligible: (entry: HeldFingerprint<Ref>) => boolean): CopyCandidate<Ref>[] {
-    const { hits, touched, starts, filed, heads, links, keyMarks } = this;
-    const { unfiledCounts } = this;
-    // The text's keys by how many fingerprints each files, shortest first, the longest SKIPPED_KEYS left out.
-    const sizes = Array.from(text.keys, (key) => ({ key, size: starts[key + 1]! - starts[key]! + unfiledCounts[key]! }));
-    const visited = sizes
-      .sort((a, b) => a.size - b.size)
-      .slice(0, Math.max(0, sizes.length - SKIPPED_KEYS))
-      .map(({ key }) => key);
-    let count = 0;
-    for (const key of visited) {
-      for (let i = starts[key]!, end = starts[key + 1]!; i < end; i++) {
-        const at = filed[i]!;
-        if (hits[at]!++ === 0) touched[count++] = at;
-      }
-      for (let link = heads[key]!; link !== -1; link = links[2 * link + 1]!) {
-        const at = links[2 * link]!;
-        if (hits[at]!++ === 0) touched[count++] = at;
-      }
-    }
-    if (++this.stamp === 0xffffffff) {
+    const { met, touched, starts, filed, heads, links, fingerprints } = this;
+    if (++stamp === 0xffffffff) {
       keyMarks.fill(0);
-      this.stamp = 1;
+      stamp = 1;
     }
-    for (const key of text.keys) keyMarks[key] = this.stamp;
+    textKeys.fill(-1);
+    for (const key of text.keys) {
+      keyMarks[key] = stamp;
+      const slot = Math.floor(key / SAMPLE_VALUES) * KEPT_PER_BIN;
+      textKeys[textKeys[slot] === -1 ? slot : slot + 1] = key;
+    }
+    let count = 0;
+    const shift = 32 - this.bucketBits;
+    for (let pair = 0; pair < FILED_PAIRS.length; pair++) {
+      const [i, j] = FILED_PAIRS[pair]!;
+      for (let a = i * KEPT_PER_BIN; a < (i + 1) * KEPT_PER_BIN; a++) {
+        const keyI = textKeys[a]!;
+        if (keyI === -1) continue;
+        for (let b = j * KEPT_PER_BIN; b < (j + 1) * KEPT_PER_BIN; b++) {
+          const keyJ = textKeys[b]!;
+          if (keyJ === -1) continue;
+          const hash = pairHash(pair, keyI % SAMPLE_VALUES, keyJ % SAMPLE_VALUES);
+          const bucket = hash >>> shift;
+          for (let n = starts[bucket]!, end = starts[bucket + 1]!; n < end; n++) {
+            const at = filed[2 * n]!;
+            if (filed[2 * n + 1] === hash && met[at] === 0) {
+              met[at] = 1;
+              touched[count++] = at;
+            }
+          }
+          // Links hold the hash as a signed integer.
+          for (let link = heads[bucket]!; link !== -1; link = links[3 * link + 1]!) {
+            const at = links[3 * link]!;
+            if (links[3 * link + 2]! >>> 0 === hash && met[at] === 0) {
+              met[at] = 1;
+              touched[count++] = at;
+            }
+          }
+        }
+      }
+    }
     const found: CopyCandidate<Ref>[] = [];
-    for (let i = 0; i < count; i++) {
-      const at = touched[i]!;
-      const some = hits[at]!;
-      hits[at] = 0;
-      if (some < FEWEST_HITS - SKIPPED_KEYS) continue;
-      const all = samplesMarked(this.fingerprints, at * FINGERPRINT_BYTES, keyMarks, this.stamp);
-      if (all < FEWEST_HITS) continue;
+    for (let n = 0; n < count; n++) {
+      const at = touched[n]!;
+      met[at] = 0;
+      const hits = samplesMarked(fingerprints, at * FINGERPRINT_BYTES, keyMarks, stamp);
+      if (hits < FEWEST_HITS) continue;
       const entry = this.entry(at);
-      if (copyJudged(all, text.fingerprint, entry.fingerprint) && eligible(entry)) found.push({ held: entry, hits: all });
+      if (copyJudged(hits, text.fingerprint, entry.fingerprint) && eligible(entry)) found.push({ held: entry, hits });
     }
     return found;
   }
@@ -144,19 +195,37 @@ export class FingerprintTable<Ref> {
     };
   }
 
-  /** Files every fingerprint held in the typed arrays. */
+  /** A pair hash's bucket: its high bits. */
+  private bucketOf(hash: number): number {
+    return hash >>> (32 - this.bucketBits);
+  }
+
+  /** The hash of fingerprint `at`'s pair of samples under filed pair `pair`. */
+  private hashOf(pair: number, at: number): number {
+    const [i, j] = FILED_PAIRS[pair]!;
+    const offset = at * FINGERPRINT_BYTES;
+    return pairHash(pair, keyAt(this.fingerprints, offset, i) % SAMPLE_VALUES, keyAt(this.fingerprints, offset, j) % SAMPLE_VALUES);
+  }
+
+  /** Files every fingerprint held in the typed arrays, in buckets sized for them (two to four entries each). */
   private file(): void {
     const count = this.refs.length;
-    const { fingerprints } = this;
-    const starts = new Uint32Array(SAMPLE_KEYS + 1);
-    for (let at = 0; at < count; at++) for (let bin = 0; bin < BINS; bin++) starts[keyAt(fingerprints, at * FINGERPRINT_BYTES, bin) + 1]!++;
-    for (let key = 0; key < SAMPLE_KEYS; key++) starts[key + 1]! += starts[key]!;
-    const filed = new Uint32Array(starts[SAMPLE_KEYS]!);
-    const next = starts.slice(0, SAMPLE_KEYS);
-    for (let at = 0; at < count; at++) for (let bin = 0; bin < BINS; bin++) filed[next[keyAt(fingerprints, at * FINGERPRINT_BYTES, bin)]!++] = at;
-    Object.assign(this, { starts, filed, filedCount: count, linkCount: 0 });
-    this.heads.fill(-1);
-    this.unfiledCounts.fill(0);
+    const entries = count * FILED_PAIRS.length;
+    this.bucketBits = Math.max(8, Math.ceil(Math.log2(entries / 4)));
+    const buckets = 1 << this.bucketBits;
+    const starts = new Uint32Array(buckets + 1);
+    for (let at = 0; at < count; at++) for (let pair = 0; pair < FILED_PAIRS.length; pair++) starts[this.bucketOf(this.hashOf(pair, at)) + 1]!++;
+    for (let b = 0; b < buckets; b++) starts[b + 1]! += starts[b]!;
+    const filed = new Uint32Array(2 * entries);
+    const next = starts.slice(0, buckets);
+    for (let at = 0; at < count; at++)
+      for (let pair = 0; pair < FILED_PAIRS.length; pair++) {
+        const hash = this.hashOf(pair, at);
+        const n = next[this.bucketOf(hash)]!++;
+        filed[2 * n] = at;
+        filed[2 * n + 1] = hash;
+      }
+    Object.assign(this, { starts, filed, filedCount: count, linkCount: 0, heads: new Int32Array(buckets).fill(-1) });
   }
 
   private grow(): void {
@@ -169,7 +238,7 @@ export class FingerprintTable<Ref> {
     this.receivedMs = grown(this.receivedMs, capacity);
     this.orders = grown(this.orders, capacity);
     this.fingerprints = grown(this.fingerprints, capacity * FINGERPRINT_BYTES);
-    this.hits = grown(this.hits, capacity);
+    this.met = grown(this.met, capacity);
     this.touched = grown(this.touched, capacity);
   }
 }
