@@ -61,6 +61,12 @@ export const reportRolesOf = (r: string) =>
  * of each report's event: the reports of events not live are in it (the caller selects or
  * drops them), and each entity is resolved once for all the values naming it, looked up by its
  * key (entitiesByKey), its survivor too.
+ *
+ * Both steps are materialized, so the planner joins two results it cannot look into: it hashes
+ * them. With `live` inlined, it ran the entity look-ups first (it guesses 10 entities for any
+ * array) and scanned every value again for each entity found: 4 s for 1,000 events of a demo
+ * load (7,906 values naming 1,890 entities), the statement the database spent half its time on
+ * during a load (bench/RESULTS.md, "Copy detection by pairs, role values hashed").
  */
 export const roleValuesWhere = (where: string) =>
   `WITH v AS MATERIALIZED (
@@ -70,7 +76,7 @@ export const roleValuesWhere = (where: string) =>
             AS rr(role_number, entity_id, date_value, amount_value, amount_unit)
        JOIN event_type_roles role ON role.number = rr.role_number
       WHERE (${where}) AND (rr.entity_id IS NOT NULL OR rr.date_value IS NOT NULL OR rr.amount_value IS NOT NULL)
-   ), live AS (
+   ), live AS MATERIALIZED (
      SELECT e.id, c.id AS live_id
        FROM ${entitiesByKey('ARRAY(SELECT entity_id FROM v WHERE entity_id IS NOT NULL)')}
       CROSS JOIN LATERAL (SELECT c.id FROM entities c WHERE c.id = e.canonical_id AND c.deleted_at IS NULL OFFSET 0) AS c
