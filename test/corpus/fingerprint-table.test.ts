@@ -100,9 +100,13 @@ describe('fingerprint table', () => {
       return Array.from({ length: BINS - from }, (_, d) => choose(from + d + 1, [...bins, from + d])).flat();
     })(0, []).map((bins) => {
       const samples = randomSamples();
-      const keys = samples.flatMap((sample, bin) =>
-        bins.includes(bin) ? [sampleKey(bin, sample)] : [sampleKey(bin, (sample + 1) % SAMPLE_VALUES), sampleKey(bin, (sample + 2) % SAMPLE_VALUES)],
-      );
+      // In a bin of the set, the sample and another, either first (in some bins, the sample alone).
+      const keys = samples.flatMap((sample, bin) => {
+        const other = sampleKey(bin, (sample + 1) % SAMPLE_VALUES);
+        if (!bins.includes(bin)) return [other, sampleKey(bin, (sample + 2) % SAMPLE_VALUES)];
+        const own = sampleKey(bin, sample);
+        return [[own], [own, other], [other, own]][pick(3)]!;
+      });
       // Its own fingerprint the held one's: the leads alike, so FEWEST_HITS hits make a copy (copyJudged).
       const fingerprint = packed(samples);
       return { bins, fingerprint, text: { keys: Uint32Array.from(keys), fingerprint } };
@@ -113,7 +117,7 @@ describe('fingerprint table', () => {
       table.add({ ref: held.length, receivedMs: 0, order: held.length, fingerprint });
       held.push(fingerprint);
     };
-    // Among others, filed (the first half, before the last files were made) and unfiled (the rest).
+    // Among others: the earlier ones filed when the files were last made, the last ones unfiled.
     const refs = cases.map((c, n) => {
       for (let i = 0; i < (n < cases.length / 2 ? 90 : 5); i++) hold(packed(randomSamples()));
       hold(c.fingerprint);
@@ -137,5 +141,24 @@ describe('fingerprint table', () => {
     const all = table.copied(last, () => true);
     assert.ok(all.length > 0);
     assert.deepEqual(table.copied(last, (entry) => entry.ref !== all[0]!.held.ref).length, all.length - 1);
+    // A table filtered holds what it keeps, filed anew.
+    const kept = table.filtered((entry) => entry.ref !== all[0]!.held.ref);
+    assert.deepEqual(
+      kept
+        .copied(last, () => true)
+        .map((c) => c.held.ref)
+        .sort(),
+      all
+        .slice(1)
+        .map((c) => c.held.ref)
+        .sort(),
+    );
+  });
+
+  it('refuses a text keeping more sample keys in a bin than textShingles keeps', () => {
+    const table = new FingerprintTable<number>();
+    table.add({ ref: 0, receivedMs: 0, order: 0, fingerprint: packed(Array.from({ length: BINS }, () => 1)) });
+    const keys = Uint32Array.from([sampleKey(0, 1), sampleKey(0, 2), sampleKey(0, 3)]);
+    assert.throws(() => table.copied({ keys, fingerprint: packed(Array.from({ length: BINS }, () => 1)) }, () => true), /more than 2 sample keys in bin 0/);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkLine } from '../../src/modules/corpus/article-lines.js';
+import type { EventsService } from '../../src/modules/corpus/events.service.js';
 import type { IngestArticleBody } from '../../src/modules/corpus/events.schemas.js';
 import { ROLE_VALUE_TYPES } from '../../src/modules/corpus/reference.schemas.js';
 import { bcubedOf } from '../../src/modules/demo/bcubed.js';
@@ -225,6 +226,39 @@ describe('demo corpus', () => {
       const countries = await db.query<{ name: string }>(`SELECT name FROM entities WHERE name = 'Germany'`);
       assert.equal(countries.length, 1, 'countries come from world-countries');
     } finally {
+      await server.close();
+      await database.drop();
+    }
+  });
+
+  it('when a batch fails to be written, then the load fails with its error, the batches before it stay, and nothing more is written or left unhandled', async () => {
+    const database = await isolatedDatabase();
+    const server = await startServer(database.env);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await server.ops.post('/clock', { now: NOW.toISOString() });
+      const runtime = server.runtime;
+      let writes = 0;
+      let firstLines = 0;
+      const events: Pick<EventsService, 'ingestArticles'> = {
+        ingestArticles: async (lines) => {
+          if (++writes === 2) throw new Error('the second batch is refused');
+          firstLines = lines.length;
+          return runtime.events.ingestArticles(lines);
+        },
+      };
+      await assert.rejects(generateDemoCorpus({ ...runtime, events }, { events: 120, seed: 5, batchSize: 50 }), /the second batch is refused/);
+      // The next batch was being made while the second was written: it is never written.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(writes, 2);
+      const [stored] = await runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM reports');
+      assert.ok(firstLines > 0);
+      assert.equal(stored!.n, firstLines, 'the first batch stays');
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
       await server.close();
       await database.drop();
     }

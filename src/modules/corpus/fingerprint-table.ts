@@ -62,8 +62,14 @@ export const FILED_PAIRS: readonly (readonly [number, number])[] = Array.from({ 
  */
 const pairHash = (pair: number, first: number, second: number): number => Math.imul((pair * SAMPLE_VALUES + first) * SAMPLE_VALUES + second, 0x9e3779b1) >>> 0;
 
-/** Fingerprints added before the files are remade (at least; else a quarter of those filed). */
-const MIN_UNFILED = 4_096;
+/**
+ * Fingerprints added before the files are remade (at least; else a quarter of those filed): a
+ * bulk batch's own table (copy-detection.ts, up to 2,000 lines) is filed as it grows too, so
+ * its links stay a few a bucket.
+ */
+const MIN_UNFILED = 256;
+/** Buckets before the first files are made: 1,024 (MIN_UNFILED fingerprints' 3,072 links, three a bucket). */
+const FIRST_BUCKET_BITS = 10;
 
 /** The text's keys marked with a look-up's stamp (samplesMarked): look-ups run one at a time, so every table shares them. */
 const keyMarks = new Uint32Array(SAMPLE_KEYS);
@@ -77,12 +83,12 @@ export class FingerprintTable<Ref> {
   private orders = new Float64Array(1024);
   private fingerprints = new Uint8Array(1024 * FINGERPRINT_BYTES);
   /** Buckets of pair keys: a power of two, set when the files are made. */
-  private bucketBits = 8;
+  private bucketBits = FIRST_BUCKET_BITS;
   /**
    * The filed fingerprints' numbers, each followed by its pair's hash, bucket by bucket: the
    * entries of bucket b are at starts[b] to starts[b + 1] (the number of entry n at 2n).
    */
-  private starts = new Uint32Array((1 << 8) + 1);
+  private starts = new Uint32Array((1 << FIRST_BUCKET_BITS) + 1);
   private filed = new Uint32Array(0);
   private filedCount = 0;
   /**
@@ -90,7 +96,7 @@ export class FingerprintTable<Ref> {
    * the first link of bucket b is heads[b] (-1: none); a link is a fingerprint number, the next
    * link and its pair's hash.
    */
-  private heads = new Int32Array(1 << 8).fill(-1);
+  private heads = new Int32Array(1 << FIRST_BUCKET_BITS).fill(-1);
   private links = new Int32Array(3 * 1024);
   private linkCount = 0;
   /** Fingerprints met while a text is looked up (1; zeroed again after), and their numbers. */
@@ -141,8 +147,12 @@ export class FingerprintTable<Ref> {
     textKeys.fill(-1);
     for (const key of text.keys) {
       keyMarks[key] = stamp;
-      const slot = Math.floor(key / SAMPLE_VALUES) * KEPT_PER_BIN;
-      textKeys[textKeys[slot] === -1 ? slot : slot + 1] = key;
+      const first = Math.floor(key / SAMPLE_VALUES) * KEPT_PER_BIN;
+      let slot = first;
+      while (slot < first + KEPT_PER_BIN && textKeys[slot] !== -1) slot++;
+      // textShingles keeps KEPT_PER_BIN a bin: a key more would be looked up under no pair.
+      if (slot === first + KEPT_PER_BIN) throw new Error(`a text keeps more than ${KEPT_PER_BIN} sample keys in bin ${first / KEPT_PER_BIN}`);
+      textKeys[slot] = key;
     }
     let count = 0;
     const shift = 32 - this.bucketBits;
@@ -174,16 +184,17 @@ export class FingerprintTable<Ref> {
         }
       }
     }
-    const found: CopyCandidate<Ref>[] = [];
+    const copies: CopyCandidate<Ref>[] = [];
     for (let n = 0; n < count; n++) {
       const at = touched[n]!;
       met[at] = 0;
       const hits = samplesMarked(fingerprints, at * FINGERPRINT_BYTES, keyMarks, stamp);
       if (hits < FEWEST_HITS) continue;
       const entry = this.entry(at);
-      if (copyJudged(hits, text.fingerprint, entry.fingerprint) && eligible(entry)) found.push({ held: entry, hits });
+      if (copyJudged(hits, text.fingerprint, entry.fingerprint)) copies.push({ held: entry, hits });
     }
-    return found;
+    // `eligible` is asked once the shared marks are read: it may look a text up itself.
+    return copies.filter((copy) => eligible(copy.held));
   }
 
   private entry(at: number): HeldFingerprint<Ref> {
@@ -211,7 +222,7 @@ export class FingerprintTable<Ref> {
   private file(): void {
     const count = this.refs.length;
     const entries = count * FILED_PAIRS.length;
-    this.bucketBits = Math.max(8, Math.ceil(Math.log2(entries / 4)));
+    this.bucketBits = Math.max(FIRST_BUCKET_BITS, Math.ceil(Math.log2(entries / 4)));
     const buckets = 1 << this.bucketBits;
     const starts = new Uint32Array(buckets + 1);
     for (let at = 0; at < count; at++) for (let pair = 0; pair < FILED_PAIRS.length; pair++) starts[this.bucketOf(this.hashOf(pair, at)) + 1]!++;

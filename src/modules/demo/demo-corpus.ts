@@ -160,9 +160,11 @@ const PREPARED_SLICE = 10;
  * between slices, so the database's answers to the batch being written are taken between them
  * (at most one slice, about 1.5 ms, late). On PostgreSQL the database then works while the
  * loader makes and reads the next batch; the embedded database shares the thread, and loses
- * only the turns.
+ * only the turns. Making stops at the next slice once `stop` is aborted. A batch's events done
+ * are those whose last article is in its last slice or before (a size not a multiple of
+ * PREPARED_SLICE may count a few whose last article opens the next batch).
  */
-async function* preparedBatches(world: DemoWorld, options: { events: number; seed: number; size: number; part: DemoPart }) {
+async function* preparedBatches(world: DemoWorld, options: { events: number; seed: number; size: number; part: DemoPart; stop: AbortSignal }) {
   const read: Omit<ArticleLine, 'line'>[] = [];
   let eventsDone = 0;
   const batch = (articles: Omit<ArticleLine, 'line'>[]) => ({ lines: articles.map((article, i) => ({ ...article, line: i + 1 })), eventsDone });
@@ -171,6 +173,7 @@ async function* preparedBatches(world: DemoWorld, options: { events: number; see
     eventsDone = slice.eventsDone;
     while (read.length >= options.size) yield batch(read.splice(0, options.size));
     await setImmediate();
+    if (options.stop.aborted) return;
   }
   if (read.length > 0) yield batch(read);
 }
@@ -191,18 +194,25 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
   let partsDone = 0;
   for (const part of ['recent', 'older'] as const) {
     let partDone = 0;
-    const batches = preparedBatches(world, { events: options.events, seed, size: options.batchSize ?? 1_000, part });
-    // The next batch is made while this one is written.
-    let next = batches.next();
+    // The next batch is made while this one is written; when a write fails (or the load is
+    // aborted), the one being made is dropped, and so is its own failure: the caller gets the first.
+    const stop = new AbortController();
+    const batches = preparedBatches(world, { events: options.events, seed, size: options.batchSize ?? 1_000, part, stop: stop.signal });
+    const prepare = () => {
+      const made = batches.next();
+      made.catch(() => undefined); // awaited below, unless a write fails first
+      return made;
+    };
+    let next = prepare();
     try {
       for (let batch = await next; !batch.done; batch = await next) {
-        next = batches.next();
+        next = prepare();
         reports += await loadBatch(deps, batch.value.lines, options.signal);
         partDone = batch.value.eventsDone;
         options.progress?.(partsDone + partDone, options.events);
       }
     } finally {
-      next.catch(() => undefined); // a batch being made when a write fails is dropped, its failure with it
+      stop.abort();
     }
     partsDone += partDone;
     if (part === 'recent') await options.recentLoaded?.(partDone);
