@@ -104,12 +104,7 @@ export class FingerprintTable<Ref> {
   private touched = new Uint32Array(1024);
 
   add(entry: HeldFingerprint<Ref>): void {
-    const at = this.refs.length;
-    if (at === this.receivedMs.length) this.grow();
-    this.refs.push(entry.ref);
-    this.receivedMs[at] = entry.receivedMs;
-    this.orders[at] = entry.order;
-    this.fingerprints.set(entry.fingerprint, at * FINGERPRINT_BYTES);
+    const at = this.hold(entry);
     if (3 * (this.linkCount + FILED_PAIRS.length) > this.links.length) {
       const bigger = new Int32Array(this.links.length * 2);
       bigger.set(this.links);
@@ -127,14 +122,26 @@ export class FingerprintTable<Ref> {
     if (at + 1 - this.filedCount >= Math.max(MIN_UNFILED, this.filedCount / 4)) this.file();
   }
 
-  /** The fingerprints held that `keep` keeps, in a new table. */
+  /** The fingerprints held that `keep` keeps, in a new table, filed once (not as they are added). */
   filtered(keep: (entry: HeldFingerprint<Ref>) => boolean): FingerprintTable<Ref> {
     const table = new FingerprintTable<Ref>();
     for (let at = 0; at < this.refs.length; at++) {
       const entry = this.entry(at);
-      if (keep(entry)) table.add(entry);
+      if (keep(entry)) table.hold(entry);
     }
+    table.file();
     return table;
+  }
+
+  /** Keeps the entry in the typed arrays, neither filed nor linked; answers its number. */
+  private hold(entry: HeldFingerprint<Ref>): number {
+    const at = this.refs.length;
+    if (at === this.receivedMs.length) this.grow();
+    this.refs.push(entry.ref);
+    this.receivedMs[at] = entry.receivedMs;
+    this.orders[at] = entry.order;
+    this.fingerprints.set(entry.fingerprint, at * FINGERPRINT_BYTES);
+    return at;
   }
 
   /** The fingerprints the text copies among those `eligible` admits. */
@@ -224,18 +231,21 @@ export class FingerprintTable<Ref> {
     const entries = count * FILED_PAIRS.length;
     this.bucketBits = Math.max(FIRST_BUCKET_BITS, Math.ceil(Math.log2(entries / 4)));
     const buckets = 1 << this.bucketBits;
+    // Each entry's hash, made once: entry e is fingerprint e / 12's, under pair e % 12.
+    const hashes = new Uint32Array(entries);
     const starts = new Uint32Array(buckets + 1);
-    for (let at = 0; at < count; at++) for (let pair = 0; pair < FILED_PAIRS.length; pair++) starts[this.bucketOf(this.hashOf(pair, at)) + 1]!++;
+    for (let e = 0; e < entries; e++) {
+      hashes[e] = this.hashOf(e % FILED_PAIRS.length, Math.floor(e / FILED_PAIRS.length));
+      starts[this.bucketOf(hashes[e]!) + 1]!++;
+    }
     for (let b = 0; b < buckets; b++) starts[b + 1]! += starts[b]!;
     const filed = new Uint32Array(2 * entries);
     const next = starts.slice(0, buckets);
-    for (let at = 0; at < count; at++)
-      for (let pair = 0; pair < FILED_PAIRS.length; pair++) {
-        const hash = this.hashOf(pair, at);
-        const n = next[this.bucketOf(hash)]!++;
-        filed[2 * n] = at;
-        filed[2 * n + 1] = hash;
-      }
+    for (let e = 0; e < entries; e++) {
+      const n = next[this.bucketOf(hashes[e]!)]!++;
+      filed[2 * n] = Math.floor(e / FILED_PAIRS.length);
+      filed[2 * n + 1] = hashes[e]!;
+    }
     Object.assign(this, { starts, filed, filedCount: count, linkCount: 0, heads: new Int32Array(buckets).fill(-1) });
   }
 
