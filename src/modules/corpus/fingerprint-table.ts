@@ -12,8 +12,8 @@
 // fingerprint sharing one sample with it: a stock phrase (a formula of the trade, an outlet's
 // sign-off) whose hash is small is the sample of every text that holds it, and at 300,000 demo
 // events a text met 2,451 fingerprints to find 0.6 copies, a number growing with the window's
-// fingerprints. By pairs it meets those sharing two samples of one group (bench/RESULTS.md,
-// "Copy detection's look-up by pairs").
+// fingerprints. By pairs it meets those sharing two samples of one group (bench/RESULTS.md, "A
+// compact corpus, eighth step").
 //
 // The files are typed arrays, one run of fingerprint numbers per bucket of pair keys (compressed
 // sparse rows, a bucket per two to four entries), remade when the fingerprints added since

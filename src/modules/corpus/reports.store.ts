@@ -66,7 +66,7 @@ export const reportRolesOf = (r: string) =>
  * them. With `live` inlined, it ran the entity look-ups first (it guesses 10 entities for any
  * array) and scanned every value again for each entity found: 4 s for 1,000 events of a demo
  * load (7,906 values naming 1,890 entities), the statement the database spent half its time on
- * during a load (bench/RESULTS.md, "Copy detection by pairs, role values hashed").
+ * during a load (bench/RESULTS.md, "A compact corpus, eighth step").
  */
 export const roleValuesWhere = (where: string) =>
   `WITH v AS MATERIALIZED (
