@@ -57,10 +57,12 @@ export const FILED_PAIRS: readonly (readonly [number, number])[] = Array.from({ 
   .filter(([i, j]) => i % (FEWEST_HITS - 1) === j % (FEWEST_HITS - 1));
 
 /**
- * A pair key's hash, 32 bits (Fibonacci hashing): a pair key is below 2^28 (12 pairs of 12-bit
- * samples) and the multiplier is odd, so distinct keys hash apart.
+ * The hash of filed pair `pair` holding sample keys `first` and `second` (sampleKey), 32 bits
+ * (Fibonacci hashing): the pair's key is below 2^28 (12 pairs of 12-bit samples) and the
+ * multiplier is odd, so distinct keys hash apart.
  */
-const pairHash = (pair: number, first: number, second: number): number => Math.imul((pair * SAMPLE_VALUES + first) * SAMPLE_VALUES + second, 0x9e3779b1) >>> 0;
+const pairHash = (pair: number, first: number, second: number): number =>
+  Math.imul((pair * SAMPLE_VALUES + (first % SAMPLE_VALUES)) * SAMPLE_VALUES + (second % SAMPLE_VALUES), 0x9e3779b1) >>> 0;
 
 /**
  * Fingerprints added before the files are remade (at least; else a quarter of those filed): a
@@ -162,7 +164,6 @@ export class FingerprintTable<Ref> {
       textKeys[slot] = key;
     }
     let count = 0;
-    const shift = 32 - this.bucketBits;
     for (let pair = 0; pair < FILED_PAIRS.length; pair++) {
       const [i, j] = FILED_PAIRS[pair]!;
       for (let a = i * KEPT_PER_BIN; a < (i + 1) * KEPT_PER_BIN; a++) {
@@ -171,8 +172,8 @@ export class FingerprintTable<Ref> {
         for (let b = j * KEPT_PER_BIN; b < (j + 1) * KEPT_PER_BIN; b++) {
           const keyJ = textKeys[b]!;
           if (keyJ === -1) continue;
-          const hash = pairHash(pair, keyI % SAMPLE_VALUES, keyJ % SAMPLE_VALUES);
-          const bucket = hash >>> shift;
+          const hash = pairHash(pair, keyI, keyJ);
+          const bucket = this.bucketOf(hash);
           for (let n = starts[bucket]!, end = starts[bucket + 1]!; n < end; n++) {
             const at = filed[2 * n]!;
             if (filed[2 * n + 1] === hash && met[at] === 0) {
@@ -222,7 +223,7 @@ export class FingerprintTable<Ref> {
   private hashOf(pair: number, at: number): number {
     const [i, j] = FILED_PAIRS[pair]!;
     const offset = at * FINGERPRINT_BYTES;
-    return pairHash(pair, keyAt(this.fingerprints, offset, i) % SAMPLE_VALUES, keyAt(this.fingerprints, offset, j) % SAMPLE_VALUES);
+    return pairHash(pair, keyAt(this.fingerprints, offset, i), keyAt(this.fingerprints, offset, j));
   }
 
   /** Files every fingerprint held in the typed arrays, in buckets sized for them (two to four entries each). */
