@@ -30,7 +30,7 @@ const onPostgres = /^postgres(ql)?:/.test(DATABASE_URL);
 const ARTICLES = Number(process.env.BENCH_ARTICLES ?? 20_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 2_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const CORPUS_TABLES = ['events', 'reports', 'event_entities'];
+const CORPUS_TABLES = ['events', 'reports', 'event_participants'];
 const WORDS = (
   'the of and to in said for on that with was as by at from its were has have after who over about more than when year company ' +
   'deal court police minister talks market shares government city report people week strike rain border vote plan bank rate price ' +

@@ -74,7 +74,7 @@ const NAMED = 10_000; // entities the articles name
 const UNNAMED = 10_000; // entities only filters name
 const OUTLETS = 20;
 /** The corpus tables a load writes. */
-const CORPUS_TABLES = ['events', 'reports', 'event_entities'];
+const CORPUS_TABLES = ['events', 'reports', 'event_participants'];
 
 const config = loadConfig({
   EVMON_DATABASE_URL: DATABASE_URL,
@@ -194,7 +194,7 @@ const ofRun = `SELECT id FROM events WHERE event_type_id = ANY('{${typeIds.join(
 const selections = new Map([
   ['events', `SELECT * FROM events WHERE id IN (${ofRun})`],
   ['reports', `SELECT * FROM reports WHERE event_id IN (${ofRun})`],
-  ['event_entities', `SELECT * FROM event_entities WHERE event_id IN (${ofRun})`],
+  ['event_participants', `SELECT * FROM event_participants WHERE event_id IN (${ofRun})`],
 ]);
 const copied = await bareCopy(db, selections);
 const copySeconds = copied.reduce((sum, table) => sum + table.seconds, 0);

@@ -35,7 +35,9 @@ const account = await runtime.accounts.createAccount({ plan: 'bench_mcp', credit
 const key = (await runtime.accounts.createApiKey(account.id, { name: 'bench', scopes: ['EVENTS_READ'] })).key!;
 
 const types = await db.query<{ id: string }>('SELECT id FROM event_types ORDER BY code_name');
-const [popular] = await db.query<{ entity_id: string }>('SELECT entity_id FROM event_entities GROUP BY entity_id ORDER BY count(*) DESC LIMIT 1');
+const [popular] = await db.query<{ entity_id: string }>(
+  `SELECT entity_id FROM (SELECT x.id AS entity_id FROM events e CROSS JOIN LATERAL unnest(e.involved_entity_ids) AS x(id) WHERE e.merged_into_event_id IS NULL AND e.deleted_at IS NULL) AS named GROUP BY entity_id ORDER BY count(*) DESC LIMIT 1`,
+);
 const filters: Record<string, unknown>[] = [
   { lookback_days: 30, event_type_id: types[0]!.id },
   { lookback_days: 7 },

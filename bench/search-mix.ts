@@ -25,10 +25,10 @@ export function widestSearches(typeId: (codeName: string) => string): MixCase[] 
 export async function searchMix(runtime: Runtime, typeId: (codeName: string) => string): Promise<MixCase[]> {
   const { db } = runtime;
   const popular = await db.query<{ entity_id: string; n: number }>(
-    'SELECT entity_id, count(*)::int AS n FROM event_entities GROUP BY entity_id ORDER BY count(*) DESC LIMIT 40',
+    `SELECT entity_id, count(*)::int AS n FROM (SELECT x.id AS entity_id FROM events e CROSS JOIN LATERAL unnest(e.involved_entity_ids) AS x(id) WHERE e.merged_into_event_id IS NULL AND e.deleted_at IS NULL) AS named GROUP BY entity_id ORDER BY count(*) DESC LIMIT 40`,
   );
   const [rare] = await db.query<{ entity_id: string }>(
-    'SELECT entity_id FROM event_entities GROUP BY entity_id HAVING count(*) BETWEEN 3 AND 10 ORDER BY entity_id LIMIT 1',
+    `SELECT entity_id FROM (SELECT x.id AS entity_id FROM events e CROSS JOIN LATERAL unnest(e.involved_entity_ids) AS x(id) WHERE e.merged_into_event_id IS NULL AND e.deleted_at IS NULL) AS named GROUP BY entity_id HAVING count(*) BETWEEN 3 AND 10 ORDER BY entity_id LIMIT 1`,
   );
   const outlets = await db.query<{ id: string }>('SELECT id FROM news_outlets ORDER BY id LIMIT 3');
   const list = await runtime.reference.createEntityList({

@@ -27,7 +27,7 @@ describe('entity merge during ingest', () => {
   const namingMerged = async (merged: string) =>
     (
       await server.runtime.db.query<{ n: number }>(
-        `SELECT ((SELECT count(*) FROM event_entities WHERE entity_id = $1)
+        `SELECT ((SELECT count(*) FROM event_participants WHERE entity_id = $1)
               + (SELECT count(*) FROM event_role_values WHERE entity_id = $1)
               + (SELECT count(*) FROM events WHERE $1 = ANY(involved_entity_ids) AND merged_into_event_id IS NULL AND deleted_at IS NULL))::int AS n`,
         [merged],
@@ -63,9 +63,7 @@ describe('entity merge during ingest', () => {
       for (const single of await singles) assert.equal(single.status, 201, single.text);
       await server.ops.post('/drain');
       assert.equal(await namingMerged(merged), 0, `round ${round}: rows still naming the merged entity`);
-      const events = await server.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM event_entities WHERE entity_id = $1 AND participant', [
-        survivor,
-      ]);
+      const events = await server.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM event_participants WHERE entity_id = $1', [survivor]);
       assert.equal(events[0]!.n, LINES + 5, `round ${round}: every article's event names the survivor`);
     }
   });

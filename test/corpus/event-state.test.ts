@@ -190,7 +190,7 @@ describe('event state updated report by report', () => {
            'event', (SELECT json_build_object('first', first_report_date, 'last', last_report_date, 'happened_at', happened_at, 'happened_on', happened_on,
                                               'sentence', sentence, 'involved', involved_entity_ids, 'source_seqs', source_seqs, 'type_version', type_version)
                        FROM events WHERE id = $1),
-           'entities', (SELECT json_agg(json_build_array(entity_id, participant, first_report_date, anchor) ORDER BY entity_id) FROM event_entities WHERE event_id = $1),
+           'participants', (SELECT json_agg(json_build_array(entity_id, anchor) ORDER BY entity_id) FROM event_participants WHERE event_id = $1),
            'sources', (SELECT json_agg(json_build_array(source_id, source_kind, first_seq, first_report_date) ORDER BY source_id) FROM event_sources WHERE event_id = $1),
            'values', (SELECT json_agg(json_build_array(role_id, source_kind, seq, first_report_date, entity_id, date_value, amount_value, amount_unit) ORDER BY seq, role_id)
                         FROM event_role_values WHERE event_id = $1)) AS rows`,

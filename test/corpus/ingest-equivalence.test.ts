@@ -341,21 +341,30 @@ describe('bulk ingest equivalence', () => {
         );
       }
     }
-    // Clustering reads an event's window on its entity rows: on both paths, after merges,
+    // Clustering reads an event's window on its participant rows: on both paths, after merges,
     // deletions and in-place updates, each row's anchor is its event's.
     const offAnchor = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM event_entities ee JOIN events e ON e.id = ee.event_id
-        WHERE e.event_type_id = ANY($1::uuid[]) AND ee.anchor IS DISTINCT FROM COALESCE(e.happened_on::timestamp AT TIME ZONE 'UTC', e.first_report_date)`,
+      `SELECT count(*)::int AS n FROM event_participants p JOIN events e ON e.id = p.event_id
+        WHERE e.event_type_id = ANY($1::uuid[]) AND p.anchor IS DISTINCT FROM COALESCE(e.happened_on::timestamp AT TIME ZONE 'UTC', e.first_report_date)`,
       [[one.typeId, bulk.typeId]],
     );
-    assert.equal(offAnchor[0]!.n, 0, 'entity rows whose anchor is not their event window anchor');
-    // No key keeps an event's entity rows one per entity (migration 035): its writers do.
+    assert.equal(offAnchor[0]!.n, 0, 'participant rows whose anchor is not their event window anchor');
+    // No key keeps an event's participant rows one per entity (migration 035): its writers do.
     const repeated = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM event_entities ee JOIN events e ON e.id = ee.event_id
-        WHERE e.event_type_id = ANY($1::uuid[]) GROUP BY ee.event_id, ee.entity_id HAVING count(*) > 1) AS twice`,
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM event_participants p JOIN events e ON e.id = p.event_id
+        WHERE e.event_type_id = ANY($1::uuid[]) GROUP BY p.event_id, p.entity_id HAVING count(*) > 1) AS twice`,
       [[one.typeId, bulk.typeId]],
     );
-    assert.equal(repeated[0]!.n, 0, 'an event with two rows for one entity');
+    assert.equal(repeated[0]!.n, 0, 'an event with two rows for one participant');
+    // A live event's participants are among the entities its row involves (the live ones):
+    // the row lists them, and only a merge or deletion (which moves or drops the rows at once)
+    // leaves the row behind until the refresh.
+    const strays = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM event_participants p JOIN events e ON e.id = p.event_id
+        WHERE e.event_type_id = ANY($1::uuid[]) AND (e.merged_into_event_id IS NOT NULL OR e.deleted_at IS NOT NULL OR NOT p.entity_id = ANY(e.involved_entity_ids))`,
+      [[one.typeId, bulk.typeId]],
+    );
+    assert.equal(strays[0]!.n, 0, 'participant rows of events gone, or of entities their event does not involve');
     // These references have no foreign keys (migrations 017 and 033: values and mentions are
     // arrays on the report's row): the code that writes them keeps them.
     const dangling = await db.query<{ what: string; n: number }>(

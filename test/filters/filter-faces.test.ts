@@ -20,6 +20,9 @@ import { memoryIndexSync } from '../../src/modules/search/index/memory-index-syn
 import { compileFilter, normalizeFilter, type EventFilter, type RoleFilter } from '../../src/modules/filters/filter.js';
 import { matchesFilter } from '../../src/modules/filters/matching.js';
 import { loadEventViews } from '../../src/modules/corpus/event-view.js';
+import { eventsStore } from '../../src/modules/corpus/events.store.js';
+import { referenceStore } from '../../src/modules/corpus/reference.store.js';
+import type { Queryable } from '../../src/platform/db/database.js';
 import { independentSourceCount } from '../../src/modules/corpus/independent-sources.js';
 import { testCorpus } from '../helpers/corpus.js';
 import { reportingClient } from '../helpers/reporting.js';
@@ -331,5 +334,66 @@ describe('filter faces', () => {
       }
     }
     assert.ok(representedFound >= 3, `only ${representedFound} represented-entity filters found anything`);
+  });
+
+  it('when an entity was merged or deleted and its events not refreshed yet, then both faces find them through the survivor, as the merge finds them', async () => {
+    // The merge's and the deletion's own writes, in a transaction rolled back after the checks:
+    // the refresh job that recomputes the events (and their rows' involved_entity_ids) never runs.
+    const db = server.runtime.db;
+    const [merged, survivor, deleted] = [entities[1]!, entities[2]!, entities[3]!];
+    const cutOff = (await db.query<{ s: number }>('SELECT max(received_seq)::int AS s FROM reports'))[0]!.s;
+    /** The events of this file each face finds for an entity filter: the two faces must agree. */
+    const found = async (tx: Queryable, ids: string[], scope: 'MENTIONED' | 'PARTICIPANT') => {
+      const compiled = await compileFilter(normalizeFilter({ involved_entity_ids: ids, scope }), databaseEntityResolver(tx));
+      const params = new SqlParams();
+      const where = filterConditions(compiled, params, { countedUpTo: cutOff });
+      const rows = await tx.query<{ id: string }>(`SELECT e.id FROM events e WHERE ${where.join(' AND ')}`, params.values);
+      const bySql = rows
+        .map((r) => r.id)
+        .filter((id) => events.has(id))
+        .sort();
+      const byMatching: string[] = [];
+      for (const id of events) {
+        const facts = await loadEventFacts(tx, id, cutOff);
+        if (facts && matchesFilter(compiled, facts)) byMatching.push(id);
+      }
+      assert.deepEqual(bySql, byMatching.sort(), `${scope} ${ids}`);
+      return bySql;
+    };
+    const union = (a: string[], b: string[]) => [...new Set([...a, ...b])].sort();
+    class RolledBack extends Error {}
+    await assert.rejects(
+      db.transaction(async (tx) => {
+        const before = {
+          mentioned: union(await found(tx, [merged], 'MENTIONED'), await found(tx, [survivor], 'MENTIONED')),
+          participant: union(await found(tx, [merged], 'PARTICIPANT'), await found(tx, [survivor], 'PARTICIPANT')),
+          deleted: await found(tx, [deleted], 'MENTIONED'),
+        };
+        // Events where the merged entity is only mentioned are found through their reports.
+        const onlyMentioned = (await found(tx, [merged], 'MENTIONED')).filter((id) => !before.participant.includes(id));
+        assert.ok(onlyMentioned.length > 0, 'no event only mentions the entity merged');
+        assert.ok(before.deleted.length > 0, 'no event names the entity deleted');
+        const naming = union(await eventsStore.eventsNaming(tx, merged), await eventsStore.eventsNaming(tx, survivor)).filter((id) => events.has(id));
+        assert.deepEqual(naming, before.mentioned, 'the events the merge refreshes are those naming either entity');
+
+        await referenceStore.mergeEntity(tx, merged, survivor);
+        await referenceStore.deleteEntity(tx, deleted, new Date(NOW));
+        const stale = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE $1 = ANY(involved_entity_ids)', [merged]);
+        assert.ok(stale[0]!.n > 0, 'the event rows still name the entity merged (no refresh yet)');
+        assert.deepEqual(await found(tx, [survivor], 'MENTIONED'), before.mentioned);
+        assert.deepEqual(await found(tx, [survivor], 'PARTICIPANT'), before.participant);
+        assert.deepEqual(
+          (await eventsStore.eventsNaming(tx, survivor)).filter((id) => events.has(id)),
+          before.mentioned,
+          'a second merge would refresh them all',
+        );
+        for (const id of before.deleted) {
+          const facts = await loadEventFacts(tx, id, cutOff);
+          assert.ok(!facts!.involved.has(deleted) && !facts!.involved.has(merged), `event ${id} still lists a gone entity`);
+        }
+        throw new RolledBack();
+      }),
+      RolledBack,
+    );
   });
 });

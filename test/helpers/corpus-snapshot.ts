@@ -20,7 +20,7 @@ const iso = (value: Date | null) => (value === null ? null : value.toISOString()
 
 /**
  * The type's events, reports (with their role values and mentions), receive order, and search
- * index rows (event_entities, event_sources, event_role_values), each table keyed by event
+ * index rows (event_participants, event_sources, event_role_values), each table keyed by event
  * key or report line. An id the names do not know reads `unknown <id>`, which matches nothing.
  */
 export async function typeSnapshot(db: Queryable, eventTypeId: string, names: CopyNames): Promise<Snapshot> {
@@ -90,9 +90,8 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
        FROM events WHERE event_type_id = $1`,
     [eventTypeId],
   );
-  const entities = await db.query<{ event_id: string; entity_id: string; participant: boolean; first_report_date: Date; anchor: Date }>(
-    `SELECT ee.event_id, ee.entity_id, ee.participant, ee.first_report_date, ee.anchor
-       FROM event_entities ee JOIN events e ON e.id = ee.event_id WHERE e.event_type_id = $1`,
+  const participants = await db.query<{ event_id: string; entity_id: string; anchor: Date }>(
+    `SELECT p.event_id, p.entity_id, p.anchor FROM event_participants p JOIN events e ON e.id = p.event_id WHERE e.event_type_id = $1`,
     [eventTypeId],
   );
   const sources = await db.query<{ event_id: string; source_id: string; source_kind: string; first_seq: string | number; first_report_date: Date }>(
@@ -120,7 +119,7 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
     'reports in receive order': { lines: reports.map((r) => report(r.id)) },
     reports: {},
     events: {},
-    event_entities: {},
+    event_participants: {},
     event_sources: {},
     event_role_values: {},
   };
@@ -168,7 +167,7 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
     }
     for (const [key, list] of lists) byEvent[key] = list.sort();
   };
-  rowsByEvent('event_entities', entities, (r) => [r.entity_id, r.participant, iso(r.first_report_date), iso(r.anchor)]);
+  rowsByEvent('event_participants', participants, (r) => [r.entity_id, iso(r.anchor)]);
   rowsByEvent('event_sources', sources, (r) => [r.source_id, r.source_kind, seq(r.first_seq), iso(r.first_report_date)]);
   rowsByEvent('event_role_values', values, (r) => [r.code_name, r.source_kind, seq(r.seq), iso(r.first_report_date), r.entity_id, r.date, r.amount, r.unit]);
   return snapshot;

@@ -36,8 +36,8 @@ export const clusterEventsStore = {
       `SELECT DISTINCT reached.id
          FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::timestamptz[]) AS p(entity_id, type_id, reach_from, reach_to)
          CROSS JOIN LATERAL (
-           SELECT e.id FROM event_entities ee JOIN events e ON e.id = ee.event_id
-            WHERE ee.entity_id = p.entity_id AND ee.participant AND ee.anchor BETWEEN p.reach_from AND p.reach_to
+           SELECT e.id FROM event_participants ep JOIN events e ON e.id = ep.event_id
+            WHERE ep.entity_id = p.entity_id AND ep.anchor BETWEEN p.reach_from AND p.reach_to
               AND e.event_type_id = p.type_id AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL
            OFFSET 0) reached`,
       [pairs.map((p) => p.entityId), pairs.map((p) => p.typeId), pairs.map((p) => new Date(p.from)), pairs.map((p) => new Date(p.to))],
@@ -66,10 +66,7 @@ export const clusterEventsStore = {
 
   /** The participants (canonical entities in roles) of these events. */
   participantsOf(tx: Queryable, ids: readonly string[]) {
-    return tx.query<{ event_id: string; entity_id: string }>(
-      'SELECT event_id, entity_id FROM event_entities WHERE event_id = ANY($1::uuid[]) AND participant',
-      [ids],
-    );
+    return tx.query<{ event_id: string; entity_id: string }>('SELECT event_id, entity_id FROM event_participants WHERE event_id = ANY($1::uuid[])', [ids]);
   },
 
   /** The entities each role of these live events names (as indexed: live survivors). */

@@ -14,7 +14,7 @@ export function windowAnchor(happenedOn: string | null, reportDate: Date | numbe
   return happenedOn ? Date.parse(`${happenedOn}T00:00:00Z`) : new Date(reportDate).getTime();
 }
 
-/** The same in SQL, over a date expression and a timestamptz one (event_entities.anchor keeps it per participant). */
+/** The same in SQL, over a date expression and a timestamptz one (event_participants.anchor keeps it per participant). */
 export const windowAnchorSql = (happenedOn: string, firstReportDate: string) => `COALESCE((${happenedOn})::timestamp AT TIME ZONE 'UTC', ${firstReportDate})`;
 
 export interface ClusterCandidate {
@@ -49,9 +49,9 @@ export function clusterQuery(candidate: ClusterCandidate): { sql: string; params
   // those of a nearly empty one, a join walked every live event of the type instead.
   return {
     sql: `SELECT e.id
-       FROM (SELECT DISTINCT ee.event_id FROM event_entities ee
-              WHERE ee.entity_id = ANY($2::uuid[]) AND ee.participant
-                AND ee.anchor BETWEEN $3::timestamptz - make_interval(secs => $4 * 86400) AND $3::timestamptz + make_interval(secs => $4 * 86400)
+       FROM (SELECT DISTINCT p.event_id FROM event_participants p
+              WHERE p.entity_id = ANY($2::uuid[])
+                AND p.anchor BETWEEN $3::timestamptz - make_interval(secs => $4 * 86400) AND $3::timestamptz + make_interval(secs => $4 * 86400)
              OFFSET 0) AS near
       CROSS JOIN LATERAL (
         SELECT e.id, e.first_report_date FROM events e

@@ -16,7 +16,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../../platform/db/database.js';
 
-const TABLES = 'reports, events, event_entities';
+const TABLES = 'reports, events, event_participants';
 const MIN_ADDED = 5_000;
 const GROWTH = 1;
 

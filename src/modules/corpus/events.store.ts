@@ -1,5 +1,5 @@
 // SQL for events: their rows, the state written for them (one by one, in place for one new
-// report, or many at once for a bulk ingest), their entity rows, merges and deletions. A
+// report, or many at once for a bulk ingest), their participant rows, merges and deletions. A
 // report joins its event in the statement that updates the event (reports.store.ts writes its
 // rows). Returns plain rows.
 import type { CopyValue } from '../../platform/db/copy-text.js';
@@ -7,6 +7,7 @@ import type { Queryable } from '../../platform/db/database.js';
 import { queryOne } from '../../platform/db/database.js';
 import { SqlParams } from '../../platform/db/sql-params.js';
 import { namesOthers, windowAnchor, windowAnchorSql } from './clustering.js';
+import { eventsInvolving, indexedEntityIds } from './event-entities.js';
 import type { EventState } from './event-state.js';
 import { type NewReportRows, reportParams, reportRolesOf, reportRows } from './reports.store.js';
 
@@ -47,7 +48,7 @@ const EVENT_COLUMNS =
  * involves is still a live survivor (no entity merge or deletion waiting for its refresh). Then
  * the report changes only the last report date, a happened_at the event lacked, the mentions
  * it lacked (appended, in id order), when it comes from a new source the event's sources (the
- * report's seq appended), and adds its own index rows.
+ * report's seq appended), and the participants' window anchor when happened_at moves it.
  */
 export interface InPlaceChange {
   /** The report's values that count: role, and the live survivor for an entity. */
@@ -103,13 +104,10 @@ function inPlaceSql(params: SqlParams, report: NewReportRows, change: InPlaceCha
          -- The event's window anchor once updated, read from its row as it was before (as summary reads it).
          SELECT ${windowAnchorSql(`CASE WHEN e.happened_at IS NULL THEN ${happenedOn} ELSE e.happened_on END`, first)} AS anchor FROM events e WHERE e.id = $2
        ), moved AS (
-         -- A happened_at the event lacked moves its window anchor (the entity rows below are
-         -- new ones, these the stored ones: disjoint).
-         UPDATE event_entities SET anchor = (SELECT anchor FROM anchored)
+         -- A happened_at the event lacked moves its window anchor. (Mentions are no
+         -- participants: the event row lists them, and no participant changes here.)
+         UPDATE event_participants SET anchor = (SELECT anchor FROM anchored)
           WHERE event_id = $2 AND ${happenedOn} IS NOT NULL AND (SELECT go FROM exact) AND anchor IS DISTINCT FROM (SELECT anchor FROM anchored)
-       ), mentioned AS (
-         INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
-         SELECT $2, m, false, ${first}, (SELECT anchor FROM anchored) FROM unnest(${newMentions}) AS m WHERE (SELECT go FROM exact)
        )`;
 }
 
@@ -130,35 +128,34 @@ const EVENT_STATE_COLUMNS = [
 ];
 
 /**
- * SQL that makes the entity rows of these events (an array expression) those of \`wanted\` (a
- * query of event_entities' columns, one row per event and entity): rows no longer wanted are
- * deleted, rows that differ updated, missing ones added, and rows as wanted left alone (each
- * write of a row is one in every index of event_entities, and a dead row to vacuum). Disjoint
- * rows, so the sub-statements of one statement never touch the same one. No key stops a second
- * row for an event and entity (migration 035): the caller holds the events' rows locked, as
- * every writer of their entity rows does, so no other writer adds one meanwhile.
+ * SQL that makes the participant rows of these events (an array expression) those of
+ * \`wanted\` (a query of event_participants' columns, one row per event and participant): rows
+ * no longer wanted are deleted, rows whose anchor moved updated, missing ones added, and rows
+ * as wanted left alone (each write of a row is one in both indexes, and a dead row to vacuum).
+ * Disjoint rows, so the sub-statements of one statement never touch the same one. No key stops
+ * a second row for an event and entity (migration 035): the caller holds the events' rows
+ * locked, as every writer of their participant rows does, so no other writer adds one meanwhile.
  */
-const entityRowsWritten = (eventIds: string) => `gone AS (
-         DELETE FROM event_entities ee WHERE ee.event_id = ANY(${eventIds})
-            AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.event_id = ee.event_id AND w.entity_id = ee.entity_id)
+const participantRowsWritten = (eventIds: string) => `gone AS (
+         DELETE FROM event_participants p WHERE p.event_id = ANY(${eventIds})
+            AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.event_id = p.event_id AND w.entity_id = p.entity_id)
        ), changed AS (
-         UPDATE event_entities ee SET participant = w.participant, first_report_date = w.first_report_date, anchor = w.anchor
+         UPDATE event_participants p SET anchor = w.anchor
            FROM wanted w
-          WHERE ee.event_id = w.event_id AND ee.entity_id = w.entity_id
-            AND (ee.participant, ee.first_report_date, ee.anchor) IS DISTINCT FROM (w.participant, w.first_report_date, w.anchor)
+          WHERE p.event_id = w.event_id AND p.entity_id = w.entity_id AND p.anchor <> w.anchor
        )
-       INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
-       SELECT w.event_id, w.entity_id, w.participant, w.first_report_date, w.anchor FROM wanted w
-        WHERE NOT EXISTS (SELECT 1 FROM event_entities ee WHERE ee.event_id = w.event_id AND ee.entity_id = w.entity_id)`;
+       INSERT INTO event_participants (event_id, entity_id, anchor)
+       SELECT w.event_id, w.entity_id, w.anchor FROM wanted w
+        WHERE NOT EXISTS (SELECT 1 FROM event_participants p WHERE p.event_id = w.event_id AND p.entity_id = w.entity_id)`;
 
-/** The columns of event_entities, in the order entityRows makes its rows. */
-const ENTITY_COLUMNS = ['event_id', 'entity_id', 'participant', 'first_report_date', 'anchor'];
+/** The columns of event_participants, in the order participantRows makes its rows. */
+const PARTICIPANT_COLUMNS = ['event_id', 'entity_id', 'anchor'];
 
-/** The entity rows of events in this state, in ENTITY_COLUMNS order. */
-function entityRows(states: readonly EventStateRow[]): [string, string, boolean, Date, Date][] {
+/** The participant rows of events in this state, in PARTICIPANT_COLUMNS order. */
+function participantRows(states: readonly EventStateRow[]): [string, string, Date][] {
   return states.flatMap((state) => {
     const anchor = new Date(windowAnchor(state.happenedOn, state.first));
-    return state.involved.map((entityId): [string, string, boolean, Date, Date] => [state.id, entityId, state.participants.has(entityId), state.first, anchor]);
+    return [...state.participants].map((entityId): [string, string, Date] => [state.id, entityId, anchor]);
   });
 }
 
@@ -184,7 +181,7 @@ export const eventsStore = {
   /**
    * Locks these events for update in id order. Every writer of several events' rows (bulk
    * ingest, the refresh job, entity merges and deletions) takes them so, first: two such
-   * writers wait for each other instead of deadlocking over event_entities rows.
+   * writers wait for each other instead of deadlocking over event_participants rows.
    */
   async lockEvents(db: Queryable, ids: readonly string[]): Promise<void> {
     if (ids.length > 0) await db.query('SELECT id FROM events WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [ids]);
@@ -227,7 +224,7 @@ export const eventsStore = {
 
   /**
    * A new event (`report.row.event_id`) with its first report, the state of that report and
-   * the event's entity index rows, in one statement (the foreign keys are checked at its end).
+   * the event's participant rows, in one statement (the foreign keys are checked at its end).
    */
   async insertEventWithReport(db: Queryable, report: NewReportRows, event: { at: Date; state: EventState; typeVersion: number }) {
     const { state } = event;
@@ -249,9 +246,9 @@ export const eventsStore = {
          INSERT INTO events (id, event_type_id, happened_at, happened_on, first_report_date, last_report_date, sentence, involved_entity_ids,
                              source_seqs, type_version, created_at, updated_at)
          SELECT $2, $7, $24, $25::date, $26, $27, $28, $29::uuid[], ARRAY[report.received_seq], $30, $31, $31 FROM report
-       ), entity_rows AS (
-         INSERT INTO event_entities (event_id, entity_id, participant, first_report_date, anchor)
-         SELECT $2, id, id = ANY($32::uuid[]), $26, ${windowAnchorSql('$25::date', '$26::timestamptz')} FROM unnest($29::uuid[]) AS t(id)
+       ), participant_rows AS (
+         INSERT INTO event_participants (event_id, entity_id, anchor)
+         SELECT $2, id, ${windowAnchorSql('$25::date', '$26::timestamptz')} FROM unnest($32::uuid[]) AS t(id)
        )
        SELECT 1`,
       params.values,
@@ -259,7 +256,7 @@ export const eventsStore = {
     );
   },
 
-  /** The event's summary and its entity index rows, in one statement. */
+  /** The event's summary and its participant rows, in one statement. */
   async writeSummary(
     db: Queryable,
     eventId: string,
@@ -281,10 +278,8 @@ export const eventsStore = {
          UPDATE events SET first_report_date = $2, last_report_date = $3, happened_at = $4, happened_on = $5::date, sentence = $6,
                 involved_entity_ids = $7::uuid[], updated_at = $8, source_seqs = $9::bigint[], type_version = $11 WHERE id = $1
        ), wanted AS (
-         SELECT $1::uuid AS event_id, id AS entity_id, id = ANY($10::uuid[]) AS participant, $2::timestamptz AS first_report_date,
-                ${windowAnchorSql('$5::date', '$2::timestamptz')} AS anchor
-           FROM unnest($7::uuid[]) AS t(id)
-       ), ${entityRowsWritten('ARRAY[$1::uuid]')}`,
+         SELECT $1::uuid AS event_id, id AS entity_id, ${windowAnchorSql('$5::date', '$2::timestamptz')} AS anchor FROM unnest($10::uuid[]) AS t(id)
+       ), ${participantRowsWritten('ARRAY[$1::uuid]')}`,
       [
         eventId,
         summary.first,
@@ -303,7 +298,7 @@ export const eventsStore = {
 
   /**
    * The states of many events at once: new ones inserted, stored ones updated (their rows
-   * locked by the caller), and the entity index rows of all of them replaced.
+   * locked by the caller), and the participant rows of all of them replaced.
    */
   async writeStates(db: Queryable, states: readonly EventStateRow[], at: Date) {
     if (states.length === 0) return;
@@ -323,28 +318,35 @@ export const eventsStore = {
            FROM ${values} WHERE e.id = t.id`,
         [...columnsOf(updated.map(stateRow), STATE_ROW_WIDTH), at],
       );
-      // Most of an updated event's entity rows stand as they were (a new report adds an
-      // entity or two): entityRowsWritten writes only the rows that differ.
-      const rows = entityRows(updated);
+      // Most of an updated event's participant rows stand as they were (a new report rarely
+      // adds a participant): participantRowsWritten writes only the rows that differ.
+      const rows = participantRows(updated);
       await db.query(
         `WITH wanted AS (
-           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::timestamptz[], $5::timestamptz[]) AS t(event_id, entity_id, participant, first_report_date, anchor)
-         ), ${entityRowsWritten('$6::uuid[]')}`,
-        [...columnsOf(rows, ENTITY_COLUMNS.length), updated.map((state) => state.id)],
+           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) AS t(event_id, entity_id, anchor)
+         ), ${participantRowsWritten('$4::uuid[]')}`,
+        [...columnsOf(rows, PARTICIPANT_COLUMNS.length), updated.map((state) => state.id)],
       );
     }
-    await db.copyRows('event_entities', ENTITY_COLUMNS, entityRows(created));
+    await db.copyRows('event_participants', PARTICIPANT_COLUMNS, participantRows(created));
   },
 
-  /** The events that involve an entity, in id order. */
+  /** The live events that involve an entity (a live survivor), in id order. */
   async eventsNaming(db: Queryable, entityId: string): Promise<string[]> {
-    const rows = await db.query<{ event_id: string }>('SELECT DISTINCT event_id FROM event_entities WHERE entity_id = $1 ORDER BY event_id', [entityId]);
-    return rows.map((row) => row.event_id);
+    const rows = await db.query<{ id: string }>(
+      `SELECT e.id FROM events e
+        WHERE e.id IN (${eventsInvolving('ARRAY[$1::uuid]')}) AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL ORDER BY e.id`,
+      [entityId],
+    );
+    return rows.map((row) => row.id);
   },
 
   /** The entities (as indexed: live survivors, participants and mentioned) these events involve. */
   async entitiesOf(db: Queryable, eventIds: readonly string[]): Promise<string[]> {
-    const rows = await db.query<{ entity_id: string }>('SELECT DISTINCT entity_id FROM event_entities WHERE event_id = ANY($1::uuid[])', [eventIds]);
+    const rows = await db.query<{ entity_id: string }>(
+      `SELECT DISTINCT i.entity_id FROM events e CROSS JOIN LATERAL (${indexedEntityIds('e')}) AS i WHERE e.id = ANY($1::uuid[])`,
+      [eventIds],
+    );
     return rows.map((row) => row.entity_id);
   },
 
@@ -354,11 +356,11 @@ export const eventsStore = {
     // Its reports are the survivor's now: it reached no source (migration 022).
     await db.query(`UPDATE events SET merged_into_event_id = $2, source_seqs = '{}', updated_at = $3 WHERE id = $1`, [from, into, at]);
     await db.query('UPDATE events SET merged_into_event_id = $2, updated_at = $3 WHERE merged_into_event_id = $1', [from, into, at]);
-    await db.query('DELETE FROM event_entities WHERE event_id = $1', [from]);
+    await db.query('DELETE FROM event_participants WHERE event_id = $1', [from]);
   },
 
   async deleteEvent(db: Queryable, id: string, at: Date) {
     await db.query('UPDATE events SET deleted_at = $2, updated_at = $2 WHERE id = $1', [id, at]);
-    await db.query('DELETE FROM event_entities WHERE event_id = $1', [id]);
+    await db.query('DELETE FROM event_participants WHERE event_id = $1', [id]);
   },
 };

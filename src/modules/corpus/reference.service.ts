@@ -68,7 +68,7 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
   /** The events naming an entity get their state recomputed in the background. */
   async function refreshEventsOf(tx: Queryable, entityId: string): Promise<void> {
     const eventIds = await eventsStore.eventsNaming(tx, entityId);
-    // Locked before their entity rows are rewritten (eventsStore.lockEvents). No event gains a
+    // Locked before their participant rows are rewritten (eventsStore.lockEvents). No event gains a
     // row for this entity meanwhile: ingest share-locks the entity, which the caller holds.
     await eventsStore.lockEvents(tx, eventIds);
     if (eventIds.length > 0) await jobs.enqueue(tx, REFRESH_EVENTS_JOB, { event_ids: eventIds });

@@ -153,27 +153,22 @@ export const referenceStore = {
     await db.query('UPDATE entities SET canonical_id = $2 WHERE canonical_id = $1', [from, to]);
     await bumpFilterVersion(db, 'entities'); // saved filters naming `from` now mean `to`
     await db.query('UPDATE entities SET merged_into = $2 WHERE id = $1', [from, to]);
-    // The filter index follows: the survivor takes over the merged entity's events, which the
-    // caller holds locked (no other writer adds the survivor's rows meanwhile, migration 035).
-    // Where an event names both, the survivor's row stays and is a participant if either was.
+    // The participant rows follow (the events' rows read their entities through survivors,
+    // event-entities.ts): the survivor takes over the merged entity's events, which the caller
+    // holds locked (no other writer adds the survivor's rows meanwhile, migration 035). Where
+    // both take part in an event, the survivor's row stays.
     await db.query(
-      `UPDATE event_entities ee SET participant = true
-         FROM event_entities merged
-        WHERE merged.entity_id = $1 AND merged.participant AND ee.event_id = merged.event_id AND ee.entity_id = $2 AND NOT ee.participant`,
+      `UPDATE event_participants merged SET entity_id = $2
+        WHERE merged.entity_id = $1 AND NOT EXISTS (SELECT 1 FROM event_participants p WHERE p.event_id = merged.event_id AND p.entity_id = $2)`,
       [from, to],
     );
-    await db.query(
-      `UPDATE event_entities merged SET entity_id = $2
-        WHERE merged.entity_id = $1 AND NOT EXISTS (SELECT 1 FROM event_entities ee WHERE ee.event_id = merged.event_id AND ee.entity_id = $2)`,
-      [from, to],
-    );
-    await db.query('DELETE FROM event_entities WHERE entity_id = $1', [from]);
+    await db.query('DELETE FROM event_participants WHERE entity_id = $1', [from]);
   },
 
   async deleteEntity(db: Queryable, id: string, at: Date) {
     await db.query('UPDATE entities SET deleted_at = $2 WHERE id = $1', [id, at]);
     await bumpFilterVersion(db, 'entities');
-    await db.query('DELETE FROM event_entities WHERE entity_id = $1', [id]);
+    await db.query('DELETE FROM event_participants WHERE entity_id = $1', [id]);
   },
 
   /**

@@ -1,5 +1,6 @@
 // What the matching face needs to know about one event, read in a few indexed queries.
 import type { Queryable } from '../../platform/db/database.js';
+import { indexedEntities, indexedEntityIds } from '../corpus/event-entities.js';
 import { reportRolesOf } from '../corpus/reports.store.js';
 
 export interface ReportFacts {
@@ -92,7 +93,7 @@ export async function loadEventFactsOf(
   if (candidates.length === 0) return found;
   const events = await db.query<FactsRow>(
     `SELECT e.id, e.event_type_id, e.merged_into_event_id IS NULL AND e.deleted_at IS NULL AS live, e.happened_at, e.first_report_date,
-            COALESCE((SELECT json_agg(json_build_array(ee.entity_id, ee.participant)) FROM event_entities ee WHERE ee.event_id = e.id), '[]') AS entities,
+            COALESCE((SELECT json_agg(json_build_array(i.entity_id, i.participant)) FROM (${indexedEntities('e')}) AS i), '[]') AS entities,
             COALESCE((SELECT json_agg(json_build_array(r.id, r.source_kind, r.outlet_id, r.account_id,
                                  -- the live survivors of the entities its grant pins (represented entities)
                                  CASE WHEN r.grant_id IS NULL THEN '[]' ELSE
@@ -117,15 +118,14 @@ export async function loadEventFactsOf(
 }
 
 /**
- * The keys of the live events among these (the others match nothing), from the search index's
- * entity rows (event_entities: kept with the reports, in their transaction) and the events'
- * reports. The outlets are every report's, whatever the cut-off: more keys only let more
+ * The keys of the live events among these (the others match nothing), from the entities
+ * their rows involve (through their survivors, event-entities.ts) and the events' reports. The outlets are every report's, whatever the cut-off: more keys only let more
  * events through.
  */
 async function readKeys(db: Queryable, eventIds: readonly string[], withOutlets: boolean): Promise<(EventKeys & { eventId: string })[]> {
   if (eventIds.length === 0) return [];
   const rows = await db.query<{ id: string; event_type_id: string; entities: string[]; outlets: string[] | null }>(
-    `SELECT e.id, e.event_type_id, ARRAY(SELECT ee.entity_id FROM event_entities ee WHERE ee.event_id = e.id) AS entities,
+    `SELECT e.id, e.event_type_id, ARRAY(${indexedEntityIds('e')}) AS entities,
             CASE WHEN $2::boolean THEN ARRAY(SELECT DISTINCT r.outlet_id FROM reports r WHERE r.event_id = e.id AND r.outlet_id IS NOT NULL) END AS outlets
        FROM events e WHERE e.id = ANY($1::uuid[]) AND e.merged_into_event_id IS NULL AND e.deleted_at IS NULL`,
     [eventIds, withOutlets],

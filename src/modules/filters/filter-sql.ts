@@ -4,6 +4,7 @@
 // holds the two to it.
 import type { SqlParams } from '../../platform/db/sql-params.js';
 import type { CompiledFilter, RoleValueTest } from './filter.js';
+import { eventsInvolving } from '../corpus/event-entities.js';
 import { independentSourcesSql } from '../corpus/independent-sources.js';
 
 export interface FilterScope {
@@ -27,11 +28,8 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
   const kind = countedKind(filter.sourceKind);
   if (filter.sourceKind === 'REPRESENTED_ONLY' && !filter.represented?.size) return [...conditions, 'FALSE'];
   if (filter.eventTypeId !== null) conditions.push(`e.event_type_id = ${params.add(filter.eventTypeId, '::uuid')}`);
-  // event_entities carries the event's first report date, written with it: the window prunes
-  // there too. (event_role_values reads it from the event itself, as `e` has it already.)
   const windowStart = scope.windowStart ? params.add(scope.windowStart, '::timestamptz') : null;
   if (windowStart) conditions.push(`e.first_report_date >= ${windowStart}`);
-  const window = (alias: string) => (windowStart ? ` AND ${alias}.first_report_date >= ${windowStart}` : '');
   const cutOff = params.add(scope.countedUpTo, '::bigint');
   // REPRESENTED_ONLY counts the reports filed under a grant that pins a wanted entity, found
   // from the entities' side (entity → grants → reports): such reports are few.
@@ -45,9 +43,10 @@ export function filterConditions(filter: CompiledFilter, params: SqlParams, scop
       : null;
 
   if (filter.entities !== null) {
-    const participant = filter.scope === 'PARTICIPANT' ? ' AND ee.participant' : '';
+    // The wanted entities are live survivors, as participant rows name them (event-entities.ts).
+    const wanted = params.add([...filter.entities], '::uuid[]');
     conditions.push(
-      `e.id IN (SELECT ee.event_id FROM event_entities ee WHERE ee.entity_id = ANY(${params.add([...filter.entities], '::uuid[]')})${window('ee')}${participant})`,
+      `e.id IN (${filter.scope === 'PARTICIPANT' ? `SELECT p.event_id FROM event_participants p WHERE p.entity_id = ANY(${wanted})` : eventsInvolving(wanted)})`,
     );
   }
   if (filter.outlets !== null) {

@@ -15,7 +15,7 @@ export interface IndexedEvent {
   /** Its independent sources (corpus/independent-sources.ts), over all its reports and over its articles. */
   independent: number;
   articleIndependent: number;
-  /** Entities by canonical id; `participant` as event_entities holds it. */
+  /** Entities by live canonical id (corpus/event-entities.ts); `participant`: the entity fills a role. */
   entities: { entityId: string; participant: boolean }[];
   /** The outlets among its sources (source kind ARTICLE). */
   outlets: string[];

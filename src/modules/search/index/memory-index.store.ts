@@ -3,6 +3,7 @@
 // (purgeSearchLog, the sweeper's).
 import type { Queryable } from '../../../platform/db/database.js';
 import type { SqlParams } from '../../../platform/db/sql-params.js';
+import { indexedEntityIds } from '../../corpus/event-entities.js';
 import { RECEIVED_UP_TO } from '../../corpus/event-view.js';
 import { roleValuesWhere } from '../../corpus/reports.store.js';
 import { type GroupedReport, independentSourceCount } from '../../corpus/independent-sources.js';
@@ -175,11 +176,18 @@ async function readFacts(
   );
   if (events.length === 0) return [];
   const ids = rowParams(events.map((e) => e.id));
+  // The entities from the events' rows (through their survivors), the participants from their
+  // rows: both read by the same condition on the event id.
   const readEntities = () =>
-    tx.query<{ event_id: string; entity_id: string; participant: boolean }>(
-      `SELECT event_id, entity_id, participant FROM event_entities ee WHERE ${rows('ee')}`,
+    tx.query<{ event_id: string; entity_id: string }>(
+      `SELECT e.event_id, i.entity_id
+         FROM (SELECT ev.id AS event_id, ev.involved_entity_ids, ev.merged_into_event_id, ev.deleted_at FROM events ev) AS e
+        CROSS JOIN LATERAL (${indexedEntityIds('e')}) AS i
+        WHERE ${rows('e')}`,
       ids,
     );
+  const readParticipants = () =>
+    tx.query<{ event_id: string; entity_id: string }>(`SELECT event_id, entity_id FROM event_participants p WHERE ${rows('p')}`, ids);
   // Sources and role values from the reports themselves, not through the views of the same
   // names (migration 037), which look up each report's event to keep the live ones: the rows
   // of events not live are dropped below.
@@ -211,12 +219,12 @@ async function readFacts(
          FROM reports r WHERE ${rows('r')} AND r.event_id IN (SELECT c.event_id FROM reports c WHERE ${rows('c')} AND c.copy_group IS NOT NULL)`,
       ids,
     );
-  // At once from a pool: on PostgreSQL, four connections. A transaction's one connection
+  // At once from a pool: on PostgreSQL, five connections. A transaction's one connection
   // takes one statement at a time (pg deprecates a query sent while another runs).
-  const [entities, sources, values, copies] =
+  const [entities, participants, sources, values, copies] =
     order === 'at-once'
-      ? await Promise.all([readEntities(), readSources(), readValues(), readCopies()])
-      : [await readEntities(), await readSources(), await readValues(), await readCopies()];
+      ? await Promise.all([readEntities(), readParticipants(), readSources(), readValues(), readCopies()])
+      : [await readEntities(), await readParticipants(), await readSources(), await readValues(), await readCopies()];
   const byId = new Map<string, IndexedEvent>(
     events.map((e) => [
       e.id,
@@ -235,7 +243,10 @@ async function readFacts(
       },
     ]),
   );
-  for (const row of entities) byId.get(row.event_id)?.entities.push({ entityId: row.entity_id, participant: row.participant });
+  const participating = new Set(participants.map((row) => `${row.event_id} ${row.entity_id}`));
+  for (const row of entities) {
+    byId.get(row.event_id)?.entities.push({ entityId: row.entity_id, participant: participating.has(`${row.event_id} ${row.entity_id}`) });
+  }
   for (const row of sources) {
     const event = byId.get(row.event_id);
     if (!event) continue;

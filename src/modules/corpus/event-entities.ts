@@ -1,0 +1,33 @@
+// An event's entities as filters, matching and the search index read them (migration 040):
+// the event row's involved_entity_ids through their live survivors, each a participant when
+// it has a row in event_participants. An entity's merge or deletion moves or drops the
+// participant rows at once; the event row keeps the merged or deleted id until the refresh job
+// recomputes the event, so every read goes through the survivor.
+
+/**
+ * SQL of the live survivors (column `entity_id`, once each) of the entities event `e` (an
+ * alias of `events`) involves; no row for an event merged away or deleted. Most entities are
+ * their own live survivor: one look-up each.
+ */
+export const indexedEntityIds = (e: string) => `SELECT DISTINCT s.id AS entity_id
+    FROM unnest(${e}.involved_entity_ids) AS x(id)
+    JOIN entities ent ON ent.id = x.id
+   CROSS JOIN LATERAL (SELECT CASE WHEN ent.canonical_id = ent.id THEN CASE WHEN ent.deleted_at IS NULL THEN ent.id END
+                                   ELSE (SELECT c.id FROM entities c WHERE c.id = ent.canonical_id AND c.deleted_at IS NULL) END AS id) AS s
+   WHERE s.id IS NOT NULL AND ${e}.merged_into_event_id IS NULL AND ${e}.deleted_at IS NULL`;
+
+/** The same rows with `participant`: whether the entity fills a role in event `e`'s reports. */
+export const indexedEntities = (e: string) => `SELECT i.entity_id,
+         EXISTS (SELECT 1 FROM event_participants p WHERE p.event_id = ${e}.id AND p.entity_id = i.entity_id) AS participant
+    FROM (${indexedEntityIds(e)}) AS i`;
+
+/**
+ * SQL of the ids of the events (live or not: the caller keeps to live ones) that involve one
+ * of `ids` (an SQL array of live survivors' ids): as a participant (its rows name survivors),
+ * or mentioned by a report, itself or through an alias merged into it. Both on indexes that
+ * no update of an event touches (the participants' by entity, the reports' GIN of
+ * mention_ids), so an event's updates stay on their page (HOT) when its entities change.
+ */
+export const eventsInvolving = (ids: string) => `SELECT p.event_id FROM event_participants p WHERE p.entity_id = ANY(${ids})
+   UNION
+  SELECT r.event_id FROM reports r WHERE r.mention_ids && ARRAY(SELECT ent.id FROM entities ent WHERE ent.canonical_id = ANY(${ids}))`;
