@@ -5,6 +5,8 @@
 // 90 days are swept, the latest kept.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { recordRevisions } from '../../src/modules/corpus/event-revisions.js';
+import type { Queryable } from '../../src/platform/db/database.js';
 import { migrate } from '../../src/platform/db/migrate.js';
 import { startArticleServer, type TestCorpus, testCorpus } from '../helpers/corpus.js';
 import { bearer } from '../helpers/http.js';
@@ -266,5 +268,117 @@ describe('revisions stored before migration 036', () => {
     );
     assert.equal(column?.type, 'json');
     assert.deepEqual(await read(), converted);
+  });
+});
+
+// Migration 041: a head keeps its number and counts; the event's row holds the rest of the
+// state its latest revision left, and a trigger keeps the row's columns aside when an update
+// changes them, until the transaction's revision is recorded. On a database of its own: the
+// tests write the events' rows and the heads' table directly.
+describe('revision heads beside the event row (migration 041)', () => {
+  let server: TestServer;
+  let corpus: TestCorpus;
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+  let key: string;
+  let type: { id: string };
+  let outlets: string[];
+  before(async () => {
+    database = await isolatedDatabase();
+    server = await startServer(database.env);
+    await server.ops.post('/clock', { now: NOW });
+    corpus = testCorpus(server);
+    type = await corpus.eventType();
+    outlets = [await corpus.outlet(), await corpus.outlet(), await corpus.outlet()];
+    ({ key } = await corpus.account(0, ['EVENTS_READ']));
+  });
+  after(async () => {
+    await server.close();
+    await database.drop();
+  });
+
+  const post = async (party: string, outlet: number, hoursAgo: number) =>
+    corpus.article({ outlet_id: outlets[outlet], event_type_id: type.id, published_at: hoursBefore(hoursAgo), roles: [{ role: 'party', entity_id: party }] });
+  const head = async (db: Queryable, id: string) =>
+    (
+      await db.query<{ revision: number; counts: number | null; changed: boolean; was_sentence: string | null }>(
+        'SELECT revision, matched_report_count AS counts, changed, was_sentence FROM event_revision_heads WHERE event_id = $1',
+        [id],
+      )
+    )[0];
+  const latestChanges = async (id: string) => {
+    const answer = await server.http.get(`/v1/events/${id}/revisions?limit=1`, bearer(key));
+    assert.equal(answer.status, 200, answer.text);
+    return answer.json.data[0];
+  };
+
+  it('when an event row changes and changes back in one transaction, then no revision and nothing kept aside; changed twice, the revision starts from before the first', async () => {
+    const { db } = server.runtime;
+    const id = await post(await corpus.entity('Aside Co'), 0, 3);
+    const [{ sentence }] = (await db.query<{ sentence: string }>('SELECT sentence FROM events WHERE id = $1', [id])) as [{ sentence: string }];
+    assert.deepEqual(await head(db, id), { revision: 1, counts: 1, changed: false, was_sentence: null });
+    await db.transaction(async (tx) => {
+      await tx.query("UPDATE events SET sentence = 'Changed for a moment.' WHERE id = $1", [id]);
+      assert.deepEqual(await head(tx, id), { revision: 1, counts: 1, changed: true, was_sentence: sentence });
+      await tx.query('UPDATE events SET sentence = $2 WHERE id = $1', [id, sentence]);
+      await recordRevisions(tx, new Map([[id, []]]), new Date(NOW));
+    });
+    assert.deepEqual(await head(db, id), { revision: 1, counts: 1, changed: false, was_sentence: null });
+
+    await db.transaction(async (tx) => {
+      await tx.query("UPDATE events SET sentence = 'A new sentence.' WHERE id = $1", [id]);
+      await tx.query("UPDATE events SET sentence = 'A newer sentence.' WHERE id = $1", [id]);
+      await recordRevisions(tx, new Map([[id, []]]), new Date(NOW));
+    });
+    assert.deepEqual(await head(db, id), { revision: 2, counts: 1, changed: false, was_sentence: null });
+    const latest = await latestChanges(id);
+    assert.equal(latest.revision, 2);
+    assert.deepEqual(latest.changes, { sentence: { from: sentence, to: 'A newer sentence.' } });
+  });
+
+  it('when heads held their state in full, then the migration keeps it aside only where the row differs, and the next revision starts from it', async () => {
+    const { db } = server.runtime;
+    const [known, unknown, differing] = [
+      await post(await corpus.entity('Known Co'), 0, 5),
+      await post(await corpus.entity('Unknown Co'), 0, 5),
+      await post(await corpus.entity('Differing Co'), 0, 5),
+    ];
+    // The heads as migration 028 made them: the state in full; a state not known (migration 024's
+    // revision 1) all null; one whose row changed since (as within a transaction).
+    await db.exec(`DROP TRIGGER events_revision_state ON events;
+      DROP FUNCTION event_revision_state_kept();
+      CREATE TABLE heads_028 AS
+        SELECT h.event_id, h.revision, e.sentence, e.happened_at, e.first_report_date, e.last_report_date,
+               h.matched_report_count, h.distinct_outlet_count, h.independent_source_count, e.involved_entity_ids AS entity_ids
+          FROM event_revision_heads h JOIN events e ON e.id = h.event_id;
+      DROP TABLE event_revision_heads;
+      ALTER TABLE heads_028 RENAME TO event_revision_heads;
+      ALTER TABLE event_revision_heads ADD PRIMARY KEY (event_id);`);
+    await db.query(
+      `UPDATE event_revision_heads SET sentence = NULL, happened_at = NULL, first_report_date = NULL, last_report_date = NULL,
+              matched_report_count = NULL, distinct_outlet_count = NULL, independent_source_count = NULL, entity_ids = NULL WHERE event_id = $1`,
+      [unknown],
+    );
+    await db.query("UPDATE event_revision_heads SET sentence = 'As the revision left it.' WHERE event_id = $1", [differing]);
+    await db.query("DELETE FROM schema_migrations WHERE name = '041_revision_heads_from_events.sql'");
+    assert.deepEqual(await migrate(db), ['041_revision_heads_from_events.sql']);
+
+    assert.deepEqual(await head(db, known), { revision: 1, counts: 1, changed: false, was_sentence: null });
+    assert.deepEqual(await head(db, unknown), { revision: 1, counts: null, changed: false, was_sentence: null });
+    assert.deepEqual(await head(db, differing), { revision: 1, counts: 1, changed: true, was_sentence: 'As the revision left it.' });
+
+    // Each gains a report from another outlet: the known one lists what that changed, the
+    // unknown one nothing (what changed since cannot be told), the differing one its sentence too.
+    for (const id of [known, unknown, differing]) {
+      const [{ party }] = (await db.query<{ party: string }>('SELECT involved_entity_ids[1]::text AS party FROM events WHERE id = $1', [id])) as [
+        { party: string },
+      ];
+      assert.equal(await post(party, 1, 4), id);
+    }
+    const knownChanges = (await latestChanges(known)).changes;
+    assert.ok('matched_report_count' in knownChanges && !('sentence' in knownChanges), JSON.stringify(knownChanges));
+    assert.deepEqual((await latestChanges(unknown)).changes, {});
+    const differed = (await latestChanges(differing)).changes;
+    assert.equal(differed.sentence?.from, 'As the revision left it.');
+    for (const id of [known, unknown, differing]) assert.equal((await head(db, id))?.changed, false);
   });
 });

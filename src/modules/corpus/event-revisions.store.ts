@@ -1,6 +1,7 @@
-// SQL of event revisions (migrations 024, 028, 034, 036, 038): each event's head (its latest revision's number
-// and state), the ones written by a change (which move the head), an event's list newest
-// first, and the retention sweep.
+// SQL of event revisions (migrations 024, 028, 034, 036, 038, 041): each event's head (its latest
+// revision's number and state: the counts on the head, the rest on the event's row or, once
+// the row changed, kept aside on the head), the ones written by a change (which move the head),
+// an event's list newest first, and the retention sweep.
 import type { Queryable } from '../../platform/db/database.js';
 import { deleteInBatches } from '../../platform/retention.js';
 import type { InvolvedEntity } from './event-view.js';
@@ -23,28 +24,28 @@ export interface NewRevision {
   state: RevisionState;
 }
 
-/** A head row's state columns, as read back (null: stored before states were kept). */
+/** A head's state, as read back (`matched_report_count` null: stored before states were kept). */
 interface HeadRow {
   id: string;
   revision: number;
   sentence: string | null;
   happened_at: string | null;
-  first_report_date: Date | null;
-  last_report_date: Date | null;
+  first_report_date: Date;
+  last_report_date: Date;
   matched_report_count: number | null;
   distinct_outlet_count: number | null;
   independent_source_count: number | null;
-  entities: InvolvedEntity[] | null;
+  entities: InvolvedEntity[];
 }
 
 function stateOf(row: HeadRow): RevisionState | null {
-  if (row.entities === null) return null;
+  if (row.matched_report_count === null) return null;
   return {
-    sentence: row.sentence!,
+    sentence: row.sentence,
     happened_at: row.happened_at,
-    first_report_date: row.first_report_date!.toISOString(),
-    last_report_date: row.last_report_date!.toISOString(),
-    matched_report_count: row.matched_report_count!,
+    first_report_date: row.first_report_date.toISOString(),
+    last_report_date: row.last_report_date.toISOString(),
+    matched_report_count: row.matched_report_count,
     distinct_outlet_count: row.distinct_outlet_count!,
     independent_source_count: row.independent_source_count!,
     involved_entities: row.entities,
@@ -58,17 +59,28 @@ function stateOf(row: HeadRow): RevisionState | null {
  */
 const impliedFirst = (r: NewRevision) => r.revision === 1 && r.mergedEventIds.length === 0;
 
+/** A head's columns set aside (migration 041) cleared: its state is its event's row again. */
+const SET_ASIDE_CLEARED =
+  'changed = false, was_sentence = NULL, was_happened_at = NULL, was_first_report_date = NULL, was_last_report_date = NULL, was_entity_ids = NULL';
+
 export const eventRevisionsStore = {
   /** Per event, its latest revision and its state (null: stored before states were kept); events without one left out. */
   async latest(db: Queryable, eventIds: readonly string[]): Promise<Map<string, { revision: number; state: RevisionState | null }>> {
-    // The involved entities by id, read back with their names and types (which never change).
+    // The row's columns as the latest revision left them: kept aside once the row changed
+    // (migration 041's trigger), else the row's. The involved entities by id, read back with
+    // their names and types (which never change).
     const rows = await db.query<HeadRow>(
-      `SELECT h.event_id AS id, h.revision, h.sentence, h.happened_at, h.first_report_date, h.last_report_date,
-              h.matched_report_count, h.distinct_outlet_count, h.independent_source_count,
-              CASE WHEN h.entity_ids IS NOT NULL THEN
-                (SELECT COALESCE(json_agg(json_build_object('id', en.id, 'name', en.name, 'type', en.type) ORDER BY x.n), '[]')
-                   FROM unnest(h.entity_ids) WITH ORDINALITY AS x(id, n) JOIN entities en ON en.id = x.id) END AS entities
-         FROM event_revision_heads h WHERE h.event_id = ANY($1::uuid[])`,
+      `SELECT h.event_id AS id, h.revision, h.matched_report_count, h.distinct_outlet_count, h.independent_source_count, s.*,
+              (SELECT COALESCE(json_agg(json_build_object('id', en.id, 'name', en.name, 'type', en.type) ORDER BY x.n), '[]')
+                 FROM unnest(s.entity_ids) WITH ORDINALITY AS x(id, n) JOIN entities en ON en.id = x.id) AS entities
+         FROM event_revision_heads h
+         JOIN events e ON e.id = h.event_id
+        CROSS JOIN LATERAL (
+          SELECT h.was_sentence AS sentence, h.was_happened_at AS happened_at, h.was_first_report_date AS first_report_date,
+                 h.was_last_report_date AS last_report_date, h.was_entity_ids AS entity_ids WHERE h.changed
+          UNION ALL
+          SELECT e.sentence, e.happened_at, e.first_report_date, e.last_report_date, e.involved_entity_ids WHERE NOT h.changed) AS s
+        WHERE h.event_id = ANY($1::uuid[])`,
       [eventIds],
     );
     return new Map(rows.map((row) => [row.id, { revision: row.revision, state: stateOf(row) }]));
@@ -92,8 +104,13 @@ export const eventRevisionsStore = {
     return rows.map((row) => row.id);
   },
 
-  /** Writes new revisions (but an implied first: impliedFirst), and makes each its event's head, with its state. */
-  async insert(tx: Queryable, revisions: readonly NewRevision[], at: Date): Promise<void> {
+  /**
+   * Writes new revisions (but an implied first: impliedFirst), and makes each its event's head,
+   * with its state; the heads of `unrevised` (events whose row changed back to their latest
+   * revision's state) keep nothing aside any more.
+   */
+  async insert(tx: Queryable, revisions: readonly NewRevision[], at: Date, unrevised: readonly string[] = []): Promise<void> {
+    if (unrevised.length > 0) await tx.query(`UPDATE event_revision_heads SET ${SET_ASIDE_CLEARED} WHERE event_id = ANY($1::uuid[]) AND changed`, [unrevised]);
     if (revisions.length === 0) return;
     const stored = revisions.filter((r) => !impliedFirst(r));
     if (stored.length > 0) {
@@ -103,29 +120,20 @@ export const eventRevisionsStore = {
         stored.map((r) => [r.eventId, r.revision, at, JSON.stringify(storedChanges(r.changes)), `{${r.mergedEventIds.join(',')}}`]),
       );
     }
+    // The rest of the state is the event's row as the caller's transaction leaves it: a
+    // revision is recorded after the changes of its event (recordRevisions' caller).
     const column = <T>(value: (state: RevisionState) => T) => revisions.map((r) => value(r.state));
     await tx.query(
-      `INSERT INTO event_revision_heads
-       SELECT n.event_id, n.revision, n.sentence, n.happened_at, n.first_report_date, n.last_report_date,
-              n.matched_report_count, n.distinct_outlet_count, n.independent_source_count, n.entity_ids::uuid[]
-         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::int[], $9::int[], $10::text[])
-              AS n(event_id, revision, sentence, happened_at, first_report_date, last_report_date, matched_report_count, distinct_outlet_count,
-                   independent_source_count, entity_ids)
-       ON CONFLICT (event_id) DO UPDATE SET revision = EXCLUDED.revision, sentence = EXCLUDED.sentence, happened_at = EXCLUDED.happened_at,
-         first_report_date = EXCLUDED.first_report_date, last_report_date = EXCLUDED.last_report_date,
-         matched_report_count = EXCLUDED.matched_report_count, distinct_outlet_count = EXCLUDED.distinct_outlet_count,
-         independent_source_count = EXCLUDED.independent_source_count, entity_ids = EXCLUDED.entity_ids`,
+      `INSERT INTO event_revision_heads (event_id, revision, matched_report_count, distinct_outlet_count, independent_source_count)
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::int[])
+       ON CONFLICT (event_id) DO UPDATE SET revision = EXCLUDED.revision, matched_report_count = EXCLUDED.matched_report_count,
+         distinct_outlet_count = EXCLUDED.distinct_outlet_count, independent_source_count = EXCLUDED.independent_source_count, ${SET_ASIDE_CLEARED}`,
       [
         revisions.map((r) => r.eventId),
         revisions.map((r) => r.revision),
-        column((s) => s.sentence),
-        column((s) => s.happened_at),
-        column((s) => s.first_report_date),
-        column((s) => s.last_report_date),
         column((s) => s.matched_report_count),
         column((s) => s.distinct_outlet_count),
         column((s) => s.independent_source_count),
-        column((s) => `{${s.involved_entities.map((entity) => entity.id).join(',')}}`),
       ],
     );
   },

@@ -43,6 +43,7 @@ export async function recordRevisions(
     ids.filter((id) => !known.fresh.has(id)),
   );
   const revisions: NewRevision[] = [];
+  const unrevised: string[] = [];
   for (const id of ids) {
     const state = states.get(id);
     if (!state) continue; // merged away or deleted
@@ -54,10 +55,13 @@ export async function recordRevisions(
     }
     // A revision stored before states were kept: what changed since cannot be told.
     const changed = head.state ? changesBetween(head.state, state) : {};
-    if (head.state && Object.keys(changed).length === 0 && mergedEventIds.length === 0) continue;
+    if (head.state && Object.keys(changed).length === 0 && mergedEventIds.length === 0) {
+      unrevised.push(id); // its row may have changed and changed back
+      continue;
+    }
     revisions.push({ eventId: id, revision: head.revision + 1, changes: changed, mergedEventIds, state });
   }
-  await store.insert(tx, revisions, at);
+  await store.insert(tx, revisions, at, unrevised);
 }
 
 /** Per event, its latest revision number (events without one left out). */
