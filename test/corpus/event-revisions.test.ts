@@ -242,8 +242,10 @@ describe('revisions stored before migration 036', () => {
       assert.ok(changed.has(field), field);
 
     const { db } = server.runtime;
-    // The table as it was before migration 036: the changes in jsonb (migration 038 made them json), in the API's form.
+    // The table as it was before migration 036: the changes in jsonb (migration 038 made them json), in the API's form,
+    // and no merged events an empty array (migration 042 made it NULL).
     await db.query('ALTER TABLE event_revisions ALTER COLUMN changes TYPE jsonb USING changes::jsonb');
+    await db.query("UPDATE event_revisions SET merged_event_ids = '{}' WHERE merged_event_ids IS NULL");
     for (const revision of converted.filter((r: { revision: number }) => r.revision > 1)) {
       await db.query('UPDATE event_revisions SET changes = $3::jsonb WHERE event_id = $1 AND revision = $2', [
         id,

@@ -81,7 +81,7 @@ describe('copy detection quality', () => {
       await server.ops.post('/clock', { now: NOW.toISOString() });
       const summary = await generateDemoCorpus(server.runtime, { events: 150, seed: 9, batchSize: 100 });
       const reports = await server.runtime.db.query<{ grp: string; url: string }>(
-        `SELECT COALESCE(copy_group, received_seq)::text AS grp, url FROM reports WHERE source_kind = 'ARTICLE'`,
+        `SELECT COALESCE(r.copy_group, r.received_seq)::text AS grp, r.url FROM reports r WHERE r.source_kind = 'ARTICLE'`,
       );
       assert.equal(reports.length, summary.reports);
       const quality = copyQualityOf(bySizes(reports.map((r) => ({ group: r.grp, story: storyOf(r.url) }))));

@@ -43,9 +43,9 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
     copy_group: string | number;
     fingerprinted: boolean;
   }>(
-    `SELECT id, event_id, source_kind, outlet_id, published_at, received_at, report_date, happened_at, headline, url, created_at, received_seq,
-            COALESCE(copy_group, received_seq) AS copy_group, fingerprint IS NOT NULL AS fingerprinted
-       FROM reports WHERE event_type_id = $1 ORDER BY received_seq`,
+    `SELECT r.id, r.event_id, r.source_kind, r.outlet_id, r.published_at, r.received_at, r.report_date, r.happened_at, r.headline, r.url, r.created_at,
+            r.received_seq, COALESCE(r.copy_group, r.received_seq) AS copy_group, r.fingerprint IS NOT NULL AS fingerprinted
+       FROM reports r WHERE r.event_type_id = $1 ORDER BY r.received_seq`,
     [eventTypeId],
   );
   // Receive sequence numbers differ between copies; the line of the report holding one does not.

@@ -1,4 +1,4 @@
-// SQL of event revisions (migrations 024, 028, 034, 036, 038, 041): each event's head (its latest
+// SQL of event revisions (migrations 024, 028, 034, 036, 038, 041, 042): each event's head (its latest
 // revision's number and state: the counts on the head, the rest on the event's row or, once
 // the row changed, kept aside on the head), the ones written by a change (which move the head),
 // an event's list newest first, and the retention sweep.
@@ -117,7 +117,14 @@ export const eventRevisionsStore = {
       await tx.copyRows(
         'event_revisions',
         ['event_id', 'revision', 'created_at', 'changes', 'merged_event_ids'],
-        stored.map((r) => [r.eventId, r.revision, at, JSON.stringify(storedChanges(r.changes)), `{${r.mergedEventIds.join(',')}}`]),
+        // No merged events: NULL, not an empty array's 16 bytes (migration 042).
+        stored.map((r) => [
+          r.eventId,
+          r.revision,
+          at,
+          JSON.stringify(storedChanges(r.changes)),
+          r.mergedEventIds.length > 0 ? `{${r.mergedEventIds.join(',')}}` : null,
+        ]),
       );
     }
     // The rest of the state is the event's row as the caller's transaction leaves it: a
@@ -145,7 +152,8 @@ export const eventRevisionsStore = {
    */
   async list(db: Queryable, eventId: string, limit: number, before: number | null, keptSince: Date): Promise<RevisionRow[]> {
     const rows = await db.query<Omit<RevisionRow, 'changes'> & { changes: StoredChanges }>(
-      `WITH stored AS MATERIALIZED (SELECT event_id, revision, created_at, changes, merged_event_ids FROM event_revisions WHERE event_id = $1)
+      `WITH stored AS MATERIALIZED (
+         SELECT event_id, revision, created_at, changes, COALESCE(merged_event_ids, '{}') AS merged_event_ids FROM event_revisions WHERE event_id = $1)
        SELECT * FROM stored WHERE $2::int IS NULL OR revision < $2
        UNION ALL
        SELECT e.id, 1, e.created_at, '{}'::json, '{}'::uuid[] FROM events e

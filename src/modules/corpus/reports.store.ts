@@ -108,7 +108,11 @@ function valueColumns(values: readonly ReportValue[], mentions: readonly string[
   ];
 }
 
-/** A report's row as written (received_seq drawn by the database, unless a bulk ingest drew it: NewReportRow). */
+/**
+ * A report's row as written (received_seq drawn by the database, unless a bulk ingest drew it:
+ * NewReportRow). `source_kind` and `report_date` are not stored: the table computes them from
+ * the row (migration 042).
+ */
 export interface ReportRow {
   id: string;
   event_id: string;
@@ -137,14 +141,12 @@ export type NewReportRow = ReportRow & { received_seq: number };
 const REPORT_COLUMNS = [
   'id',
   'event_id',
-  'source_kind',
   'outlet_id',
   'account_id',
   'grant_id',
   'event_type_id',
   'published_at',
   'received_at',
-  'report_date',
   'happened_at',
   'headline',
   'url',
@@ -164,15 +166,16 @@ export interface NewReportRows {
 /**
  * The sub-statement `report` (RETURNING its id and received_seq) that writes a report with its
  * values, its parameters $1 to $23 (reportParams); `from` says where the event id comes from
- * ("" for $2 as it is).
+ * ("" for $2 as it is). The source kind ($3) and report date ($10) are the table's to compute
+ * (migration 042); the statement names them for the other sub-statements that read them.
  */
 export const reportRows = (from: string) => `report AS (
-         INSERT INTO reports (id, event_id, source_kind, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
-                              report_date, happened_at, headline, url, created_at, ${VALUE_COLUMNS.join(', ')}, copy_group, fingerprint)
-         SELECT $1::uuid, ${from ? 'e.id' : '$2::uuid'}, $3, $4::uuid, $5::uuid, $6::uuid, $7::uuid, $8::timestamptz, $9::timestamptz, $10::timestamptz,
+         INSERT INTO reports (id, event_id, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
+                              happened_at, headline, url, created_at, ${VALUE_COLUMNS.join(', ')}, copy_group, fingerprint)
+         SELECT $1::uuid, ${from ? 'e.id' : '$2::uuid'}, $4::uuid, $5::uuid, $6::uuid, $7::uuid, $8::timestamptz, $9::timestamptz,
                 $11, $12, $13, $14::timestamptz, $15::int[], $16::uuid[], $17::date[], $18::float8[], $19::text[], $20::text[], $21::uuid[],
                 $23::bigint, decode($22::text, 'hex') ${from}
-         RETURNING id, received_seq
+         RETURNING id, received_seq, $3::text AS source_kind, $10::timestamptz AS report_date
        )`;
 
 export function reportParams({ row, values, mentions }: NewReportRows): unknown[] {

@@ -59,8 +59,8 @@ export async function copyQuality(db: Queryable, outletIds: readonly string[]): 
   const rows = await db.query<PairCounts>(
     `WITH loaded AS MATERIALIZED (
        SELECT coalesce(copy_group, received_seq) AS grp, ${TRUE_STORY_OF_URL('url')} AS story
-         FROM reports
-        WHERE source_kind = 'ARTICLE' AND outlet_id = ANY($1::uuid[])
+         FROM reports r
+        WHERE r.outlet_id = ANY($1::uuid[])
      )
      SELECT ${pairs('grp')} AS predicted, ${pairs('story')} AS truth, ${pairs('grp, story')} AS shared,
             (SELECT count(*) FROM loaded)::float8 AS reports, (SELECT count(DISTINCT story) FROM loaded)::float8 AS stories`,
