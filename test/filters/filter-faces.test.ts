@@ -396,4 +396,32 @@ describe('filter faces', () => {
       RolledBack,
     );
   });
+
+  it('when an entity is merged and another deleted, then the search index reads their events again at once, before the refresh job runs', async () => {
+    const { db, jobs, reference, searchIndex } = server.runtime;
+    const [merged, survivor, deleted] = [entities[1]!, entities[2]!, entities[3]!];
+    await jobs.stop(); // the refresh job, which writes the events' rows (and so the change log), waits
+    try {
+      await reference.mergeEntity(merged, survivor);
+      await reference.deleteEntity(deleted);
+      const stale = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE involved_entity_ids && $1::uuid[]', [[merged, deleted]]);
+      assert.ok(stale[0]!.n > 0, 'the event rows still name the entities merged and deleted (no refresh yet)');
+      for (const scope of ['MENTIONED', 'PARTICIPANT'] as const) {
+        for (const ids of [[survivor], [entities[0]!, survivor]]) {
+          const compiled = await compileFilter(normalizeFilter({ involved_entity_ids: ids, scope }), databaseEntityResolver(db));
+          const roleIds = await filterStore.roleIds(db, []);
+          const fromIndex = await searchIndex.read(({ index, countedUpTo }) => ({ countedUpTo, ...index.search(compiled, roleIds, 0, 100) }));
+          assert.ok(fromIndex, 'the index is built');
+          const params = new SqlParams();
+          const where = filterConditions(compiled, params, { countedUpTo: fromIndex.countedUpTo });
+          const rows = await db.query<{ id: string }>(`SELECT e.id FROM events e WHERE ${where.join(' AND ')}`, params.values);
+          assert.ok(rows.length > 0, `${scope} ${ids}: the SQL face finds nothing`);
+          assert.deepEqual(fromIndex.newest.map((m) => m.id).sort(), rows.map((r) => r.id).sort(), `${scope} ${ids}`);
+        }
+      }
+    } finally {
+      jobs.start();
+    }
+    await server.ops.post('/drain');
+  });
 });

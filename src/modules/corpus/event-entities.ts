@@ -27,7 +27,9 @@ export const indexedEntities = (e: string) => `SELECT i.entity_id,
  * or mentioned by a report, itself or through an alias merged into it. Both on indexes that
  * no update of an event touches (the participants' by entity, the reports' GIN of
  * mention_ids), so an event's updates stay on their page (HOT) when its entities change.
+ * UNION ALL (an event may come twice): the planner may then check a few candidate events one
+ * by one, each on the tables' event indexes, instead of reading every event of the entity.
  */
 export const eventsInvolving = (ids: string) => `SELECT p.event_id FROM event_participants p WHERE p.entity_id = ANY(${ids})
-   UNION
+   UNION ALL
   SELECT r.event_id FROM reports r WHERE r.mention_ids && ARRAY(SELECT ent.id FROM entities ent WHERE ent.canonical_id = ANY(${ids}))`;

@@ -23,7 +23,12 @@ export interface KnownViews {
 /**
  * Writes a revision for each live event in `revised` whose view differs from its
  * latest revision's (or that gained merged events, or has none yet: revision 1, no changes).
- * The caller's transaction holds the events' row locks.
+ * The caller's transaction holds the events' row locks, and has written their rows: the
+ * latest revision's state is read from the row as it stood before (migration 041), entity ids
+ * as the row held them. Those are live survivors whenever a revision is recorded (every path
+ * that records one writes the row from its reports first, and the in-place path refuses a row
+ * naming an entity merged or deleted), so the view's ids, which read the row through survivors,
+ * are what the next revision compares with.
  */
 export async function recordRevisions(
   tx: Queryable,

@@ -341,6 +341,15 @@ export const eventsStore = {
     return rows.map((row) => row.id);
   },
 
+  /**
+   * Tells the search index's change log that these events changed (its triggers log every write
+   * of an event's row): an entity's merge or deletion changes what their rows' entity ids mean
+   * without writing the rows, until the refresh job recomputes them.
+   */
+  async logChanged(db: Queryable, eventIds: readonly string[]): Promise<void> {
+    if (eventIds.length > 0) await db.query('INSERT INTO event_search_log (event_id) SELECT unnest($1::uuid[])', [eventIds]);
+  },
+
   /** The entities (as indexed: live survivors, participants and mentioned) these events involve. */
   async entitiesOf(db: Queryable, eventIds: readonly string[]): Promise<string[]> {
     const rows = await db.query<{ entity_id: string }>(

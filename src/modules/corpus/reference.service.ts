@@ -65,12 +65,16 @@ function checkRolesAndTemplate(roles: readonly { code_name: string }[], template
 }
 
 export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
-  /** The events naming an entity get their state recomputed in the background. */
+  /**
+   * The events naming an entity get their state recomputed in the background; the search
+   * index reads them again at once (their entities read through survivors, event-entities.ts).
+   */
   async function refreshEventsOf(tx: Queryable, entityId: string): Promise<void> {
     const eventIds = await eventsStore.eventsNaming(tx, entityId);
     // Locked before their participant rows are rewritten (eventsStore.lockEvents). No event gains a
     // row for this entity meanwhile: ingest share-locks the entity, which the caller holds.
     await eventsStore.lockEvents(tx, eventIds);
+    await eventsStore.logChanged(tx, eventIds);
     if (eventIds.length > 0) await jobs.enqueue(tx, REFRESH_EVENTS_JOB, { event_ids: eventIds });
   }
 
