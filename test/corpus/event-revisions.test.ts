@@ -274,8 +274,9 @@ describe('revisions stored before migration 036', () => {
 });
 
 // Migration 041: a head keeps its number and counts; the event's row holds the rest of the
-// state its latest revision left, and a trigger keeps the row's columns aside when an update
-// changes them, until the transaction's revision is recorded. On a database of its own: the
+// state its latest revision left, and a trigger keeps the row's columns aside
+// (event_revision_states_kept) when an update changes them, until the transaction's revision
+// is recorded. On a database of its own: the
 // tests write the events' rows and the heads' table directly.
 describe('revision heads beside the event row (migration 041)', () => {
   let server: TestServer;
@@ -303,7 +304,8 @@ describe('revision heads beside the event row (migration 041)', () => {
   const head = async (db: Queryable, id: string) =>
     (
       await db.query<{ revision: number; counts: number | null; changed: boolean; was_sentence: string | null }>(
-        'SELECT revision, matched_report_count AS counts, changed, was_sentence FROM event_revision_heads WHERE event_id = $1',
+        `SELECT h.revision, h.matched_report_count AS counts, k.event_id IS NOT NULL AS changed, k.sentence AS was_sentence
+           FROM event_revision_heads h LEFT JOIN event_revision_states_kept k ON k.event_id = h.event_id WHERE h.event_id = $1`,
         [id],
       )
     )[0];
@@ -348,6 +350,7 @@ describe('revision heads beside the event row (migration 041)', () => {
     // revision 1) all null; one whose row changed since (as within a transaction).
     await db.exec(`DROP TRIGGER events_revision_state ON events;
       DROP FUNCTION event_revision_state_kept();
+      DROP TABLE event_revision_states_kept;
       CREATE TABLE heads_028 AS
         SELECT h.event_id, h.revision, e.sentence, e.happened_at, e.first_report_date, e.last_report_date,
                h.matched_report_count, h.distinct_outlet_count, h.independent_source_count, e.involved_entity_ids AS entity_ids

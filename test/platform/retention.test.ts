@@ -84,8 +84,9 @@ const KEPT: Record<string, string> = {
   events: 'the corpus',
   reports: 'the corpus',
   event_participants: "the corpus: one row per event and participant, for clustering's look-up by entity and window",
-  event_revision_heads:
-    "the corpus: one row per event, its latest revision's number and counts (and, within the transaction of a change, the state the row had)",
+  event_revision_heads: "the corpus: one row per event, its latest revision's number and counts",
+  event_revision_states_kept:
+    "an event row's columns as its latest revision left them, kept only within the transaction that changes the row (deleted when its revision is recorded)",
   event_day_counts: 'the corpus (search counts): folded each minute to one row per type, day and source count (search-counts.test.ts)',
   event_search_log_horizon: "one row: where the search index's change log was purged",
   event_search_log:

@@ -59,10 +59,6 @@ function stateOf(row: HeadRow): RevisionState | null {
  */
 const impliedFirst = (r: NewRevision) => r.revision === 1 && r.mergedEventIds.length === 0;
 
-/** A head's columns set aside (migration 041) cleared: its state is its event's row again. */
-const SET_ASIDE_CLEARED =
-  'changed = false, was_sentence = NULL, was_happened_at = NULL, was_first_report_date = NULL, was_last_report_date = NULL, was_entity_ids = NULL';
-
 export const eventRevisionsStore = {
   /** Per event, its latest revision and its state (null: stored before states were kept); events without one left out. */
   async latest(db: Queryable, eventIds: readonly string[]): Promise<Map<string, { revision: number; state: RevisionState | null }>> {
@@ -76,10 +72,10 @@ export const eventRevisionsStore = {
          FROM event_revision_heads h
          JOIN events e ON e.id = h.event_id
         CROSS JOIN LATERAL (
-          SELECT h.was_sentence AS sentence, h.was_happened_at AS happened_at, h.was_first_report_date AS first_report_date,
-                 h.was_last_report_date AS last_report_date, h.was_entity_ids AS entity_ids WHERE h.changed
+          SELECT k.sentence, k.happened_at, k.first_report_date, k.last_report_date, k.entity_ids FROM event_revision_states_kept k WHERE k.event_id = h.event_id
           UNION ALL
-          SELECT e.sentence, e.happened_at, e.first_report_date, e.last_report_date, e.involved_entity_ids WHERE NOT h.changed) AS s
+          SELECT e.sentence, e.happened_at, e.first_report_date, e.last_report_date, e.involved_entity_ids
+           WHERE NOT EXISTS (SELECT 1 FROM event_revision_states_kept k WHERE k.event_id = h.event_id)) AS s
         WHERE h.event_id = ANY($1::uuid[])`,
       [eventIds],
     );
@@ -106,11 +102,11 @@ export const eventRevisionsStore = {
 
   /**
    * Writes new revisions (but an implied first: impliedFirst), and makes each its event's head,
-   * with its state; the heads of `unrevised` (events whose row changed back to their latest
-   * revision's state) keep nothing aside any more.
+   * with its state. Nothing stays kept aside for the events of `settled` (those revised, and
+   * those whose row changed back to their latest revision's state, or went: merged or deleted).
    */
-  async insert(tx: Queryable, revisions: readonly NewRevision[], at: Date, unrevised: readonly string[] = []): Promise<void> {
-    if (unrevised.length > 0) await tx.query(`UPDATE event_revision_heads SET ${SET_ASIDE_CLEARED} WHERE event_id = ANY($1::uuid[]) AND changed`, [unrevised]);
+  async insert(tx: Queryable, revisions: readonly NewRevision[], at: Date, settled: readonly string[]): Promise<void> {
+    if (settled.length > 0) await tx.query('DELETE FROM event_revision_states_kept WHERE event_id = ANY($1::uuid[])', [settled]);
     if (revisions.length === 0) return;
     const stored = revisions.filter((r) => !impliedFirst(r));
     if (stored.length > 0) {
@@ -134,7 +130,7 @@ export const eventRevisionsStore = {
       `INSERT INTO event_revision_heads (event_id, revision, matched_report_count, distinct_outlet_count, independent_source_count)
        SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::int[])
        ON CONFLICT (event_id) DO UPDATE SET revision = EXCLUDED.revision, matched_report_count = EXCLUDED.matched_report_count,
-         distinct_outlet_count = EXCLUDED.distinct_outlet_count, independent_source_count = EXCLUDED.independent_source_count, ${SET_ASIDE_CLEARED}`,
+         distinct_outlet_count = EXCLUDED.distinct_outlet_count, independent_source_count = EXCLUDED.independent_source_count`,
       [
         revisions.map((r) => r.eventId),
         revisions.map((r) => r.revision),

@@ -48,7 +48,6 @@ export async function recordRevisions(
     ids.filter((id) => !known.fresh.has(id)),
   );
   const revisions: NewRevision[] = [];
-  const unrevised: string[] = [];
   for (const id of ids) {
     const state = states.get(id);
     if (!state) continue; // merged away or deleted
@@ -60,13 +59,10 @@ export async function recordRevisions(
     }
     // A revision stored before states were kept: what changed since cannot be told.
     const changed = head.state ? changesBetween(head.state, state) : {};
-    if (head.state && Object.keys(changed).length === 0 && mergedEventIds.length === 0) {
-      unrevised.push(id); // its row may have changed and changed back
-      continue;
-    }
+    if (head.state && Object.keys(changed).length === 0 && mergedEventIds.length === 0) continue;
     revisions.push({ eventId: id, revision: head.revision + 1, changes: changed, mergedEventIds, state });
   }
-  await store.insert(tx, revisions, at, unrevised);
+  await store.insert(tx, revisions, at, ids);
 }
 
 /** Per event, its latest revision number (events without one left out). */
