@@ -26,3 +26,6 @@ DROP TABLE event_entities;
 CREATE INDEX event_participants_anchor ON event_participants (entity_id, anchor) INCLUDE (event_id);
 CREATE INDEX event_participants_event ON event_participants (event_id);
 CREATE INDEX reports_mentions ON reports USING gin (mention_ids) WHERE mention_ids IS NOT NULL;
+-- The entities that are not their own live survivor (merged, deleted): few, read whole by the
+-- search index's build, which maps every other id to itself (event-entities.ts).
+CREATE INDEX entities_not_survivors ON entities (id) WHERE canonical_id <> id OR deleted_at IS NOT NULL;

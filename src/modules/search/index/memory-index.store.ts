@@ -3,7 +3,7 @@
 // (purgeSearchLog, the sweeper's).
 import type { Queryable } from '../../../platform/db/database.js';
 import type { SqlParams } from '../../../platform/db/sql-params.js';
-import { indexedEntityIds } from '../../corpus/event-entities.js';
+import { ENTITIES_NOT_SURVIVORS, liveSurvivors } from '../../corpus/event-entities.js';
 import { RECEIVED_UP_TO } from '../../corpus/event-view.js';
 import { roleValuesWhere } from '../../corpus/reports.store.js';
 import { type GroupedReport, independentSourceCount } from '../../corpus/independent-sources.js';
@@ -169,23 +169,19 @@ async function readFacts(
   rowParams: (ids: readonly string[]) => readonly unknown[],
   order: 'at-once' | 'one-by-one',
 ): Promise<IndexedEvent[]> {
-  const events = await tx.query<{ id: string; event_type_id: string; us: number; sources: number }>(
-    `SELECT e.id, e.event_type_id, (extract(epoch FROM e.first_report_date) * 1000000)::float8 AS us, cardinality(e.source_seqs) AS sources
+  const events = await tx.query<{ id: string; event_type_id: string; us: number; sources: number; involved: string[] }>(
+    `SELECT e.id, e.event_type_id, (extract(epoch FROM e.first_report_date) * 1000000)::float8 AS us, cardinality(e.source_seqs) AS sources,
+            e.involved_entity_ids AS involved
        FROM events e WHERE e.merged_into_event_id IS NULL AND e.deleted_at IS NULL AND ${where}`,
     params,
   );
   if (events.length === 0) return [];
   const ids = rowParams(events.map((e) => e.id));
-  // The entities from the events' rows (through their survivors), the participants from their
-  // rows: both read by the same condition on the event id.
-  const readEntities = () =>
-    tx.query<{ event_id: string; entity_id: string }>(
-      `SELECT e.event_id, i.entity_id
-         FROM (SELECT ev.id AS event_id, ev.involved_entity_ids, ev.merged_into_event_id, ev.deleted_at FROM events ev) AS e
-        CROSS JOIN LATERAL (${indexedEntityIds('e')}) AS i
-        WHERE ${rows('e')}`,
-      ids,
-    );
+  // The entities from the events' rows, through their survivors: the few entities that are not
+  // their own (merged or deleted) read whole, the rest as they are (a look-up each, in SQL,
+  // cost a build of a million events half a minute). The participants from their rows, by the
+  // same condition on the event id.
+  const readNotSurvivors = () => tx.query<{ id: string; survivor: string | null }>(ENTITIES_NOT_SURVIVORS);
   const readParticipants = () =>
     tx.query<{ event_id: string; entity_id: string }>(`SELECT event_id, entity_id FROM event_participants p WHERE ${rows('p')}`, ids);
   // Sources and role values from the reports themselves, not through the views of the same
@@ -221,10 +217,10 @@ async function readFacts(
     );
   // At once from a pool: on PostgreSQL, five connections. A transaction's one connection
   // takes one statement at a time (pg deprecates a query sent while another runs).
-  const [entities, participants, sources, values, copies] =
+  const [notSurvivors, participants, sources, values, copies] =
     order === 'at-once'
-      ? await Promise.all([readEntities(), readParticipants(), readSources(), readValues(), readCopies()])
-      : [await readEntities(), await readParticipants(), await readSources(), await readValues(), await readCopies()];
+      ? await Promise.all([readNotSurvivors(), readParticipants(), readSources(), readValues(), readCopies()])
+      : [await readNotSurvivors(), await readParticipants(), await readSources(), await readValues(), await readCopies()];
   const byId = new Map<string, IndexedEvent>(
     events.map((e) => [
       e.id,
@@ -243,9 +239,13 @@ async function readFacts(
       },
     ]),
   );
-  const participating = new Set(participants.map((row) => `${row.event_id} ${row.entity_id}`));
-  for (const row of entities) {
-    byId.get(row.event_id)?.entities.push({ entityId: row.entity_id, participant: participating.has(`${row.event_id} ${row.entity_id}`) });
+  const participantsOf = new Map<string, string[]>();
+  for (const row of participants) (participantsOf.get(row.event_id) ?? participantsOf.set(row.event_id, []).get(row.event_id)!).push(row.entity_id);
+  const survivorOf = new Map(notSurvivors.map((row) => [row.id, row.survivor]));
+  for (const event of events) {
+    const entities = byId.get(event.id)!.entities;
+    const taking = participantsOf.get(event.id) ?? [];
+    for (const entityId of liveSurvivors(event.involved, survivorOf)) entities.push({ entityId, participant: taking.includes(entityId) });
   }
   for (const row of sources) {
     const event = byId.get(row.event_id);
