@@ -35,7 +35,7 @@ export function liveSurvivors(entityIds: readonly string[], survivorOf: Readonly
   return live;
 }
 
-/** The same rows with `participant`: whether the entity fills a role in event `e`'s reports. */
+/** indexedEntityIds' rows with `participant`: whether the entity fills a role in event `e`'s reports. */
 export const indexedEntities = (e: string) => `SELECT i.entity_id,
          EXISTS (SELECT 1 FROM event_participants p WHERE p.event_id = ${e}.id AND p.entity_id = i.entity_id) AS participant
     FROM (${indexedEntityIds(e)}) AS i`;
