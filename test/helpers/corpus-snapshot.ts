@@ -38,14 +38,13 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
     happened_at: string | null;
     headline: string | null;
     url: string | null;
-    created_at: Date;
     received_seq: string | number;
     copy_group: string | number;
     fingerprinted: boolean;
   }>(
-    `SELECT r.id, r.event_id, r.source_kind, r.outlet_id, r.published_at, r.received_at, r.report_date, r.happened_at, r.headline, r.url, r.created_at,
+    `SELECT r.id, r.event_id, r.source_kind, r.outlet_id, r.published_at, r.received_at, r.report_date, r.happened_at, r.headline, r.url,
             r.received_seq, COALESCE(r.copy_group, r.received_seq) AS copy_group, r.fingerprint IS NOT NULL AS fingerprinted
-       FROM reports r WHERE r.event_type_id = $1 ORDER BY r.received_seq`,
+       FROM reports r WHERE r.event_id IN (SELECT id FROM events WHERE event_type_id = $1) ORDER BY r.received_seq`,
     [eventTypeId],
   );
   // Receive sequence numbers differ between copies; the line of the report holding one does not.
@@ -64,11 +63,11 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
   }>(
     `SELECT rr.report_id, rr.position, t.code_name, rr.entity_id, rr.date_value::text AS date, rr.amount_value AS amount, rr.amount_unit AS unit, rr.text_value AS text
        FROM report_roles rr JOIN reports r ON r.id = rr.report_id JOIN event_type_roles t ON t.id = rr.role_id
-      WHERE r.event_type_id = $1 ORDER BY rr.report_id, rr.position`,
+      WHERE r.event_id IN (SELECT id FROM events WHERE event_type_id = $1) ORDER BY rr.report_id, rr.position`,
     [eventTypeId],
   );
   const mentions = await db.query<{ report_id: string; entity_id: string }>(
-    `SELECT m.report_id, m.entity_id FROM report_mentions m JOIN reports r ON r.id = m.report_id WHERE r.event_type_id = $1 ORDER BY m.report_id, m.entity_id`,
+    `SELECT m.report_id, m.entity_id FROM report_mentions m JOIN reports r ON r.id = m.report_id WHERE r.event_id IN (SELECT id FROM events WHERE event_type_id = $1) ORDER BY m.report_id, m.entity_id`,
     [eventTypeId],
   );
   const events = await db.query<{
@@ -134,7 +133,6 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
       happened_at: r.happened_at,
       headline: r.headline,
       url: r.url === null ? null : names.text(r.url),
-      created_at: iso(r.created_at),
       // Fingerprints differ between the copies (their words do); which reports have one, and their groups, do not.
       fingerprinted: r.fingerprinted,
       copy_group: seq(r.copy_group),

@@ -211,7 +211,8 @@ export const eventsStore = {
     const takes = join.unlessNamingOthers
       ? ` AND NOT ${namesOthers(params.add(join.unlessNamingOthers.map((role) => role.roleId)), params.add(join.unlessNamingOthers.map((role) => role.entityId)))}`
       : '';
-    const writes = reportRows(`FROM events e WHERE e.id = $2${takes}`);
+    // Of the report's type ($7): a report's type is its event's, which the report's row does not keep.
+    const writes = reportRows(`FROM events e WHERE e.id = $2 AND e.event_type_id = $7::uuid${takes}`);
     const [row] = await db.query<{ written: boolean; in_place: boolean }>(
       join.inPlace
         ? `WITH ${writes}, ${inPlaceSql(params, report, join.inPlace)} SELECT EXISTS (SELECT 1 FROM report) AS written, (SELECT go FROM exact) AS in_place`
@@ -245,10 +246,10 @@ export const eventsStore = {
        event AS (
          INSERT INTO events (id, event_type_id, happened_at, happened_on, first_report_date, last_report_date, sentence, involved_entity_ids,
                              source_seqs, type_version, created_at, updated_at)
-         SELECT $2, $7, $24, $25::date, $26, $27, $28, $29::uuid[], ARRAY[report.received_seq], $30, $31, $31 FROM report
+         SELECT $2, $7, $23, $24::date, $25, $26, $27, $28::uuid[], ARRAY[report.received_seq], $29, $30, $30 FROM report
        ), participant_rows AS (
          INSERT INTO event_participants (event_id, entity_id, anchor)
-         SELECT $2, id, ${windowAnchorSql('$25::date', '$26::timestamptz')} FROM unnest($32::uuid[]) AS t(id)
+         SELECT $2, id, ${windowAnchorSql('$24::date', '$25::timestamptz')} FROM unnest($31::uuid[]) AS t(id)
        )
        SELECT 1`,
       params.values,

@@ -233,7 +233,6 @@ function reportRow(report: NewReport, at: { id: string; eventId: string; date: D
     happened_at: report.happenedAt,
     headline: report.headline,
     url: report.url,
-    created_at: at.now,
     fingerprint: report.text === null ? null : Buffer.from(report.text.fingerprint).toString('hex'),
     copy_group: at.copyGroup,
   };

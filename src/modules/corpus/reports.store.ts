@@ -120,6 +120,7 @@ export interface ReportRow {
   outlet_id: string | null;
   account_id: string | null;
   grant_id: string | null;
+  /** Not stored: the event's (migration 044). */
   event_type_id: string;
   published_at: Date | null;
   received_at: Date;
@@ -127,7 +128,6 @@ export interface ReportRow {
   happened_at: string | null;
   headline: string | null;
   url: string | null;
-  created_at: Date;
   /** The text's fingerprint, in hex, or null. */
   fingerprint: string | null;
   /** The copy group: its first report's receive sequence value, or null: a group of its own. */
@@ -144,13 +144,11 @@ const REPORT_COLUMNS = [
   'outlet_id',
   'account_id',
   'grant_id',
-  'event_type_id',
   'published_at',
   'received_at',
   'happened_at',
   'headline',
   'url',
-  'created_at',
   'copy_group',
   'fingerprint',
   'received_seq',
@@ -165,16 +163,18 @@ export interface NewReportRows {
 
 /**
  * The sub-statement `report` (RETURNING its id and received_seq) that writes a report with its
- * values, its parameters $1 to $23 (reportParams); `from` says where the event id comes from
+ * values, its parameters $1 to $22 (reportParams); `from` says where the event id comes from
  * ("" for $2 as it is). The source kind ($3) and report date ($10) are the table's to compute
- * (migration 042); the statement names them for the other sub-statements that read them.
+ * (migration 042); the statement names them for the other sub-statements that read them. The
+ * event type ($7) is the event's (migration 044): the caller's statement reads it, to make the
+ * event or to check the one joined.
  */
 export const reportRows = (from: string) => `report AS (
-         INSERT INTO reports (id, event_id, outlet_id, account_id, grant_id, event_type_id, published_at, received_at,
-                              happened_at, headline, url, created_at, ${VALUE_COLUMNS.join(', ')}, copy_group, fingerprint)
-         SELECT $1::uuid, ${from ? 'e.id' : '$2::uuid'}, $4::uuid, $5::uuid, $6::uuid, $7::uuid, $8::timestamptz, $9::timestamptz,
-                $11, $12, $13, $14::timestamptz, $15::int[], $16::uuid[], $17::date[], $18::float8[], $19::text[], $20::text[], $21::uuid[],
-                $23::bigint, decode($22::text, 'hex') ${from}
+         INSERT INTO reports (id, event_id, outlet_id, account_id, grant_id, published_at, received_at,
+                              happened_at, headline, url, ${VALUE_COLUMNS.join(', ')}, copy_group, fingerprint)
+         SELECT $1::uuid, ${from ? 'e.id' : '$2::uuid'}, $4::uuid, $5::uuid, $6::uuid, $8::timestamptz, $9::timestamptz,
+                $11, $12, $13, $14::int[], $15::uuid[], $16::date[], $17::float8[], $18::text[], $19::text[], $20::uuid[],
+                $22::bigint, decode($21::text, 'hex') ${from}
          RETURNING id, received_seq, $3::text AS source_kind, $10::timestamptz AS report_date
        )`;
 
@@ -193,7 +193,6 @@ export function reportParams({ row, values, mentions }: NewReportRows): unknown[
     row.happened_at,
     row.headline,
     row.url,
-    row.created_at,
     ...valueColumns(values, mentions),
     row.fingerprint,
     row.copy_group,
@@ -229,7 +228,7 @@ export const reportsStore = {
                           JOIN entities c ON c.id = e.canonical_id
                          WHERE c.deleted_at IS NULL), '[]') AS mentions
          FROM reports r WHERE r.event_id = ANY($1::uuid[])
-        ORDER BY r.report_date, r.created_at, r.id`,
+        ORDER BY r.report_date, r.id`,
       [eventIds],
     );
     return rows.map((row) => ({
