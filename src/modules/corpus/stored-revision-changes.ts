@@ -3,6 +3,8 @@
 // of {from, to}, a date its epoch milliseconds instead of 24 characters, and an entity its id
 // alone (names and types never change: they are read back with the revision). About 430
 // bytes a revision in the API's form, the largest part of event_revisions; under half that so.
+// Since the tenth step of the compact corpus an id is its 16 bytes in base64url, 22 characters
+// instead of 36; rows written before keep the long form, and both read the same.
 import type { InvolvedEntity } from './event-view.js';
 import { type RevisionChanges, SCALAR_FIELDS, type ScalarField } from './revision-changes.js';
 
@@ -20,6 +22,15 @@ const DATE_FIELDS: ReadonlySet<ScalarField> = new Set(['first_report_date', 'las
 
 export type StoredChanges = { [letter: string]: [unknown, unknown] };
 
+/** An entity id as stored: its 16 bytes in base64url. */
+const storedId = (id: string) => Buffer.from(id.replaceAll('-', ''), 'hex').toString('base64url');
+/** An entity id as read: either stored form, as the API writes it (lower-case hex with dashes). */
+function idOfStored(stored: string): string {
+  if (stored.length !== 22) return stored;
+  const hex = Buffer.from(stored, 'base64url').toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 const toMillis = (iso: unknown) => (typeof iso === 'string' ? Date.parse(iso) : iso);
 const toIso = (millis: unknown) => (typeof millis === 'number' ? new Date(millis).toISOString() : millis);
 
@@ -30,14 +41,14 @@ export function storedChanges(changes: RevisionChanges): StoredChanges {
     if (change) stored[LETTERS[field]] = DATE_FIELDS.has(field) ? [toMillis(change.from), toMillis(change.to)] : [change.from, change.to];
   }
   const entities = changes.involved_entities;
-  if (entities) stored.e = [entities.added.map((entity) => entity.id), entities.removed.map((entity) => entity.id)];
+  if (entities) stored.e = [entities.added.map((entity) => storedId(entity.id)), entities.removed.map((entity) => storedId(entity.id))];
   return stored;
 }
 
 /** The ids of the entities these stored changes name, for a read to look up. */
 export function entityIdsOf(stored: StoredChanges): string[] {
   const entities = stored.e as [string[], string[]] | undefined;
-  return entities ? [...entities[0], ...entities[1]] : [];
+  return entities ? [...entities[0], ...entities[1]].map(idOfStored) : [];
 }
 
 /** The API's form of stored changes, fields in the view's order, with `entities` naming every id in them. */
@@ -50,7 +61,10 @@ export function changesOfStored(stored: StoredChanges, entities: ReadonlyMap<str
   const ids = stored.e as [string[], string[]] | undefined;
   if (ids) {
     // Entities are never removed (a deleted one keeps its row): a missing one is not expected.
-    const named = (id: string) => entities.get(id) ?? { id, name: '', type: null };
+    const named = (stored: string) => {
+      const id = idOfStored(stored);
+      return entities.get(id) ?? { id, name: '', type: null };
+    };
     changes.involved_entities = { added: ids[0].map(named), removed: ids[1].map(named) };
   }
   return changes as RevisionChanges;
