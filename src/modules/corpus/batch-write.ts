@@ -94,7 +94,7 @@ export async function writeBatch(
   await reportsStore.insertReports(
     tx,
     placed.map((entry, i) => {
-      const rows = entry.placement.rows({ ...entry, now, copyGroup: copyGroupOf(entry, seqOf) });
+      const rows = entry.placement.rows({ ...entry, copyGroup: copyGroupOf(entry, seqOf) });
       return { ...rows, row: { ...rows.row, received_seq: seqs[i]! } };
     }),
   );

@@ -161,7 +161,7 @@ export interface Placement {
   /** The survivors it mentions, in id order. */
   mentioned: string[];
   /** Its rows as stored with id `id` in event `eventId`, in copy group `copyGroup` (null: its own). */
-  rows(at: { id: string; eventId: string; now: Date; copyGroup: number | null }): NewReportRows;
+  rows(at: { id: string; eventId: string; copyGroup: number | null }): NewReportRows;
   /**
    * The event's state from this report alone, in the statement that writes it, where that is
    * exact (its type unchanged since the state was computed, the report sorting last, and what
@@ -179,7 +179,7 @@ export function placementOf(report: NewReport): Placement {
   const roles = namedRoles(report);
   const source = reportSource(report);
   const mentioned = mentionedSurvivors(report);
-  const rows = (at: { id: string; eventId: string; now: Date; copyGroup: number | null }): NewReportRows => ({
+  const rows = (at: { id: string; eventId: string; copyGroup: number | null }): NewReportRows => ({
     values: report.values,
     mentions: report.mentioned,
     row: reportRow(report, { ...at, date }),
@@ -217,7 +217,7 @@ export function placementOf(report: NewReport): Placement {
 export const namedEntities = ({ participants, mentioned }: Placement): string[] => [...new Set([...participants, ...mentioned])];
 
 /** The stored row of a checked report, in event `eventId`. */
-function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; now: Date; copyGroup: number | null }): ReportRow {
+function reportRow(report: NewReport, at: { id: string; eventId: string; date: Date; copyGroup: number | null }): ReportRow {
   const { source } = report;
   return {
     id: at.id,

@@ -87,20 +87,24 @@ export async function addReport(
   // open an event for it.
   await ingestLocksStore.lockReportClustering(tx, type.id, participants);
   const reportId = newId();
-  const rows = (eventId: string) => placement.rows({ id: reportId, eventId, now, copyGroup: copy?.copied.copy_group ?? null });
+  const rows = (eventId: string) => placement.rows({ id: reportId, eventId, copyGroup: copy?.copied.copy_group ?? null });
   const inPlace = (event: EventRow) => placement.inPlace(event, now);
   let joined: { event: EventRow; inPlace: boolean } | null = null; // the event the report joined, its row as locked before
+  // An event checked to take the report (its type, live) and locked: the report is written into it.
+  const joinChecked = async (event: EventRow) => {
+    const { written, inPlace: updated } = await eventsStore.joinReport(tx, rows(event.id), { inPlace: inPlace(event) });
+    if (!written) throw new Error(`report ${reportId} was not written into event ${event.id}, whose type was checked to be its own`);
+    return { event, inPlace: updated };
+  };
   if (report.incidentId) {
     const event = await eventsStore.getEvent(tx, report.incidentId, true);
     const survivor = !event || event.deleted_at || !event.merged_into_event_id ? event : await eventsStore.getEvent(tx, event.merged_into_event_id, true);
-    const target = incidentTarget(event, survivor, type.id);
-    joined = { event: target, inPlace: (await eventsStore.joinReport(tx, rows(target.id), { inPlace: inPlace(target) })).inPlace };
+    joined = await joinChecked(incidentTarget(event, survivor, type.id));
   } else if (copy) {
     // A copy joins the event of the report it copies, whatever clustering would choose, when
     // that event can take it (live, of its type); else it is clustered as any report.
     const event = await eventsStore.getEvent(tx, copy.copied.event_id, true);
-    if (event && copyJoins(event, type.id))
-      joined = { event, inPlace: (await eventsStore.joinReport(tx, rows(event.id), { inPlace: inPlace(event) })).inPlace };
+    if (event && copyJoins(event, type.id)) joined = await joinChecked(event);
   }
   if (joined === null) {
     // (An incident_id has joined its event or been refused.)
