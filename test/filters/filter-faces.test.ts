@@ -25,6 +25,7 @@ import { referenceStore } from '../../src/modules/corpus/reference.store.js';
 import type { Queryable } from '../../src/platform/db/database.js';
 import { independentSourceCount } from '../../src/modules/corpus/independent-sources.js';
 import { testCorpus } from '../helpers/corpus.js';
+import { receiveSeqsOfType } from '../helpers/corpus-snapshot.js';
 import { reportingClient } from '../helpers/reporting.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -143,12 +144,7 @@ describe('filter faces', () => {
 
   it('when the events are read at any cut-off, then their independent sources are what the matching face counts, and fewer than their outlets where copies meet', async () => {
     const db = server.runtime.db;
-    const seqs = (
-      await db.query<{ s: number }>(
-        'SELECT received_seq AS s FROM reports WHERE event_id IN (SELECT id FROM events WHERE event_type_id = $1) ORDER BY received_seq',
-        [typeId],
-      )
-    ).map((r) => r.s);
+    const seqs = await receiveSeqsOfType(db, typeId);
     let fewer = 0;
     for (const cutOff of [seqs[Math.floor(seqs.length / 3)]!, seqs[Math.floor((seqs.length * 2) / 3)]!, seqs.at(-1)!]) {
       const views = await loadEventViews(db, [...events], { seq: cutOff });
@@ -213,12 +209,7 @@ describe('filter faces', () => {
     const db = server.runtime.db;
     // Cut-offs at a quarter, half, four fifths and all of the corpus's reports, in receive order
     // (the structured reports arrive last).
-    const seqs = (
-      await db.query<{ s: number }>(
-        'SELECT received_seq AS s FROM reports WHERE event_id IN (SELECT id FROM events WHERE event_type_id = $1) ORDER BY received_seq',
-        [typeId],
-      )
-    ).map((r) => r.s);
+    const seqs = await receiveSeqsOfType(db, typeId);
     const cutOffs = [seqs[Math.floor(seqs.length / 4)]!, seqs[Math.floor(seqs.length / 2)]!, seqs[Math.floor((seqs.length * 4) / 5)]!, seqs.at(-1)!];
     /** Both faces on one filter, cut-off and window: they must agree; answers what they found. */
     async function bothFaces(eventFilter: EventFilter, cutOff: number, windowHours: number | null): Promise<string[]> {

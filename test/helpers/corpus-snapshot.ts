@@ -18,6 +18,15 @@ export type Snapshot = Record<string, Record<string, unknown>>;
 
 const iso = (value: Date | null) => (value === null ? null : value.toISOString());
 
+/** SQL: report `r` is of event type $1 (its event's: migration 044). */
+const REPORT_OF_TYPE = 'r.event_id IN (SELECT id FROM events WHERE event_type_id = $1)';
+
+/** The receive sequence values of the reports of an event type, in order. */
+export async function receiveSeqsOfType(db: Queryable, eventTypeId: string): Promise<number[]> {
+  const rows = await db.query<{ s: number }>(`SELECT r.received_seq AS s FROM reports r WHERE ${REPORT_OF_TYPE} ORDER BY r.received_seq`, [eventTypeId]);
+  return rows.map((row) => row.s);
+}
+
 /**
  * The type's events, reports (with their role values and mentions), receive order, and search
  * index rows (event_participants, event_sources, event_role_values), each table keyed by event
@@ -44,7 +53,7 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
   }>(
     `SELECT r.id, r.event_id, r.source_kind, r.outlet_id, r.published_at, r.received_at, r.report_date, r.happened_at, r.headline, r.url,
             r.received_seq, COALESCE(r.copy_group, r.received_seq) AS copy_group, r.fingerprint IS NOT NULL AS fingerprinted
-       FROM reports r WHERE r.event_id IN (SELECT id FROM events WHERE event_type_id = $1) ORDER BY r.received_seq`,
+       FROM reports r WHERE ${REPORT_OF_TYPE} ORDER BY r.received_seq`,
     [eventTypeId],
   );
   // Receive sequence numbers differ between copies; the line of the report holding one does not.
@@ -63,11 +72,11 @@ export async function typeSnapshot(db: Queryable, eventTypeId: string, names: Co
   }>(
     `SELECT rr.report_id, rr.position, t.code_name, rr.entity_id, rr.date_value::text AS date, rr.amount_value AS amount, rr.amount_unit AS unit, rr.text_value AS text
        FROM report_roles rr JOIN reports r ON r.id = rr.report_id JOIN event_type_roles t ON t.id = rr.role_id
-      WHERE r.event_id IN (SELECT id FROM events WHERE event_type_id = $1) ORDER BY rr.report_id, rr.position`,
+      WHERE ${REPORT_OF_TYPE} ORDER BY rr.report_id, rr.position`,
     [eventTypeId],
   );
   const mentions = await db.query<{ report_id: string; entity_id: string }>(
-    `SELECT m.report_id, m.entity_id FROM report_mentions m JOIN reports r ON r.id = m.report_id WHERE r.event_id IN (SELECT id FROM events WHERE event_type_id = $1) ORDER BY m.report_id, m.entity_id`,
+    `SELECT m.report_id, m.entity_id FROM report_mentions m JOIN reports r ON r.id = m.report_id WHERE ${REPORT_OF_TYPE} ORDER BY m.report_id, m.entity_id`,
     [eventTypeId],
   );
   const events = await db.query<{

@@ -4,6 +4,9 @@
 // participant rows at once; the event row keeps the merged or deleted id until the refresh job
 // recomputes the event, so every read goes through the survivor.
 
+/** SQL of the id of entity row `ent`'s canonical entity while that one is live (null: deleted). */
+const liveCanonicalOf = (ent: string) => `(SELECT c.id FROM entities c WHERE c.id = ${ent}.canonical_id AND c.deleted_at IS NULL)`;
+
 /**
  * SQL of the live survivors (column `entity_id`, once each) of the entities event `e` (an
  * alias of `events`) involves; no row for an event merged away or deleted. Most entities are
@@ -13,7 +16,7 @@ export const indexedEntityIds = (e: string) => `SELECT DISTINCT s.id AS entity_i
     FROM unnest(${e}.involved_entity_ids) AS x(id)
     JOIN entities ent ON ent.id = x.id
    CROSS JOIN LATERAL (SELECT CASE WHEN ent.canonical_id = ent.id THEN CASE WHEN ent.deleted_at IS NULL THEN ent.id END
-                                   ELSE (SELECT c.id FROM entities c WHERE c.id = ent.canonical_id AND c.deleted_at IS NULL) END AS id) AS s
+                                   ELSE ${liveCanonicalOf('ent')} END AS id) AS s
    WHERE s.id IS NOT NULL AND ${e}.merged_into_event_id IS NULL AND ${e}.deleted_at IS NULL`;
 
 /**
@@ -22,7 +25,7 @@ export const indexedEntityIds = (e: string) => `SELECT DISTINCT s.id AS entity_i
  * The survivor is looked up per row: the planner, which cannot count the index's rows, would
  * hash every entity for a join.
  */
-export const ENTITIES_NOT_SURVIVORS = `SELECT ent.id, (SELECT c.id FROM entities c WHERE c.id = ent.canonical_id AND c.deleted_at IS NULL) AS survivor
+export const ENTITIES_NOT_SURVIVORS = `SELECT ent.id, ${liveCanonicalOf('ent')} AS survivor
     FROM entities ent WHERE ent.canonical_id <> ent.id OR ent.deleted_at IS NOT NULL`;
 
 /** indexedEntityIds in code: these entity ids through their live survivors (`survivorOf`: ENTITIES_NOT_SURVIVORS' rows), once each. */

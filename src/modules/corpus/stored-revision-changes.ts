@@ -5,6 +5,7 @@
 // bytes a revision in the API's form, the largest part of event_revisions; under half that so.
 // Since the tenth step of the compact corpus an id is its 16 bytes in base64url, 22 characters
 // instead of 36; rows written before keep the long form, and both read the same.
+import { parse as parseUuid, stringify as stringifyUuid } from 'uuid';
 import type { InvolvedEntity } from './event-view.js';
 import { type RevisionChanges, SCALAR_FIELDS, type ScalarField } from './revision-changes.js';
 
@@ -23,13 +24,9 @@ const DATE_FIELDS: ReadonlySet<ScalarField> = new Set(['first_report_date', 'las
 export type StoredChanges = { [letter: string]: [unknown, unknown] };
 
 /** An entity id as stored: its 16 bytes in base64url. */
-const storedId = (id: string) => Buffer.from(id.replaceAll('-', ''), 'hex').toString('base64url');
+const storedId = (id: string) => Buffer.from(parseUuid(id)).toString('base64url');
 /** An entity id as read: either stored form, as the API writes it (lower-case hex with dashes). */
-function idOfStored(stored: string): string {
-  if (stored.length !== 22) return stored;
-  const hex = Buffer.from(stored, 'base64url').toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+const idOfStored = (stored: string) => (stored.length === 22 ? stringifyUuid(Buffer.from(stored, 'base64url')) : stored);
 
 const toMillis = (iso: unknown) => (typeof iso === 'string' ? Date.parse(iso) : iso);
 const toIso = (millis: unknown) => (typeof millis === 'number' ? new Date(millis).toISOString() : millis);

@@ -3,6 +3,7 @@
 // (purgeSearchLog, the sweeper's).
 import type { Queryable } from '../../../platform/db/database.js';
 import type { SqlParams } from '../../../platform/db/sql-params.js';
+import { addTo } from '../../corpus/batch-clustering.js';
 import { ENTITIES_NOT_SURVIVORS, liveSurvivors } from '../../corpus/event-entities.js';
 import { RECEIVED_UP_TO } from '../../corpus/event-view.js';
 import { roleValuesWhere } from '../../corpus/reports.store.js';
@@ -239,13 +240,13 @@ async function readFacts(
       },
     ]),
   );
-  const participantsOf = new Map<string, string[]>();
-  for (const row of participants) (participantsOf.get(row.event_id) ?? participantsOf.set(row.event_id, []).get(row.event_id)!).push(row.entity_id);
+  const participantsOf = new Map<string, Set<string>>();
+  for (const row of participants) addTo(participantsOf, row.event_id, row.entity_id);
   const survivorOf = new Map(notSurvivors.map((row) => [row.id, row.survivor]));
   for (const event of events) {
     const entities = byId.get(event.id)!.entities;
-    const taking = participantsOf.get(event.id) ?? [];
-    for (const entityId of liveSurvivors(event.involved, survivorOf)) entities.push({ entityId, participant: taking.includes(entityId) });
+    const taking = participantsOf.get(event.id);
+    for (const entityId of liveSurvivors(event.involved, survivorOf)) entities.push({ entityId, participant: taking?.has(entityId) ?? false });
   }
   for (const row of sources) {
     const event = byId.get(row.event_id);
