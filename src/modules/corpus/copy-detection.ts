@@ -93,9 +93,13 @@ export class BatchCopies<Line> {
     return new BatchCopies(storedOf, new Map([...rows].filter(([id]) => kept.has(id))));
   }
 
-  /** The events of the stored reports some line may copy (the batch locks and reads them). */
+  /**
+   * The events of the stored reports some line may copy (the batch locks and reads them): each
+   * line's best stored candidate's, the only stored report judge may answer for it.
+   */
   get storedEvents(): string[] {
-    return [...new Set([...this.rows.values()].map((row) => row.event_id))];
+    const best = [...this.storedOf.values()].flatMap((candidates) => bestCandidate(candidates) ?? []);
+    return [...new Set(best.map((candidate) => this.rows.get(candidate.held.ref)!.event_id))];
   }
 
   /**
