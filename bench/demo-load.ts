@@ -7,7 +7,7 @@
 //
 //   BENCH_DATABASE_URL=postgres://… npx tsx bench/demo-load.ts        PostgreSQL (an empty schema)
 //   npx tsx bench/demo-load.ts                                        embedded, on disk in BENCH_DATA_DIR
-//   BENCH_EVENTS=1000000 BENCH_SEED=42 BENCH_BATCH=2000
+//   BENCH_EVENTS=1000000 BENCH_SEED=42 BENCH_BATCH=10000
 //   BENCH_PROFILE=1        the costliest statements of the load
 //
 // Progress goes to standard error every 50,000 events, with the rate of that stretch, so a
@@ -24,7 +24,7 @@ import { profileStatements } from './statement-profile.js';
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? '';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const SEED = Number(process.env.BENCH_SEED ?? 42);
-const BATCH = Number(process.env.BENCH_BATCH ?? 2_000);
+const BATCH = Number(process.env.BENCH_BATCH ?? 10_000); // as `evmon demo` writes them
 const DATA_DIR = process.env.BENCH_DATA_DIR ?? `${os.tmpdir()}/evmon-bench-demo`;
 
 const runtime = await createRuntime(
