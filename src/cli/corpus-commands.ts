@@ -123,8 +123,8 @@ export async function runCorpusCommand(
         seed,
         // Large batches: each reads the events its reports can join once for all of them, and
         // a batch spanning more of the news reaches barely more events (their 3-day windows
-        // overlap). At ten million events' density 10,000 articles a batch read 2.5 events a
-        // report where 2,000 read 5.4 (bench/RESULTS.md, "eleventh step").
+        // overlap). At ten million events' density 10,000 articles a batch read 2.4 events a
+        // report where 2,000 read 4.9 (bench/RESULTS.md, "eleventh step").
         batchSize: 10_000,
         progress: (done, total) => process.stderr.write(`\r${done} / ${total} events`),
       });

@@ -74,8 +74,8 @@ export const clusterEventsStore = {
    * holds); the values of every event given, live or not (clustering compares live ones only).
    * Each (event, role, entity) is read once from the reports; an entity stands for itself unless
    * the partial index of entities that are not their own live survivor (few) holds it. At ten
-   * million events' density a batch reaches about 9,000 events naming 16,000 entities: 0.30 s
-   * a batch through roleValuesWhere, which looked up every entity, 0.16 s this way
+   * million events' density a batch reaches about 9,000 events naming 16,000 entities: 0.3 to
+   * 0.4 s a batch through roleValuesWhere, which looked up every entity, 0.14 to 0.21 s this way
    * (bench/RESULTS.md, "eleventh step"). Duplicates a merge makes are left to the caller's sets.
    */
   roleEntitiesOf(tx: Queryable, ids: readonly string[]) {
