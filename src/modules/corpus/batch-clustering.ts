@@ -5,6 +5,7 @@
 // participants and named-role entities as the event's state would (event-state.ts).
 import { CLUSTER_WINDOW_DAYS, readHappenedOn, windowAnchor } from './clustering.js';
 import { DAY_MS } from '../../platform/clock.js';
+import { addTo } from '../../platform/set-maps.js';
 
 const WINDOW_MS = CLUSTER_WINDOW_DAYS * DAY_MS;
 
@@ -119,11 +120,4 @@ function namesOthers(event: ClusterEvent, namedRoles: ClusterCandidate['namedRol
     if (entities && (entities.size > 1 || !entities.has(entityId))) return true;
   }
   return false;
-}
-
-/** Adds `value` to the set under `key`, made when missing. */
-export function addTo<K, V>(sets: Map<K, Set<V>>, key: K, value: V): void {
-  const set = sets.get(key);
-  if (set) set.add(value);
-  else sets.set(key, new Set([value]));
 }

@@ -3,7 +3,7 @@
 // (purgeSearchLog, the sweeper's).
 import type { Queryable } from '../../../platform/db/database.js';
 import type { SqlParams } from '../../../platform/db/sql-params.js';
-import { addTo } from '../../corpus/batch-clustering.js';
+import { addTo } from '../../../platform/set-maps.js';
 import { ENTITIES_NOT_SURVIVORS, liveSurvivors } from '../../corpus/event-entities.js';
 import { RECEIVED_UP_TO } from '../../corpus/event-view.js';
 import { roleValuesWhere } from '../../corpus/reports.store.js';
