@@ -17,7 +17,7 @@ import {
   type TextShingles,
   textShingles,
 } from '../../src/modules/corpus/copy-fingerprint.js';
-import { FILED_PAIRS, FingerprintTable } from '../../src/modules/corpus/fingerprint-table.js';
+import { CROWDED_PAIR, FILED_PAIRS, FingerprintTable } from '../../src/modules/corpus/fingerprint-table.js';
 
 /** xorshift32, seeded. */
 function seeded(seed: number) {
@@ -53,31 +53,34 @@ function texts(count: number, seed: number): string[] {
 }
 
 describe('fingerprint table', () => {
-  it('finds what judging each fingerprint held finds, with the same hits, filed or not', () => {
-    const read = texts(12_000, 7)
-      .map((text) => textShingles(text))
-      .filter((t): t is TextShingles => t !== null);
-    const table = new FingerprintTable<number>();
-    const held: TextShingles[] = [];
-    let copies = 0;
-    read.forEach((text, i) => {
-      // Every 37th text looked up against everything held (a brute-force look-up of all is slow).
-      if (i % 37 === 0) {
-        const found = table
-          .copied(text, () => true)
-          .map((c) => `${c.held.ref}:${c.hits}`)
-          .sort();
-        const expected = held
-          .flatMap((earlier, ref) => (judgedCopy(text, earlier.fingerprint) ? [`${ref}:${copyHits(text, earlier.fingerprint)}`] : []))
-          .sort();
-        assert.deepEqual(found, expected, `text ${i}`);
-        copies += expected.length;
-      }
-      table.add({ ref: held.length, receivedMs: i, order: i, fingerprint: text.fingerprint });
-      held.push(text);
+  // A small threshold makes many pair keys crowded (filed by triples): the answers stay the same.
+  for (const crowdedAt of [CROWDED_PAIR, 3])
+    it(`finds what judging each fingerprint held finds, with the same hits, filed or not (crowded above ${crowdedAt})`, () => {
+      const read = texts(12_000, 7)
+        .map((text) => textShingles(text))
+        .filter((t): t is TextShingles => t !== null);
+      const table = new FingerprintTable<number>(crowdedAt);
+      const held: TextShingles[] = [];
+      let copies = 0;
+      read.forEach((text, i) => {
+        // Every 37th text looked up against everything held (a brute-force look-up of all is slow).
+        if (i % 37 === 0) {
+          const found = table
+            .copied(text, () => true)
+            .map((c) => `${c.held.ref}:${c.hits}`)
+            .sort();
+          const expected = held
+            .flatMap((earlier, ref) => (judgedCopy(text, earlier.fingerprint) ? [`${ref}:${copyHits(text, earlier.fingerprint)}`] : []))
+            .sort();
+          assert.deepEqual(found, expected, `text ${i}`);
+          copies += expected.length;
+        }
+        table.add({ ref: held.length, receivedMs: i, order: i, fingerprint: text.fingerprint });
+        held.push(text);
+      });
+      assert.ok(copies > 20, `only ${copies} copies met: the test would not tell`);
+      assert.ok(table.crowdedKeys > (crowdedAt === 3 ? 1_000 : 0), `${table.crowdedKeys} crowded pair keys: the test would not tell`);
     });
-    assert.ok(copies > 20, `only ${copies} copies met: the test would not tell`);
-  });
 
   it('files every fingerprint under a pair of any FEWEST_HITS of its bins', () => {
     const subsets = (from: number, size: number): number[][] =>
@@ -91,45 +94,51 @@ describe('fingerprint table', () => {
       );
   });
 
-  it('finds a fingerprint whose samples the text holds in just FEWEST_HITS bins, whichever they are', () => {
-    const pick = seeded(5);
-    const randomSamples = () => Array.from({ length: BINS }, () => pick(SAMPLE_VALUES));
-    // Each set of FEWEST_HITS bins: a fingerprint held, and a text keeping its samples in those bins only (two other samples in each other bin).
-    const cases = (function choose(from: number, bins: number[]): number[][] {
-      if (bins.length === FEWEST_HITS) return [bins];
-      return Array.from({ length: BINS - from }, (_, d) => choose(from + d + 1, [...bins, from + d])).flat();
-    })(0, []).map((bins) => {
-      const samples = randomSamples();
-      // In a bin of the set, the sample and another, either first (in some bins, the sample alone).
-      const keys = samples.flatMap((sample, bin) => {
-        const other = sampleKey(bin, (sample + 1) % SAMPLE_VALUES);
-        if (!bins.includes(bin)) return [other, sampleKey(bin, (sample + 2) % SAMPLE_VALUES)];
-        const own = sampleKey(bin, sample);
-        return [[own], [own, other], [other, own]][pick(3)]!;
+  for (const crowdedAt of [CROWDED_PAIR, 0])
+    it(`finds a fingerprint whose samples the text holds in just FEWEST_HITS bins, whichever they are (crowded above ${crowdedAt})`, () => {
+      const pick = seeded(5);
+      const randomSamples = () => Array.from({ length: BINS }, () => pick(SAMPLE_VALUES));
+      // Each set of FEWEST_HITS bins: a fingerprint held, and a text keeping its samples in those bins only (two other samples in each other bin).
+      const cases = (function choose(from: number, bins: number[]): number[][] {
+        if (bins.length === FEWEST_HITS) return [bins];
+        return Array.from({ length: BINS - from }, (_, d) => choose(from + d + 1, [...bins, from + d])).flat();
+      })(0, []).map((bins) => {
+        const samples = randomSamples();
+        // In a bin of the set, the sample and another, either first (in some bins, the sample alone).
+        const keys = samples.flatMap((sample, bin) => {
+          const other = sampleKey(bin, (sample + 1) % SAMPLE_VALUES);
+          if (!bins.includes(bin)) return [other, sampleKey(bin, (sample + 2) % SAMPLE_VALUES)];
+          const own = sampleKey(bin, sample);
+          return [[own], [own, other], [other, own]][pick(3)]!;
+        });
+        // Its own fingerprint the held one's: the leads alike, so FEWEST_HITS hits make a copy (copyJudged).
+        const fingerprint = packed(samples);
+        return { bins, fingerprint, text: { keys: Uint32Array.from(keys), fingerprint } };
       });
-      // Its own fingerprint the held one's: the leads alike, so FEWEST_HITS hits make a copy (copyJudged).
-      const fingerprint = packed(samples);
-      return { bins, fingerprint, text: { keys: Uint32Array.from(keys), fingerprint } };
+      const table = new FingerprintTable<number>(crowdedAt);
+      const held: Uint8Array[] = [];
+      const hold = (fingerprint: Uint8Array) => {
+        table.add({ ref: held.length, receivedMs: 0, order: held.length, fingerprint });
+        held.push(fingerprint);
+      };
+      // Among others: the earlier ones filed when the files were last made, the last ones unfiled.
+      const refs = cases.map((c, n) => {
+        for (let i = 0; i < (n < cases.length / 2 ? 90 : 5); i++) hold(packed(randomSamples()));
+        hold(c.fingerprint);
+        return held.length - 1;
+      });
+      // With every key crowded, the table filed anew holds every fingerprint by triples alone.
+      const tables = crowdedAt === 0 ? [table, table.filtered(() => true)] : [table];
+      // (Random samples make a few pair keys alike.)
+      if (crowdedAt === 0) assert.ok(tables[1]!.crowdedKeys > 0.99 * held.length * FILED_PAIRS.length, `${tables[1]!.crowdedKeys} crowded`);
+      for (const looked of tables)
+        for (const [n, c] of cases.entries()) {
+          const found = looked.copied(c.text, () => true).map((candidate) => `${candidate.held.ref}:${candidate.hits}`);
+          assert.ok(found.includes(`${refs[n]}:${FEWEST_HITS}`), `bins ${c.bins}: ${found}`);
+          const expected = held.flatMap((fingerprint, ref) => (judgedCopy(c.text, fingerprint) ? [`${ref}:${copyHits(c.text, fingerprint)}`] : []));
+          assert.deepEqual(found.sort(), expected.sort(), `bins ${c.bins}`);
+        }
     });
-    const table = new FingerprintTable<number>();
-    const held: Uint8Array[] = [];
-    const hold = (fingerprint: Uint8Array) => {
-      table.add({ ref: held.length, receivedMs: 0, order: held.length, fingerprint });
-      held.push(fingerprint);
-    };
-    // Among others: the earlier ones filed when the files were last made, the last ones unfiled.
-    const refs = cases.map((c, n) => {
-      for (let i = 0; i < (n < cases.length / 2 ? 90 : 5); i++) hold(packed(randomSamples()));
-      hold(c.fingerprint);
-      return held.length - 1;
-    });
-    for (const [n, c] of cases.entries()) {
-      const found = table.copied(c.text, () => true).map((candidate) => `${candidate.held.ref}:${candidate.hits}`);
-      assert.ok(found.includes(`${refs[n]}:${FEWEST_HITS}`), `bins ${c.bins}: ${found}`);
-      const expected = held.flatMap((fingerprint, ref) => (judgedCopy(c.text, fingerprint) ? [`${ref}:${copyHits(c.text, fingerprint)}`] : []));
-      assert.deepEqual(found.sort(), expected.sort(), `bins ${c.bins}`);
-    }
-  });
 
   it('leaves out what `eligible` refuses', () => {
     const read = texts(300, 11)

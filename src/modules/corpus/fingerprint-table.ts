@@ -15,12 +15,14 @@
 // fingerprints. By pairs it meets those sharing two samples of one group (bench/RESULTS.md, "A
 // compact corpus, eighth step").
 //
-// The files are typed arrays, one run of fingerprint numbers per bucket of pair keys (compressed
-// sparse rows, a bucket per two to four entries), remade when the fingerprints added since
-// outgrow a quarter of them; the ones added since sit in linked lists by bucket meanwhile. A
-// bucket holds other pairs too: each number lies beside its pair key's hash (one cache line
-// holds a bucket's entries), and distinct keys hash apart, so the look-up reads a fingerprint
-// only for its own pair.
+// A stock pair (two phrases of the trade whose hashes are small) is the pair of thousands of
+// texts in a dense window: at ten million demo events (1.5 million fingerprints in 30 days) a
+// text met 1,851 fingerprints for about one copy, 551 since. A pair key filed more than CROWDED_PAIR times is crowded: its fingerprints are
+// filed instead under the pair and each of 7 of their other 8 samples (a triple), and a text
+// holding the pair looks it up with each of its kept samples of those bins. That is exact too:
+// a fingerprint with FEWEST_HITS hits, two of them the pair's, has two more among the other bins.
+// Which keys are crowded is settled each time the files are made (hash-files.ts), from the
+// fingerprints held then; one filed meanwhile goes where its key was settled.
 import {
   BINS,
   copyJudged,
@@ -33,6 +35,7 @@ import {
   samplesMarked,
   type TextShingles,
 } from './copy-fingerprint.js';
+import { HashFiles } from './hash-files.js';
 
 /** A fingerprint the table holds: the report it is of (or a bulk line's), when it was received, and its order. */
 export interface HeldFingerprint<Ref> {
@@ -57,6 +60,19 @@ export const FILED_PAIRS: readonly (readonly [number, number])[] = Array.from({ 
   .filter(([i, j]) => i % (FEWEST_HITS - 1) === j % (FEWEST_HITS - 1));
 
 /**
+ * The bins a crowded pair key's fingerprint is filed under with it (triples), by filed pair:
+ * the other bins but the last FEWEST_HITS - 3 (one). A fingerprint with FEWEST_HITS hits, two
+ * of them the pair's, has FEWEST_HITS - 2 among the other bins, so one among these.
+ */
+const TRIPLE_BINS: readonly Uint8Array[] = FILED_PAIRS.map(([i, j]) => {
+  const others = Array.from({ length: BINS }, (_, bin) => bin).filter((bin) => bin !== i && bin !== j);
+  return Uint8Array.from(others.slice(0, others.length - (FEWEST_HITS - 3)));
+});
+/** The filed pairs' first and second bins, for the loops that make the files. */
+const FIRST_BINS = Uint8Array.from(FILED_PAIRS, ([i]) => i);
+const SECOND_BINS = Uint8Array.from(FILED_PAIRS, ([, j]) => j);
+
+/**
  * The hash of filed pair `pair` holding sample keys `first` and `second` (sampleKey), 32 bits
  * (Fibonacci hashing): the pair's key is below 2^28 (12 pairs of 12-bit samples) and the
  * multiplier is odd, so distinct keys hash apart.
@@ -65,13 +81,24 @@ const pairHash = (pair: number, first: number, second: number): number =>
   Math.imul((pair * SAMPLE_VALUES + (first % SAMPLE_VALUES)) * SAMPLE_VALUES + (second % SAMPLE_VALUES), 0x9e3779b1) >>> 0;
 
 /**
+ * The hash of a crowded pair key's fingerprint filed under its sample key `key` of another bin
+ * (a triple): for one pair hash, distinct keys hash apart (odd multipliers and xor are
+ * one-to-one); two pairs' triples may meet, and the hits counted after tell them apart.
+ */
+const tripleHash = (pairHash: number, key: number): number => Math.imul(pairHash ^ Math.imul(key + 1, 0x85ebca6b), 0x9e3779b1) >>> 0;
+
+/**
  * Fingerprints added before the files are remade (at least; else a quarter of those filed): a
- * bulk batch's own table (copy-detection.ts, up to 2,000 lines) is filed as it grows too, so
+ * bulk batch's own table (copy-detection.ts, up to 10,000 lines) is filed as it grows too, so
  * its links stay a few a bucket.
  */
 const MIN_UNFILED = 256;
-/** Buckets before the first files are made: 1,024 (MIN_UNFILED fingerprints' 3,072 links, three a bucket). */
-const FIRST_BUCKET_BITS = 10;
+/**
+ * A pair key filed more often is crowded. Its fingerprints take 7 entries each instead of one,
+ * so only keys that a look-up would otherwise scan for long are (bench/RESULTS.md, "A compact
+ * corpus, twelfth step").
+ */
+export const CROWDED_PAIR = 64;
 
 /** The text's keys marked with a look-up's stamp (samplesMarked): look-ups run one at a time, so every table shares them. */
 const keyMarks = new Uint32Array(SAMPLE_KEYS);
@@ -84,49 +111,35 @@ export class FingerprintTable<Ref> {
   private receivedMs = new Float64Array(1024);
   private orders = new Float64Array(1024);
   private fingerprints = new Uint8Array(1024 * FINGERPRINT_BYTES);
-  /** Buckets of pair keys: a power of two, set when the files are made. */
-  private bucketBits = FIRST_BUCKET_BITS;
-  /**
-   * The filed fingerprints' numbers, each followed by its pair's hash, bucket by bucket: the
-   * entries of bucket b are at starts[b] to starts[b + 1] (the number of entry n at 2n).
-   */
-  private starts = new Uint32Array((1 << FIRST_BUCKET_BITS) + 1);
-  private filed = new Uint32Array(0);
+  /** Fingerprints filed when the files were last made. */
   private filedCount = 0;
-  /**
-   * Fingerprints added since the files were made, by bucket, as linked lists in typed arrays:
-   * the first link of bucket b is heads[b] (-1: none); a link is a fingerprint number, the next
-   * link and its pair's hash.
-   */
-  private heads = new Int32Array(1 << FIRST_BUCKET_BITS).fill(-1);
-  private links = new Int32Array(3 * 1024);
-  private linkCount = 0;
+  /** Fingerprints by pair key (FILED_PAIRS), but for crowded keys. */
+  private readonly pairs = new HashFiles();
+  /** Fingerprints of crowded pair keys by triple (tripleHash). */
+  private readonly triples = new HashFiles();
+  /** The crowded pair keys' hashes, as settled when the files were last made. */
+  private crowdedPairs = new Set<number>();
   /** Fingerprints met while a text is looked up (1; zeroed again after), and their numbers. */
   private met = new Uint8Array(1024);
   private touched = new Uint32Array(1024);
 
+  /** `crowdedAt`: how often a pair key is filed before it is crowded (tests make it small). */
+  constructor(private readonly crowdedAt = CROWDED_PAIR) {}
+
+  /** How many pair keys are crowded: for tests. */
+  get crowdedKeys(): number {
+    return this.crowdedPairs.size;
+  }
+
   add(entry: HeldFingerprint<Ref>): void {
     const at = this.hold(entry);
-    if (3 * (this.linkCount + FILED_PAIRS.length) > this.links.length) {
-      const bigger = new Int32Array(this.links.length * 2);
-      bigger.set(this.links);
-      this.links = bigger;
-    }
-    for (let pair = 0; pair < FILED_PAIRS.length; pair++) {
-      const hash = this.hashOf(pair, at);
-      const bucket = this.bucketOf(hash);
-      const link = this.linkCount++;
-      this.links[3 * link] = at;
-      this.links[3 * link + 1] = this.heads[bucket]!;
-      this.links[3 * link + 2] = hash;
-      this.heads[bucket] = link;
-    }
+    for (let pair = 0; pair < FILED_PAIRS.length; pair++) this.link(pair, at);
     if (at + 1 - this.filedCount >= Math.max(MIN_UNFILED, this.filedCount / 4)) this.file();
   }
 
   /** The fingerprints held that `keep` keeps, in a new table, filed once (not as they are added). */
   filtered(keep: (entry: HeldFingerprint<Ref>) => boolean): FingerprintTable<Ref> {
-    const table = new FingerprintTable<Ref>();
+    const table = new FingerprintTable<Ref>(this.crowdedAt);
     for (let at = 0; at < this.refs.length; at++) {
       const entry = this.entry(at);
       if (keep(entry)) table.hold(entry);
@@ -148,7 +161,7 @@ export class FingerprintTable<Ref> {
 
   /** The fingerprints the text copies among those `eligible` admits. */
   copied(text: TextShingles, eligible: (entry: HeldFingerprint<Ref>) => boolean): CopyCandidate<Ref>[] {
-    const { met, touched, starts, filed, heads, links, fingerprints } = this;
+    const { met, touched, fingerprints, pairs, triples, crowdedPairs } = this;
     if (++stamp === 0xffffffff) {
       keyMarks.fill(0);
       stamp = 1;
@@ -173,22 +186,16 @@ export class FingerprintTable<Ref> {
           const keyJ = textKeys[b]!;
           if (keyJ === -1) continue;
           const hash = pairHash(pair, keyI, keyJ);
-          const bucket = this.bucketOf(hash);
-          for (let n = starts[bucket]!, end = starts[bucket + 1]!; n < end; n++) {
-            const at = filed[2 * n]!;
-            if (filed[2 * n + 1] === hash && met[at] === 0) {
-              met[at] = 1;
-              touched[count++] = at;
-            }
+          if (crowdedPairs.size === 0 || !crowdedPairs.has(hash)) {
+            count = pairs.meet(hash, met, touched, count);
+            continue;
           }
-          // Links hold the hash as a signed integer.
-          for (let link = heads[bucket]!; link !== -1; link = links[3 * link + 1]!) {
-            const at = links[3 * link]!;
-            if (links[3 * link + 2]! >>> 0 === hash && met[at] === 0) {
-              met[at] = 1;
-              touched[count++] = at;
+          // A crowded pair: its fingerprints holding one more of the text's kept keys, in a bin of its triples.
+          for (const bin of TRIPLE_BINS[pair]!)
+            for (let k = bin * KEPT_PER_BIN; k < (bin + 1) * KEPT_PER_BIN; k++) {
+              const key = textKeys[k]!;
+              if (key !== -1) count = triples.meet(tripleHash(hash, key), met, touched, count);
             }
-          }
         }
       }
     }
@@ -214,55 +221,104 @@ export class FingerprintTable<Ref> {
     };
   }
 
-  /** A pair hash's bucket: its high bits. */
-  private bucketOf(hash: number): number {
-    return hash >>> (32 - this.bucketBits);
+  /** Links fingerprint `at` as it is added, under filed pair `pair`: by its pair key, or by triples when that key is crowded. */
+  private link(pair: number, at: number): void {
+    const hash = this.hashOf(pair, at);
+    if (!this.crowdedPairs.has(hash)) this.pairs.link(hash, at);
+    else this.eachTriple(pair, at, hash, (triple) => this.triples.link(triple, at));
   }
 
   /** The hash of fingerprint `at`'s pair of samples under filed pair `pair`. */
   private hashOf(pair: number, at: number): number {
-    const [i, j] = FILED_PAIRS[pair]!;
     const offset = at * FINGERPRINT_BYTES;
-    return pairHash(pair, keyAt(this.fingerprints, offset, i), keyAt(this.fingerprints, offset, j));
+    return pairHash(pair, keyAt(this.fingerprints, offset, FIRST_BINS[pair]!), keyAt(this.fingerprints, offset, SECOND_BINS[pair]!));
   }
 
-  /** Files every fingerprint held in the typed arrays, in buckets sized for them (two to four entries each). */
+  /** The triples of fingerprint `at`, whose key under filed pair `pair` hashes to `hash`: one for each bin of TRIPLE_BINS. */
+  private eachTriple(pair: number, at: number, hash: number, file: (triple: number) => void): void {
+    for (const bin of TRIPLE_BINS[pair]!) file(tripleHash(hash, keyAt(this.fingerprints, at * FINGERPRINT_BYTES, bin)));
+  }
+
+  /** Files every fingerprint held anew, settling which pair keys are crowded among them. */
   private file(): void {
     const count = this.refs.length;
-    const entries = count * FILED_PAIRS.length;
-    this.bucketBits = Math.max(FIRST_BUCKET_BITS, Math.ceil(Math.log2(entries / 4)));
-    const buckets = 1 << this.bucketBits;
-    // Each entry's hash, made once: entry e is fingerprint e / 12's, under pair e % 12.
-    const hashes = new Uint32Array(entries);
-    const starts = new Uint32Array(buckets + 1);
-    for (let e = 0; e < entries; e++) {
-      hashes[e] = this.hashOf(e % FILED_PAIRS.length, Math.floor(e / FILED_PAIRS.length));
-      starts[this.bucketOf(hashes[e]!) + 1]!++;
+    const total = count * FILED_PAIRS.length;
+    // Entry e is fingerprint e / 12's, under pair e % 12.
+    const hashes = new Uint32Array(total);
+    const numbers = new Uint32Array(total);
+    for (let e = 0; e < total; e++) {
+      numbers[e] = Math.floor(e / FILED_PAIRS.length);
+      hashes[e] = this.hashOf(e % FILED_PAIRS.length, numbers[e]!);
     }
-    for (let b = 0; b < buckets; b++) starts[b + 1]! += starts[b]!;
-    const filed = new Uint32Array(2 * entries);
-    const next = starts.slice(0, buckets);
-    for (let e = 0; e < entries; e++) {
-      const n = next[this.bucketOf(hashes[e]!)]!++;
-      filed[2 * n] = Math.floor(e / FILED_PAIRS.length);
-      filed[2 * n + 1] = hashes[e]!;
+    const crowded = foundMoreThan(hashes, this.crowdedAt);
+    // The crowded keys' entries go to triples; the rest close up in place.
+    const tripled = new FileEntries(0);
+    let kept = 0;
+    for (let e = 0; e < total; e++) {
+      const [hash, at] = [hashes[e]!, numbers[e]!];
+      if (crowded.size > 0 && crowded.has(hash)) this.eachTriple(e % FILED_PAIRS.length, at, hash, (triple) => tripled.add(triple, at));
+      else {
+        hashes[kept] = hash;
+        numbers[kept++] = at;
+      }
     }
-    Object.assign(this, { starts, filed, filedCount: count, linkCount: 0, heads: new Int32Array(buckets).fill(-1) });
+    this.pairs.file(hashes, numbers, kept);
+    this.triples.file(tripled.hashes, tripled.numbers, tripled.count);
+    Object.assign(this, { crowdedPairs: crowded, filedCount: count });
   }
 
   private grow(): void {
     const capacity = this.receivedMs.length * 2;
-    const grown = <T extends Float64Array | Uint8Array | Uint32Array>(array: T, length: number): T => {
-      const bigger = new (array.constructor as new (n: number) => T)(length);
-      bigger.set(array);
-      return bigger;
-    };
     this.receivedMs = grown(this.receivedMs, capacity);
     this.orders = grown(this.orders, capacity);
     this.fingerprints = grown(this.fingerprints, capacity * FINGERPRINT_BYTES);
     this.met = grown(this.met, capacity);
     this.touched = grown(this.touched, capacity);
   }
+}
+
+/** A copy of a typed array `length` long, the array at its start. */
+function grown<T extends Float64Array | Uint8Array | Uint32Array>(array: T, length: number): T {
+  const bigger = new (array.constructor as new (n: number) => T)(length);
+  bigger.set(array);
+  return bigger;
+}
+
+/**
+ * The hashes found more than `most` times: counted first by slots of their high bits (about a
+ * hash a slot), then one by one only in slots holding more.
+ */
+function foundMoreThan(hashes: Uint32Array, most: number): Set<number> {
+  const bits = Math.max(10, Math.ceil(Math.log2(hashes.length)));
+  const slots = new Uint32Array(1 << bits);
+  for (let e = 0; e < hashes.length; e++) slots[hashes[e]! >>> (32 - bits)]!++;
+  const counts = new Map<number, number>();
+  for (let e = 0; e < hashes.length; e++) {
+    const hash = hashes[e]!;
+    if (slots[hash >>> (32 - bits)]! > most) counts.set(hash, (counts.get(hash) ?? 0) + 1);
+  }
+  return new Set([...counts].flatMap(([hash, n]) => (n > most ? [hash] : [])));
+}
+
+/** Entries gathered for HashFiles.file: numbers under hashes, growing as they come. */
+class FileEntries {
+  hashes: Uint32Array;
+  numbers: Uint32Array;
+  count = 0;
+
+  constructor(capacity: number) {
+    this.hashes = new Uint32Array(Math.max(capacity, 1024));
+    this.numbers = new Uint32Array(Math.max(capacity, 1024));
+  }
+
+  readonly add = (hash: number, number: number): void => {
+    if (this.count === this.hashes.length) {
+      this.hashes = grown(this.hashes, 2 * this.count);
+      this.numbers = grown(this.numbers, 2 * this.count);
+    }
+    this.hashes[this.count] = hash;
+    this.numbers[this.count++] = number;
+  };
 }
 
 /** The candidate a new text is a copy of: the most samples found, then the earliest received. */
