@@ -243,23 +243,27 @@ export class FingerprintTable<Ref> {
   private file(): void {
     const count = this.refs.length;
     const total = count * FILED_PAIRS.length;
-    // Entry e is fingerprint e / 12's, under pair e % 12.
     const hashes = new Uint32Array(total);
     const numbers = new Uint32Array(total);
-    for (let e = 0; e < total; e++) {
-      numbers[e] = Math.floor(e / FILED_PAIRS.length);
-      hashes[e] = this.hashOf(e % FILED_PAIRS.length, numbers[e]!);
-    }
-    const crowded = foundMoreThan(hashes, this.crowdedAt);
+    for (let at = 0, e = 0; at < count; at++)
+      for (let pair = 0; pair < FILED_PAIRS.length; pair++, e++) {
+        hashes[e] = this.hashOf(pair, at);
+        numbers[e] = at;
+      }
+    const crowded = foundMoreThan(hashes, total, this.crowdedAt);
     // The crowded keys' entries go to triples; the rest close up in place.
     const tripled = new FileEntries(0);
-    let kept = 0;
-    for (let e = 0; e < total; e++) {
-      const [hash, at] = [hashes[e]!, numbers[e]!];
-      if (crowded.size > 0 && crowded.has(hash)) this.eachTriple(e % FILED_PAIRS.length, at, hash, (triple) => tripled.add(triple, at));
-      else {
-        hashes[kept] = hash;
-        numbers[kept++] = at;
+    let kept = total;
+    if (crowded.size > 0) {
+      kept = 0;
+      for (let e = 0; e < total; e++) {
+        const hash = hashes[e]!;
+        const at = numbers[e]!;
+        if (crowded.has(hash)) this.eachTriple(e % FILED_PAIRS.length, at, hash, (triple) => tripled.add(triple, at));
+        else {
+          hashes[kept] = hash;
+          numbers[kept++] = at;
+        }
       }
     }
     this.pairs.file(hashes, numbers, kept);
@@ -285,15 +289,18 @@ function grown<T extends Float64Array | Uint8Array | Uint32Array>(array: T, leng
 }
 
 /**
- * The hashes found more than `most` times: counted first by slots of their high bits (about a
- * hash a slot), then one by one only in slots holding more.
+ * The hashes found more than `most` (below 255) times: counted first by slots of their high
+ * bits (about a hash a slot, a byte each, saturating), then one by one only in slots holding more.
  */
-function foundMoreThan(hashes: Uint32Array, most: number): Set<number> {
-  const bits = Math.max(10, Math.ceil(Math.log2(hashes.length)));
-  const slots = new Uint32Array(1 << bits);
-  for (let e = 0; e < hashes.length; e++) slots[hashes[e]! >>> (32 - bits)]!++;
+function foundMoreThan(hashes: Uint32Array, count: number, most: number): Set<number> {
+  const bits = Math.max(10, Math.ceil(Math.log2(count)));
+  const slots = new Uint8Array(1 << bits);
+  for (let e = 0; e < count; e++) {
+    const slot = hashes[e]! >>> (32 - bits);
+    if (slots[slot]! < 255) slots[slot]!++;
+  }
   const counts = new Map<number, number>();
-  for (let e = 0; e < hashes.length; e++) {
+  for (let e = 0; e < count; e++) {
     const hash = hashes[e]!;
     if (slots[hash >>> (32 - bits)]! > most) counts.set(hash, (counts.get(hash) ?? 0) + 1);
   }
