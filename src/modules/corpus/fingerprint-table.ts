@@ -123,8 +123,17 @@ export class FingerprintTable<Ref> {
   private met = new Uint8Array(1024);
   private touched = new Uint32Array(1024);
 
-  /** `crowdedAt`: how often a pair key is filed before it is crowded (tests make it small). */
-  constructor(private readonly crowdedAt = CROWDED_PAIR) {}
+  /** Fingerprints met by look-ups so far, before their hits were counted (bench/copy-lookups.ts). */
+  metCount = 0;
+
+  /**
+   * `crowdedAt`: how often a pair key is filed before it is crowded (tests make it small; the
+   * files count to 254, and Infinity crowds none).
+   */
+  constructor(private readonly crowdedAt = CROWDED_PAIR) {
+    if (!(crowdedAt < 255 || crowdedAt === Number.POSITIVE_INFINITY))
+      throw new Error(`a pair key is crowded above 0 to 254 entries, or never: not ${crowdedAt}`);
+  }
 
   /** How many pair keys are crowded: for tests. */
   get crowdedKeys(): number {
@@ -199,6 +208,7 @@ export class FingerprintTable<Ref> {
         }
       }
     }
+    this.metCount += count;
     const copies: CopyCandidate<Ref>[] = [];
     for (let n = 0; n < count; n++) {
       const at = touched[n]!;
