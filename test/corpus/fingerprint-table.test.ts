@@ -52,6 +52,32 @@ function texts(count: number, seed: number): string[] {
   return made;
 }
 
+/** Random samples for a fingerprint's bins. */
+const randomFingerprintSamples = (pick: (n: number) => number) => Array.from({ length: BINS }, () => pick(SAMPLE_VALUES));
+
+/**
+ * Each set of FEWEST_HITS bins: a fingerprint to hold, and a text keeping its samples in those
+ * bins only (two other samples in each other bin), its own fingerprint the held one's.
+ */
+function fewestHitsCases(pick: (n: number) => number) {
+  return (function choose(from: number, bins: number[]): number[][] {
+    if (bins.length === FEWEST_HITS) return [bins];
+    return Array.from({ length: BINS - from }, (_, d) => choose(from + d + 1, [...bins, from + d])).flat();
+  })(0, []).map((bins) => {
+    const samples = randomFingerprintSamples(pick);
+    // In a bin of the set, the sample and another, either first (in some bins, the sample alone).
+    const keys = samples.flatMap((sample, bin) => {
+      const other = sampleKey(bin, (sample + 1) % SAMPLE_VALUES);
+      if (!bins.includes(bin)) return [other, sampleKey(bin, (sample + 2) % SAMPLE_VALUES)];
+      const own = sampleKey(bin, sample);
+      return [[own], [own, other], [other, own]][pick(3)]!;
+    });
+    // Its own fingerprint the held one's: the leads alike, so FEWEST_HITS hits make a copy (copyJudged).
+    const fingerprint = packed(samples);
+    return { bins, fingerprint, text: { keys: Uint32Array.from(keys), fingerprint } };
+  });
+}
+
 describe('fingerprint table', () => {
   // A small threshold makes many pair keys crowded (filed by triples): the answers stay the same.
   for (const crowdedAt of [CROWDED_PAIR, 3])
@@ -97,24 +123,8 @@ describe('fingerprint table', () => {
   for (const crowdedAt of [CROWDED_PAIR, 0])
     it(`finds a fingerprint whose samples the text holds in just FEWEST_HITS bins, whichever they are (crowded above ${crowdedAt})`, () => {
       const pick = seeded(5);
-      const randomSamples = () => Array.from({ length: BINS }, () => pick(SAMPLE_VALUES));
-      // Each set of FEWEST_HITS bins: a fingerprint held, and a text keeping its samples in those bins only (two other samples in each other bin).
-      const cases = (function choose(from: number, bins: number[]): number[][] {
-        if (bins.length === FEWEST_HITS) return [bins];
-        return Array.from({ length: BINS - from }, (_, d) => choose(from + d + 1, [...bins, from + d])).flat();
-      })(0, []).map((bins) => {
-        const samples = randomSamples();
-        // In a bin of the set, the sample and another, either first (in some bins, the sample alone).
-        const keys = samples.flatMap((sample, bin) => {
-          const other = sampleKey(bin, (sample + 1) % SAMPLE_VALUES);
-          if (!bins.includes(bin)) return [other, sampleKey(bin, (sample + 2) % SAMPLE_VALUES)];
-          const own = sampleKey(bin, sample);
-          return [[own], [own, other], [other, own]][pick(3)]!;
-        });
-        // Its own fingerprint the held one's: the leads alike, so FEWEST_HITS hits make a copy (copyJudged).
-        const fingerprint = packed(samples);
-        return { bins, fingerprint, text: { keys: Uint32Array.from(keys), fingerprint } };
-      });
+      const randomSamples = () => randomFingerprintSamples(pick);
+      const cases = fewestHitsCases(pick);
       const table = new FingerprintTable<number>(crowdedAt);
       const held: Uint8Array[] = [];
       const hold = (fingerprint: Uint8Array) => {
@@ -139,6 +149,32 @@ describe('fingerprint table', () => {
           assert.deepEqual(found.sort(), expected.sort(), `bins ${c.bins}`);
         }
     });
+
+  it('finds a fingerprint with just FEWEST_HITS hits linked after its pair keys were crowded', () => {
+    const pick = seeded(9);
+    const cases = fewestHitsCases(pick);
+    const table = new FingerprintTable<number>(0);
+    const held: Uint8Array[] = [];
+    const hold = (fingerprint: Uint8Array) => {
+      table.add({ ref: held.length, receivedMs: 0, order: held.length, fingerprint });
+      held.push(fingerprint);
+    };
+    // Every case held once, and others up to the 256th, whose add makes the files: every key is crowded then.
+    for (const c of cases) hold(c.fingerprint);
+    while (held.length < 256) hold(packed(randomFingerprintSamples(pick)));
+    assert.ok(table.crowdedKeys > 0.99 * 256 * FILED_PAIRS.length, `${table.crowdedKeys} crowded`);
+    // Held again: linked by triples under their crowded keys until the files are made again.
+    const again = cases.map((c) => {
+      hold(c.fingerprint);
+      return held.length - 1;
+    });
+    for (const [n, c] of cases.entries()) {
+      const found = table.copied(c.text, () => true).map((candidate) => `${candidate.held.ref}:${candidate.hits}`);
+      assert.ok(found.includes(`${again[n]}:${FEWEST_HITS}`), `bins ${c.bins}: ${found}`);
+      const expected = held.flatMap((fingerprint, ref) => (judgedCopy(c.text, fingerprint) ? [`${ref}:${copyHits(c.text, fingerprint)}`] : []));
+      assert.deepEqual(found.sort(), expected.sort(), `bins ${c.bins}`);
+    }
+  });
 
   it('leaves out what `eligible` refuses', () => {
     const read = texts(300, 11)
