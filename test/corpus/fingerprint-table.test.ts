@@ -78,6 +78,16 @@ function fewestHitsCases(pick: (n: number) => number) {
   });
 }
 
+/** Each case's text finds its fingerprint (held as `refs[n]`) with FEWEST_HITS hits, and exactly what judging every fingerprint held finds. */
+function assertFindsEachCase(table: FingerprintTable<number>, cases: ReturnType<typeof fewestHitsCases>, refs: readonly number[], held: readonly Uint8Array[]) {
+  for (const [n, c] of cases.entries()) {
+    const found = table.copied(c.text, () => true).map((candidate) => `${candidate.held.ref}:${candidate.hits}`);
+    assert.ok(found.includes(`${refs[n]}:${FEWEST_HITS}`), `bins ${c.bins}: ${found}`);
+    const expected = held.flatMap((fingerprint, ref) => (judgedCopy(c.text, fingerprint) ? [`${ref}:${copyHits(c.text, fingerprint)}`] : []));
+    assert.deepEqual(found.sort(), expected.sort(), `bins ${c.bins}`);
+  }
+}
+
 describe('fingerprint table', () => {
   // A small threshold makes many pair keys crowded (filed by triples): the answers stay the same.
   for (const crowdedAt of [CROWDED_PAIR, 3])
@@ -141,13 +151,7 @@ describe('fingerprint table', () => {
       const tables = crowdedAt === 0 ? [table, table.filtered(() => true)] : [table];
       // (Random samples make a few pair keys alike.)
       if (crowdedAt === 0) assert.ok(tables[1]!.crowdedKeys > 0.99 * held.length * FILED_PAIRS.length, `${tables[1]!.crowdedKeys} crowded`);
-      for (const looked of tables)
-        for (const [n, c] of cases.entries()) {
-          const found = looked.copied(c.text, () => true).map((candidate) => `${candidate.held.ref}:${candidate.hits}`);
-          assert.ok(found.includes(`${refs[n]}:${FEWEST_HITS}`), `bins ${c.bins}: ${found}`);
-          const expected = held.flatMap((fingerprint, ref) => (judgedCopy(c.text, fingerprint) ? [`${ref}:${copyHits(c.text, fingerprint)}`] : []));
-          assert.deepEqual(found.sort(), expected.sort(), `bins ${c.bins}`);
-        }
+      for (const looked of tables) assertFindsEachCase(looked, cases, refs, held);
     });
 
   it('finds a fingerprint with just FEWEST_HITS hits linked after its pair keys were crowded', () => {
@@ -168,12 +172,7 @@ describe('fingerprint table', () => {
       hold(c.fingerprint);
       return held.length - 1;
     });
-    for (const [n, c] of cases.entries()) {
-      const found = table.copied(c.text, () => true).map((candidate) => `${candidate.held.ref}:${candidate.hits}`);
-      assert.ok(found.includes(`${again[n]}:${FEWEST_HITS}`), `bins ${c.bins}: ${found}`);
-      const expected = held.flatMap((fingerprint, ref) => (judgedCopy(c.text, fingerprint) ? [`${ref}:${copyHits(c.text, fingerprint)}`] : []));
-      assert.deepEqual(found.sort(), expected.sort(), `bins ${c.bins}`);
-    }
+    assertFindsEachCase(table, cases, again, held);
   });
 
   it('leaves out what `eligible` refuses', () => {
