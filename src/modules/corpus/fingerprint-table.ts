@@ -235,7 +235,7 @@ export class FingerprintTable<Ref> {
   private link(pair: number, at: number): void {
     const hash = this.hashOf(pair, at);
     if (!this.crowdedPairs.has(hash)) this.pairs.link(hash, at);
-    else this.eachTriple(pair, at, hash, (triple) => this.triples.link(triple, at));
+    else for (const bin of TRIPLE_BINS[pair]!) this.triples.link(tripleHash(hash, keyAt(this.fingerprints, at * FINGERPRINT_BYTES, bin)), at);
   }
 
   /** The hash of fingerprint `at`'s pair of samples under filed pair `pair`. */
@@ -244,41 +244,46 @@ export class FingerprintTable<Ref> {
     return pairHash(pair, keyAt(this.fingerprints, offset, FIRST_BINS[pair]!), keyAt(this.fingerprints, offset, SECOND_BINS[pair]!));
   }
 
-  /** The triples of fingerprint `at`, whose key under filed pair `pair` hashes to `hash`: one for each bin of TRIPLE_BINS. */
-  private eachTriple(pair: number, at: number, hash: number, file: (triple: number) => void): void {
-    for (const bin of TRIPLE_BINS[pair]!) file(tripleHash(hash, keyAt(this.fingerprints, at * FINGERPRINT_BYTES, bin)));
-  }
-
-  /** Files every fingerprint held anew, settling which pair keys are crowded among them. */
+  /**
+   * Files every fingerprint held anew, settling which pair keys are crowded among them. Entry e
+   * is fingerprint e / FILED_PAIRS.length's key under filed pair e % FILED_PAIRS.length: with no
+   * key crowded the hashes alone are the files' entries; else the crowded keys' entries go to
+   * triples (arrays sized beforehand) and the rest close up in place.
+   */
   private file(): void {
     const count = this.refs.length;
     const total = count * FILED_PAIRS.length;
     const hashes = new Uint32Array(total);
-    const numbers = new Uint32Array(total);
-    for (let at = 0, e = 0; at < count; at++)
-      for (let pair = 0; pair < FILED_PAIRS.length; pair++, e++) {
-        hashes[e] = this.hashOf(pair, at);
-        numbers[e] = at;
-      }
-    const crowded = foundMoreThan(hashes, total, this.crowdedAt);
-    // The crowded keys' entries go to triples; the rest close up in place.
-    const tripled = new FileEntries(0);
-    let kept = total;
-    if (crowded.size > 0) {
-      kept = 0;
+    for (let at = 0, e = 0; at < count; at++) for (let pair = 0; pair < FILED_PAIRS.length; pair++) hashes[e++] = this.hashOf(pair, at);
+    const crowded = new CrowdedKeys(hashes, total, this.crowdedAt);
+    if (crowded.keys.size === 0) {
+      this.pairs.file(hashes, total, FILED_PAIRS.length);
+      this.triples.file(new Uint32Array(0), 0, new Uint32Array(0));
+    } else {
+      const kept = total - crowded.entries;
+      const numbers = new Uint32Array(kept);
+      const tripleHashes = new Uint32Array(crowded.entries * TRIPLE_BINS[0]!.length);
+      const tripleNumbers = new Uint32Array(tripleHashes.length);
+      const { fingerprints } = this;
+      let k = 0;
+      let t = 0;
       for (let e = 0; e < total; e++) {
         const hash = hashes[e]!;
-        const at = numbers[e]!;
-        if (crowded.has(hash)) this.eachTriple(e % FILED_PAIRS.length, at, hash, (triple) => tripled.add(triple, at));
-        else {
-          hashes[kept] = hash;
-          numbers[kept++] = at;
+        const at = Math.floor(e / FILED_PAIRS.length);
+        if (!crowded.has(hash)) {
+          hashes[k] = hash;
+          numbers[k++] = at;
+          continue;
+        }
+        for (const bin of TRIPLE_BINS[e % FILED_PAIRS.length]!) {
+          tripleHashes[t] = tripleHash(hash, keyAt(fingerprints, at * FINGERPRINT_BYTES, bin));
+          tripleNumbers[t++] = at;
         }
       }
+      this.pairs.file(hashes, kept, numbers);
+      this.triples.file(tripleHashes, t, tripleNumbers);
     }
-    this.pairs.file(hashes, numbers, kept);
-    this.triples.file(tripled.hashes, tripled.numbers, tripled.count);
-    Object.assign(this, { crowdedPairs: crowded, filedCount: count });
+    Object.assign(this, { crowdedPairs: crowded.keys, filedCount: count });
   }
 
   private grow(): void {
@@ -299,43 +304,45 @@ function grown<T extends Float64Array | Uint8Array | Uint32Array>(array: T, leng
 }
 
 /**
- * The hashes found more than `most` (below 255) times: counted first by slots of their high
- * bits (about a hash a slot, a byte each, saturating), then one by one only in slots holding more.
+ * The hashes found more than `most` (below 255) times among the first `count` of `hashes`:
+ * counted first by slots of their high bits (about a hash a slot, a byte each, saturating),
+ * then one by one only in slots holding more.
  */
-function foundMoreThan(hashes: Uint32Array, count: number, most: number): Set<number> {
-  const bits = Math.max(10, Math.ceil(Math.log2(count)));
-  const slots = new Uint8Array(1 << bits);
-  for (let e = 0; e < count; e++) {
-    const slot = hashes[e]! >>> (32 - bits);
-    if (slots[slot]! < 255) slots[slot]!++;
-  }
-  const counts = new Map<number, number>();
-  for (let e = 0; e < count; e++) {
-    const hash = hashes[e]!;
-    if (slots[hash >>> (32 - bits)]! > most) counts.set(hash, (counts.get(hash) ?? 0) + 1);
-  }
-  return new Set([...counts].flatMap(([hash, n]) => (n > most ? [hash] : [])));
-}
+class CrowdedKeys {
+  readonly keys = new Set<number>();
+  /** How many of the hashes are crowded keys. */
+  readonly entries: number = 0;
+  private readonly slots: Uint8Array;
+  private readonly shift: number;
 
-/** Entries gathered for HashFiles.file: numbers under hashes, growing as they come. */
-class FileEntries {
-  hashes: Uint32Array;
-  numbers: Uint32Array;
-  count = 0;
-
-  constructor(capacity: number) {
-    this.hashes = new Uint32Array(Math.max(capacity, 1024));
-    this.numbers = new Uint32Array(Math.max(capacity, 1024));
-  }
-
-  readonly add = (hash: number, number: number): void => {
-    if (this.count === this.hashes.length) {
-      this.hashes = grown(this.hashes, 2 * this.count);
-      this.numbers = grown(this.numbers, 2 * this.count);
+  constructor(
+    hashes: Uint32Array,
+    count: number,
+    private readonly most: number,
+  ) {
+    const bits = Math.max(10, Math.ceil(Math.log2(count)));
+    this.shift = 32 - bits;
+    this.slots = new Uint8Array(1 << bits);
+    for (let e = 0; e < count; e++) {
+      const slot = hashes[e]! >>> this.shift;
+      if (this.slots[slot]! < 255) this.slots[slot]!++;
     }
-    this.hashes[this.count] = hash;
-    this.numbers[this.count++] = number;
-  };
+    const counts = new Map<number, number>();
+    for (let e = 0; e < count; e++) {
+      const hash = hashes[e]!;
+      if (this.slots[hash >>> this.shift]! > most) counts.set(hash, (counts.get(hash) ?? 0) + 1);
+    }
+    for (const [hash, n] of counts)
+      if (n > most) {
+        this.keys.add(hash);
+        this.entries += n;
+      }
+  }
+
+  /** Whether `hash` is crowded: most hashes' slots tell at once that it is not. */
+  has(hash: number): boolean {
+    return this.slots[hash >>> this.shift]! > this.most && this.keys.has(hash);
+  }
 }
 
 /** The candidate a new text is a copy of: the most samples found, then the earliest received. */

@@ -34,8 +34,12 @@ export class HashFiles {
     this.heads[bucket] = link;
   }
 
-  /** Makes the files anew from the first `count` entries (numbers[e] under hashes[e]), in buckets sized for them; links are dropped. */
-  file(hashes: Uint32Array, numbers: Uint32Array, count: number): void {
+  /**
+   * Makes the files anew from the first `count` entries, entry e being `numbers[e]` under
+   * `hashes[e]` (or, when `numbers` is a stride, e / stride rounded down: a table filing every
+   * number under as many hashes spares the array), in buckets sized for them; links are dropped.
+   */
+  file(hashes: Uint32Array, count: number, numbers: Uint32Array | number): void {
     this.bucketBits = Math.max(FIRST_BUCKET_BITS, Math.ceil(Math.log2(count / 4)));
     const buckets = 1 << this.bucketBits;
     const starts = new Uint32Array(buckets + 1);
@@ -45,7 +49,7 @@ export class HashFiles {
     const next = starts.slice(0, buckets);
     for (let e = 0; e < count; e++) {
       const n = next[this.bucketOf(hashes[e]!)]!++;
-      filed[2 * n] = numbers[e]!;
+      filed[2 * n] = typeof numbers === 'number' ? Math.floor(e / numbers) : numbers[e]!;
       filed[2 * n + 1] = hashes[e]!;
     }
     Object.assign(this, { starts, filed, linkCount: 0, heads: new Int32Array(buckets).fill(-1) });
