@@ -31,7 +31,7 @@ import {
 import { referenceStore } from './reference.store.js';
 import { BatchCopies } from './copy-detection.js';
 import { CopyOrigins } from './copy-origins.js';
-import type { RecentCopies } from './recent-copies.js';
+import type { CopiesAhead, RecentCopies } from './recent-copies.js';
 
 const WINDOW_MS = CLUSTER_WINDOW_DAYS * DAY_MS;
 
@@ -40,6 +40,8 @@ export interface BatchDeps {
   changes: EventChanges;
   now: Date;
   copies: RecentCopies;
+  /** The batch's texts looked up ahead of its transaction, if they were (RecentCopies.lookAhead). */
+  ahead?: CopiesAhead;
 }
 
 export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonly Required<ArticleLine>[]): Promise<LineOutcome[]> {
@@ -83,7 +85,7 @@ export async function ingestBatch(tx: Queryable, deps: BatchDeps, items: readonl
     ),
   );
   if (textLines.size > 0) await ingestLocksStore.lockCopies(tx, null);
-  const copies = await BatchCopies.open(tx, deps.copies, [...textLines.values()]);
+  const copies = await BatchCopies.open(tx, deps.copies, [...textLines.values()], deps.ahead);
   const loaded = await loadClusterEvents(tx, placements, copies.storedEvents);
   const clusters = new BatchClusters(loaded.values());
   const outcomes: LineOutcome[] = [];

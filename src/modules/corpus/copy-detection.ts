@@ -8,7 +8,7 @@ import type { Queryable } from '../../platform/db/database.js';
 import type { TextShingles } from './copy-fingerprint.js';
 import { copiesStore, type CopiedReport, originKey } from './copies.store.js';
 import { bestCandidate, type CopyCandidate, FingerprintTable } from './fingerprint-table.js';
-import type { RecentCopies } from './recent-copies.js';
+import type { CopiesAhead, RecentCopies } from './recent-copies.js';
 import { withinWindow } from './recent-copies.js';
 
 /** A stored report a new text copies: its event and group, and the group's origin in that event. */
@@ -72,11 +72,12 @@ export class BatchCopies<Line> {
     private readonly rows: ReadonlyMap<string, CopiedReport>,
   ) {}
 
-  static async open<Line>(tx: Queryable, copies: RecentCopies, lines: readonly TextLine<Line>[]): Promise<BatchCopies<Line>> {
+  /** `ahead`: the batch's texts looked up before its transaction (RecentCopies.lookAhead). */
+  static async open<Line>(tx: Queryable, copies: RecentCopies, lines: readonly TextLine<Line>[], ahead?: CopiesAhead): Promise<BatchCopies<Line>> {
     if (lines.length === 0) return new BatchCopies(new Map(), new Map());
     const times = lines.map((l) => l.receivedAt.getTime());
     await copies.catchUp(tx, Math.min(...times), Math.max(...times));
-    const found = lines.map((l) => ({ l, candidates: copies.copied(l.text, l.receivedAt.getTime()) }));
+    const found = lines.map((l) => ({ l, candidates: copies.copied(l.text, l.receivedAt.getTime(), ahead) }));
     const ids = [...new Set(found.flatMap(({ candidates }) => candidates.map((c) => c.held.ref)))];
     const rows = new Map((ids.length === 0 ? [] : await copiesStore.copied(tx, ids)).map((row) => [row.id, row]));
     // Each line's stored candidates that are still stored and name an entity in common with it.

@@ -28,8 +28,38 @@ const heldOf = (row: FingerprintRow): HeldFingerprint<string> => ({
   fingerprint: fromHex(row.fingerprint),
 });
 
+/** Look-aheads fed at once: a loader looks one batch ahead while one is written. */
+const MOST_AHEAD = 2;
+
+/**
+ * A batch's copy look-ups made ahead of its transaction (RecentCopies.lookAhead), while the
+ * batch before it is written: each text's candidates among the fingerprints held then, and
+ * every fingerprint held since, which its transaction looks the texts up in after catching up
+ * (RecentCopies.copied). A candidate is judged by its own fingerprint alone, so the two
+ * together find what one look-up after catching up finds; at ten million events' density the
+ * look-ups are a seventh of the loader's thread, and ahead they run while it waits for the
+ * database (bench/RESULTS.md, "A compact corpus, fourteenth step").
+ */
+export class CopiesAhead {
+  /** Each text's candidates among the fingerprints held when it was looked up, whatever their receive time. */
+  readonly found = new Map<TextShingles, CopyCandidate<string>[]>();
+  /** The fingerprints held since the look-ahead began. */
+  readonly since = new FingerprintTable<string>();
+  /** Let go before its batch used it (more than MOST_AHEAD began): its texts are looked up anew. */
+  dropped = false;
+
+  constructor(private readonly ending: (ahead: CopiesAhead) => void) {}
+
+  /** Its batch has looked its texts up, or will not be ingested: it is fed no more. */
+  end(): void {
+    this.ending(this);
+  }
+}
+
 export class RecentCopies {
   private table = new FingerprintTable<string>();
+  /** The look-aheads begun and not ended, oldest first: each is fed what is held from now on. */
+  private readonly aheads: CopiesAhead[] = [];
   /** The span of receive times held, [from, to). */
   private from = 0;
   private to = 0;
@@ -72,13 +102,47 @@ export class RecentCopies {
     }
   }
 
-  /** The reports the text copies among those received within 30 days of `receivedMs` (held since catchUp). */
-  copied(text: TextShingles, receivedMs: number): CopyCandidate<string>[] {
-    return this.table.copied(text, (entry) => withinWindow(entry.receivedMs, receivedMs));
+  /**
+   * The reports the text copies among those received within 30 days of `receivedMs` (held since
+   * catchUp); with `ahead`, from its look-up of the text and the fingerprints held since.
+   */
+  copied(text: TextShingles, receivedMs: number, ahead?: CopiesAhead): CopyCandidate<string>[] {
+    const eligible = (entry: HeldFingerprint<string>) => withinWindow(entry.receivedMs, receivedMs);
+    const before = ahead && !ahead.dropped ? ahead.found.get(text) : undefined;
+    if (!before) return this.table.copied(text, eligible);
+    // A fingerprint may be in both: held when the text was looked up, and read again since.
+    const refs = new Set(before.map((candidate) => candidate.held.ref));
+    return [...before.filter((candidate) => eligible(candidate.held)), ...ahead!.since.copied(text, (entry) => eligible(entry) && !refs.has(entry.ref))];
+  }
+
+  /** Begins a look-ahead for a batch: from now on, every fingerprint held is fed to it too, until endAhead. */
+  beginAhead(): CopiesAhead {
+    const ahead = new CopiesAhead((ended) => this.endAhead(ended));
+    this.aheads.push(ahead);
+    if (this.aheads.length > MOST_AHEAD) this.aheads.shift()!.dropped = true;
+    return ahead;
+  }
+
+  /** Looks the text up among the fingerprints held now, for its batch's transaction to complete (copied). */
+  lookAhead(ahead: CopiesAhead, text: TextShingles): void {
+    if (!ahead.dropped)
+      ahead.found.set(
+        text,
+        this.table.copied(text, () => true),
+      );
+  }
+
+  private endAhead(ahead: CopiesAhead): void {
+    const at = this.aheads.indexOf(ahead);
+    if (at >= 0) this.aheads.splice(at, 1);
   }
 
   private load(rows: readonly FingerprintRow[]): void {
-    for (const row of rows) this.table.add(heldOf(row));
+    for (const row of rows) {
+      const held = heldOf(row);
+      this.table.add(held);
+      for (const ahead of this.aheads) ahead.since.add(held);
+    }
   }
 }
 

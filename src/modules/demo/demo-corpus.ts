@@ -12,6 +12,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { EventsService } from '../corpus/events.service.js';
+import type { CopiesAhead } from '../corpus/recent-copies.js';
 import type { ReferenceService } from '../corpus/reference.service.js';
 import { referenceStore } from '../corpus/reference.store.js';
 import { foldDayCounts } from '../search/index/day-counts.js';
@@ -27,7 +28,8 @@ export interface DemoDeps {
   clock: Clock;
   newId: IdGenerator;
   reference: ReferenceService;
-  events: Pick<EventsService, 'ingestArticles'>;
+  /** lookAhead, when given, looks the next batch's texts up while one is written. */
+  events: Pick<EventsService, 'ingestArticles'> & Partial<Pick<EventsService, 'lookAhead'>>;
 }
 
 export interface DemoOptions {
@@ -134,10 +136,17 @@ export async function clusteringQuality(db: Queryable, outletIds: readonly strin
   return { ...quality, storedEvents };
 }
 
+/** A batch of demo articles, texts read, with the events whose articles are all in it or before, and its copy look-ahead. */
+interface PreparedBatch {
+  lines: ArticleLine[];
+  eventsDone: number;
+  ahead?: CopiesAhead;
+}
+
 /** Ingests one batch of demo articles, texts read; the reports stored. */
-async function loadBatch(deps: DemoDeps, lines: readonly ArticleLine[], signal?: AbortSignal): Promise<number> {
+async function loadBatch(deps: DemoDeps, { lines, ahead }: PreparedBatch, signal?: AbortSignal): Promise<number> {
   signal?.throwIfAborted();
-  const outcomes = await deps.events.ingestArticles(lines);
+  const outcomes = await deps.events.ingestArticles(lines, ahead);
   for (const outcome of outcomes) {
     // Every article is new and valid: anything else is a fault of the generator.
     const body = lines[outcome.line - 1]!.body;
@@ -198,21 +207,33 @@ export async function generateDemoCorpus(deps: DemoDeps, options: DemoOptions): 
     // aborted), the one being made is dropped, and so is its own failure: the caller gets the first.
     const stop = new AbortController();
     const batches = preparedBatches(world, { events: options.events, seed, size: options.batchSize ?? 1_000, part, stop: stop.signal });
-    const prepare = () => {
-      const made = batches.next();
+    const prepare = async (): Promise<PreparedBatch | null> => {
+      const made = await batches.next();
+      if (made.done) return null;
+      // And its texts looked up for copy detection, in the turns this one's write leaves.
+      const ahead = deps.events.lookAhead && !stop.signal.aborted ? await deps.events.lookAhead(made.value.lines) : undefined;
+      return { ...made.value, ahead };
+    };
+    const preparing = () => {
+      const made = prepare();
       made.catch(() => undefined); // awaited below, unless a write fails first
       return made;
     };
-    let next = prepare();
+    let next = preparing();
     try {
-      for (let batch = await next; !batch.done; batch = await next) {
-        next = prepare();
-        reports += await loadBatch(deps, batch.value.lines, options.signal);
-        partDone = batch.value.eventsDone;
+      for (let batch = await next; batch !== null; batch = await next) {
+        next = preparing();
+        reports += await loadBatch(deps, batch, options.signal);
+        partDone = batch.eventsDone;
         options.progress?.(partsDone + partDone, options.events);
       }
     } finally {
       stop.abort();
+      // A batch made but never written lets its look-ahead go.
+      next.then(
+        (unused) => unused?.ahead?.end(),
+        () => undefined,
+      );
     }
     partsDone += partDone;
     if (part === 'recent') await options.recentLoaded?.(partDone);
