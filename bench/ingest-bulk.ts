@@ -154,8 +154,8 @@ let linesDone = 0;
 const loader: typeof runtime.events = ANALYZE
   ? {
       ...runtime.events,
-      async ingestArticles(items) {
-        const outcomes = await runtime.events.ingestArticles(items);
+      async ingestArticles(items, ahead) {
+        const outcomes = await runtime.events.ingestArticles(items, ahead);
         for (const table of CORPUS_TABLES) await db.exec(`ANALYZE ${table}`);
         return outcomes;
       },

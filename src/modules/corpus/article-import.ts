@@ -7,13 +7,17 @@ import { ProblemError } from '../../platform/problems.js';
 import type { CheckedLine } from './article-lines.js';
 import type { EventsService } from './events.service.js';
 import type { LineOutcome } from './new-report.js';
+import type { CopiesAhead } from './recent-copies.js';
 
 export type { LineOutcome };
 
-/** Ingests checked lines: the refused ones answered as they are, the valid ones in one transaction. */
-export async function ingestChecked(events: EventsService, lines: readonly CheckedLine[]): Promise<LineOutcome[]> {
+/**
+ * Ingests checked lines: the refused ones answered as they are, the valid ones in one
+ * transaction (`ahead`: their texts looked up for copy detection beforehand, EventsService.lookAhead).
+ */
+export async function ingestChecked(events: Pick<EventsService, 'ingestArticles'>, lines: readonly CheckedLine[], ahead?: CopiesAhead): Promise<LineOutcome[]> {
   const valid = lines.flatMap(({ line, checked, text }) => (checked instanceof ProblemError ? [] : [{ line, body: checked, text }]));
-  const stored = new Map((await events.ingestArticles(valid)).map((outcome) => [outcome.line, outcome]));
+  const stored = new Map((await events.ingestArticles(valid, ahead)).map((outcome) => [outcome.line, outcome]));
   return lines.map(({ line, checked }) => (checked instanceof ProblemError ? { line, status: 400 as const, problem: checked } : stored.get(line)!));
 }
 
@@ -49,8 +53,8 @@ export async function importArticles(
   // The batch being written: the next one is checked and its texts read meanwhile, while the
   // database works (batches are still written one after the other, in order).
   let writing: Promise<void> = Promise.resolve();
-  const write = async (numbered: CheckedLine[], linesDone: number) => {
-    const outcomes = await ingestChecked(events, numbered);
+  const write = async (numbered: CheckedLine[], linesDone: number, ahead: CopiesAhead) => {
+    const outcomes = await ingestChecked(events, numbered, ahead);
     options.onBatch?.(linesDone);
     for (const outcome of outcomes) {
       if (outcome.status === 400) {
@@ -66,8 +70,15 @@ export async function importArticles(
     firstLine += lines.length;
     batch = [];
     const numbered = (await events.checkLines(lines)).map((checked) => ({ ...checked, line: checked.line + first - 1 }));
-    await writing;
-    writing = write(numbered, firstLine - 1);
+    // And its texts looked up for copy detection, in the turns the write leaves.
+    const ahead = await events.lookAhead(numbered);
+    try {
+      await writing;
+    } catch (error) {
+      ahead.end();
+      throw error;
+    }
+    writing = write(numbered, firstLine - 1, ahead);
     // Its failure is answered by the next flush's await (or the last): not an unhandled rejection meanwhile.
     writing.catch(() => {});
   };

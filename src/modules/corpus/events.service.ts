@@ -158,7 +158,7 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
      * while this one is written, and hands the answer to ingestArticles with that batch. Lines
      * without their texts read (ArticleLine.text) are looked up in the batch's transaction.
      */
-    async lookAhead(lines: readonly ArticleLine[]): Promise<CopiesAhead> {
+    async lookAhead(lines: readonly Pick<ArticleLine, 'text'>[]): Promise<CopiesAhead> {
       const ahead = copies.beginAhead();
       let looked = 0;
       for (const { text } of lines) {
