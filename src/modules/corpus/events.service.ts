@@ -160,13 +160,18 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
      */
     async lookAhead(lines: readonly Pick<ArticleLine, 'text'>[]): Promise<CopiesAhead> {
       const ahead = copies.beginAhead();
-      let looked = 0;
-      for (const { text } of lines) {
-        if (!text) continue;
-        copies.lookAhead(ahead, text);
-        if (++looked % AHEAD_SLICE === 0) await setImmediate();
+      try {
+        let looked = 0;
+        for (const { text } of lines) {
+          if (!text) continue;
+          copies.lookAhead(ahead, text);
+          if (++looked % AHEAD_SLICE === 0) await setImmediate();
+        }
+        return ahead;
+      } catch (error) {
+        ahead.end();
+        throw error;
       }
-      return ahead;
     },
 
     /** The source-neutral path, inside the caller's transaction (structured reports take it). */

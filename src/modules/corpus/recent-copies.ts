@@ -110,14 +110,24 @@ export class RecentCopies {
     const eligible = (entry: HeldFingerprint<string>) => withinWindow(entry.receivedMs, receivedMs);
     const before = ahead && !ahead.dropped ? ahead.found.get(text) : undefined;
     if (!before) return this.table.copied(text, eligible);
-    // A fingerprint may be in both: held when the text was looked up, and read again since.
-    const refs = new Set(before.map((candidate) => candidate.held.ref));
-    return [...before.filter((candidate) => eligible(candidate.held)), ...ahead!.since.copied(text, (entry) => eligible(entry) && !refs.has(entry.ref))];
+    // A fingerprint may be held twice: when the text was looked up and read again since, or
+    // let go and read again since (a span moving back and forth). Each counts once.
+    const refs = new Set<string>();
+    return [...before, ...ahead!.since.copied(text, () => true)].filter((candidate) => {
+      if (!eligible(candidate.held) || refs.has(candidate.held.ref)) return false;
+      refs.add(candidate.held.ref);
+      return true;
+    });
   }
 
   /** Begins a look-ahead for a batch: from now on, every fingerprint held is fed to it too, until endAhead. */
   beginAhead(): CopiesAhead {
     const ahead = new CopiesAhead((ended) => this.endAhead(ended));
+    // Nothing is held before the first catch-up, which reads the whole window: its batch looks up once, after it.
+    if (this.upTo < 0) {
+      ahead.dropped = true;
+      return ahead;
+    }
     this.aheads.push(ahead);
     if (this.aheads.length > MOST_AHEAD) this.aheads.shift()!.dropped = true;
     return ahead;

@@ -145,7 +145,10 @@ interface PreparedBatch {
 
 /** Ingests one batch of demo articles, texts read; the reports stored. */
 async function loadBatch(deps: DemoDeps, { lines, ahead }: PreparedBatch, signal?: AbortSignal): Promise<number> {
-  signal?.throwIfAborted();
+  if (signal?.aborted) {
+    ahead?.end(); // never written: its look-ahead is let go
+    signal.throwIfAborted();
+  }
   const outcomes = await deps.events.ingestArticles(lines, ahead);
   for (const outcome of outcomes) {
     // Every article is new and valid: anything else is a fault of the generator.
