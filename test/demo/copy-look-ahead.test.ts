@@ -1,7 +1,7 @@
 // Copy detection's look-ahead (corpus/recent-copies.ts, CopiesAhead): the demo looks its next
 // batch's texts up while one is written, and each batch's transaction completes the look-ups
 // with the fingerprints held since. Loaded with and without it, the same articles land in the
-// same events and the same copy groups, copying the same reports.
+// same events and the same copy groups.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateDemoCorpus } from '../../src/modules/demo/demo-corpus.js';

@@ -235,7 +235,12 @@ export class FingerprintTable<Ref> {
   private link(pair: number, at: number): void {
     const hash = this.hashOf(pair, at);
     if (!this.crowdedPairs.has(hash)) this.pairs.link(hash, at);
-    else for (const bin of TRIPLE_BINS[pair]!) this.triples.link(tripleHash(hash, keyAt(this.fingerprints, at * FINGERPRINT_BYTES, bin)), at);
+    else for (const bin of TRIPLE_BINS[pair]!) this.triples.link(this.tripleOf(hash, at, bin), at);
+  }
+
+  /** The triple of fingerprint `at`, whose pair key hashes to `hash`, with its sample of `bin` (TRIPLE_BINS). */
+  private tripleOf(hash: number, at: number, bin: number): number {
+    return tripleHash(hash, keyAt(this.fingerprints, at * FINGERPRINT_BYTES, bin));
   }
 
   /** The hash of fingerprint `at`'s pair of samples under filed pair `pair`. */
@@ -258,13 +263,12 @@ export class FingerprintTable<Ref> {
     const crowded = new CrowdedKeys(hashes, total, this.crowdedAt);
     if (crowded.keys.size === 0) {
       this.pairs.file(hashes, total, FILED_PAIRS.length);
-      this.triples.file(new Uint32Array(0), 0, new Uint32Array(0));
+      this.triples.file(new Uint32Array(0), 0, 1);
     } else {
       const kept = total - crowded.entries;
       const numbers = new Uint32Array(kept);
       const tripleHashes = new Uint32Array(crowded.entries * TRIPLE_BINS[0]!.length);
       const tripleNumbers = new Uint32Array(tripleHashes.length);
-      const { fingerprints } = this;
       let k = 0;
       let t = 0;
       for (let e = 0; e < total; e++) {
@@ -276,7 +280,7 @@ export class FingerprintTable<Ref> {
           continue;
         }
         for (const bin of TRIPLE_BINS[e % FILED_PAIRS.length]!) {
-          tripleHashes[t] = tripleHash(hash, keyAt(fingerprints, at * FINGERPRINT_BYTES, bin));
+          tripleHashes[t] = this.tripleOf(hash, at, bin);
           tripleNumbers[t++] = at;
         }
       }

@@ -45,7 +45,7 @@ export class CopiesAhead {
   readonly found = new Map<TextShingles, CopyCandidate<string>[]>();
   /** The fingerprints held since the look-ahead began. */
   readonly since = new FingerprintTable<string>();
-  /** Let go before its batch used it (more than MOST_AHEAD began): its texts are looked up anew. */
+  /** Not fed (begun before the first catch-up, or let go when more than MOST_AHEAD began): its texts are looked up anew. */
   dropped = false;
 
   constructor(private readonly ending: (ahead: CopiesAhead) => void) {}
