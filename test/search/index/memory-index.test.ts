@@ -2,7 +2,8 @@
 // more numbers than the tests through the database reach: thousands of events added mostly in
 // the order of their first reports (some much older), changed and removed, so a search's
 // window skips spans of numbers, posting-list blocks and role values. The same searches after
-// the index is compacted, and after it is saved to a file, loaded and added to again. Its
+// the index is compacted, after it is saved to a file, loaded and added to again, and after a
+// backfill of older events numbered after the newer ones. Its
 // semantics against the SQL face are held by filter-faces.test.ts and search-counts.test.ts.
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -147,6 +148,23 @@ describe('search index in memory', () => {
     // Grown past what the load sized its arrays for.
     addEvents(loaded, 2_000);
     holdsEverySearch(loaded, 'loaded and added to');
+    // Then a backfill: events of the year before, oldest first, numbered after every newer one
+    // (as a demo corpus loaded newest first, or an archive imported after live news). Spans of
+    // them wholly older than a window are passed over (first-report-spans.ts), the others read.
+    const backfilled = numbered.length;
+    for (let i = 0; i < 3_000; i++) {
+      const id = uuidv7();
+      const event = eventAt(id, NOW_US - 420 * DAY_US + i * (DAY_US / 8));
+      loaded.put(id, event);
+      numbered.push(event.firstReportUs);
+      live.set(id, event);
+    }
+    // Windows starting on a backfilled event's own first report, and at the start of its day.
+    for (let i = 0; i < 60; i++) {
+      const at = numbered[backfilled + random(3_000)]!;
+      searches[i]!.windowStartUs = random(2) === 0 ? at : at - (at % DAY_US);
+    }
+    holdsEverySearch(loaded, 'backfilled');
   });
 
   it('when a search has no condition but a type and min_reports, then its day tallies count and page as a plain reading does, at the edges of days, sources and limits', () => {

@@ -220,7 +220,7 @@ export class MemoryIndex {
     if (conditions.length === 0) {
       if (filter.sourceKind === 'ANY' && filter.minReports <= SOURCES_CAP && filter.minIndependent <= 1)
         return tallyByDays(tally, this.dayTallies, this.scratch, type, windowStartUs, filter.minReports);
-      for (let n = this.ids.count - 1; n >= from; n--) tally.take(n);
+      this.spans.visitInWindow(from, this.ids.count, windowStartUs, (n) => tally.take(n));
       return tally.result();
     }
     return tallyConditions(tally, conditions, this.scratch);
@@ -311,8 +311,18 @@ export class MemoryIndex {
       };
       conditions.push({ find, distinct: columns.length <= 1 });
     }
+    // Numbers at or after `from` may still be older than the window (first-report-spans.ts):
+    // those of spans wholly older are dropped before the search looks at each. (The candidates
+    // are read after `find`, which may have grown them into a new array.)
+    const inWindow = conditions.map(({ find, distinct }) => ({
+      find: () => {
+        const found = find();
+        return this.spans.keepInWindow(this.scratch.candidates, found, windowStartUs);
+      },
+      distinct,
+    }));
     const minimums = { sourcesOf, minReports: filter.minReports, independentOf, minIndependent: filter.minIndependent };
-    return { type, from, conditions, minimums };
+    return { type, from, conditions: inWindow, minimums };
   }
 
   /** Writes the numbers at or above `from` of the lists of `keys` into the scratch's candidates; answers how many. */
