@@ -10,6 +10,8 @@
 import { lowerBound, resized } from './typed-arrays.js';
 
 const DAY_US = 86_400_000_000;
+/** Runs of numbers closer than this many spans are read as one (runsInWindow). */
+const GAP_SPANS = 64;
 
 /** Numbers per span, as a power of two (the index keeps one float per span). */
 const SPAN_BITS = 4;
@@ -81,6 +83,26 @@ export class FirstReportSpans {
       const first = Math.max(from, span << SPAN_BITS);
       for (let n = last; n >= first; n--) visit(n);
     }
+  }
+
+  /**
+   * The runs of numbers in [from, count) whose spans keepInWindow keeps, as pairs [first, end),
+   * ascending: what a role column's values are read for (role-columns.ts findValues). Runs less
+   * than GAP_SPANS spans apart are one, so that there are few, each found by a binary search.
+   */
+  runsInWindow(from: number, count: number, windowStartUs: number): number[] {
+    const day = Math.floor(windowStartUs / DAY_US);
+    const latest = this.latestDayIn;
+    const runs: number[] = [];
+    const lastSpan = (count - 1) >> SPAN_BITS;
+    for (let span = from >> SPAN_BITS; span <= lastSpan; span++) {
+      if (latest[span]! < day) continue;
+      const first = Math.max(from, span << SPAN_BITS);
+      const end = Math.min(count, (span + 1) << SPAN_BITS);
+      if (runs.length > 0 && first - runs[runs.length - 1]! < GAP_SPANS << SPAN_BITS) runs[runs.length - 1] = end;
+      else runs.push(first, end);
+    }
+    return runs;
   }
 
   /** Room for `capacity` numbers, those noted kept. */

@@ -302,11 +302,13 @@ export class MemoryIndex {
       const outlets = filter.outlets;
       conditions.push({ find: () => this.findAll(this.outlets, this.outletCodes, outlets, from), distinct: outlets.size === 1 });
     }
+    // The runs of numbers whose role values are read: those of spans not wholly older than the window.
+    const runs = filter.roleFilters.length > 0 ? this.spans.runsInWindow(from, this.ids.count, windowStartUs) : [];
     for (const roleFilter of filter.roleFilters) {
       const columns = this.roles.of(roleIds.get(roleFilter.role) ?? [], type === EVERY_TYPE ? null : type);
       const find = () => {
         let found = 0;
-        for (const column of columns) found = findValues(column, roleFilter.tests, kind, from, found, this.scratch, this.valueCodes);
+        for (const column of columns) found = findValues(column, roleFilter.tests, kind, runs, found, this.scratch, this.valueCodes);
         return found;
       };
       conditions.push({ find, distinct: columns.length <= 1 });

@@ -152,18 +152,21 @@ export interface ValueCodes {
 }
 
 /**
- * Writes the numbers at or above `from` of the events whose values of `column` pass every
- * test (one value row holds them all, as the SQL face's `v`) into the scratch's candidates
- * from `found`; answers where they end. The tests run one after another, each over the
- * positions the ones before it kept, each in a loop of its own over one typed array: loops
- * that stay compiled whatever a search's tests are, where one loop testing every kind of test
- * was compiled and thrown away again as searches came (tens of ms each time).
+ * Writes the numbers of `runs` (pairs of numbers, each a run [first, end), ascending) of the
+ * events whose values of `column` pass every test (one value row holds them all, as the SQL
+ * face's `v`) into the scratch's candidates from `found`; answers where they end. Values are
+ * in number order, so each run's values are a range of positions, found by binary search: the
+ * values of numbers outside the runs (older than the search's window) are never read. The
+ * tests run one after another, each over the positions the ones before it kept, each in a
+ * loop of its own over one typed array: loops that stay compiled whatever a search's tests
+ * are, where one loop testing every kind of test was compiled and thrown away again as
+ * searches came (tens of ms each time).
  */
 export function findValues(
   column: RoleColumn,
   tests: readonly RoleValueTest[],
   kind: 'ANY' | 'ARTICLE' | 'STRUCTURED',
-  from: number,
+  runs: readonly number[],
   found: number,
   scratch: SearchScratch,
   codes: ValueCodes,
@@ -171,42 +174,66 @@ export function findValues(
   if (kind !== 'ANY' && column.structured !== (kind === 'STRUCTURED')) return found;
   const length = column.events.length;
   const events = column.events.items;
-  // Values are added in number order: those of numbers before `from` come first.
-  const first = lowerBound(events, 0, length, from);
-  const positions = scratch.positionsFor(length - first);
-  // The first test reads the values from `first` on, the others the positions kept before them.
-  let kept = length - first;
-  let range = first;
-  for (let t = 0; t < tests.length && kept > 0; t++, range = NONE) {
-    const test = tests[t]!;
-    // A test on a member the column lacks fails every value in it.
-    if (test.kind === 'amount') {
-      if (!column.amounts || !column.units) return found;
-      // A unit no value has: none passes (a value without one never equals a unit).
-      const unit = test.unit === null ? ANY_UNIT : codes.unit(test.unit);
-      if (unit === undefined) return found;
-      kept = keepAmounts(positions, kept, range, column.amounts.items, column.units.items, test.min, test.max, unit);
-    } else if (test.kind === 'date') {
-      if (!column.days) return found;
-      kept = keepDays(positions, kept, range, column.days.items, test.afterMs, test.beforeMs);
-    } else {
-      if (!column.entities) return found;
-      const entityCodes = new Set<number>();
-      for (const entity of test.entities) {
-        const code = codes.entity(entity);
-        if (code !== -1) entityCodes.add(code);
-      }
-      kept = keepEntities(positions, kept, range, column.entities.items, entityCodes);
-    }
+  // Each run's range of positions, and how many they are in all.
+  const ranges: number[] = [];
+  let total = 0;
+  for (let r = 0, at = 0; r < runs.length && at < length; r += 2) {
+    const first = lowerBound(events, at, length, runs[r]!);
+    at = lowerBound(events, first, length, runs[r + 1]!);
+    if (at > first) ranges.push(first, at);
+    total += at - first;
+  }
+  const positions = scratch.positionsFor(total);
+  let kept = 0;
+  if (tests.length === 0) {
+    for (let r = 0; r < ranges.length; r += 2) for (let at = ranges[r]!; at < ranges[r + 1]!; at++) positions[kept++] = at;
+  }
+  for (let t = 0; t < tests.length; t++) {
+    const keep = keeper(column, tests[t]!, codes);
+    if (keep === null) return found; // a test no value of the column can pass
+    if (t > 0) kept = keep(positions, kept, NONE);
+    // The first test reads each range's values and writes the positions it keeps after those kept before.
+    else for (let r = 0; r < ranges.length; r += 2) kept += keep(positions.subarray(kept), ranges[r + 1]! - ranges[r]!, ranges[r]!);
+    if (kept === 0) return found;
   }
   // An event's values are side by side in a column: each event is written once.
   const candidates = scratch.candidatesFor(found + kept, found);
   for (let i = 0, previous = -1; i < kept; i++) {
-    const n = events[range === NONE ? positions[i]! : range + i]!;
+    const n = events[positions[i]!]!;
     if (n !== previous) candidates[found++] = n;
     previous = n;
   }
   return found;
+}
+
+/**
+ * The keep function of `test` over `column` (keepAmounts, keepDays, keepEntities, with the
+ * test's bounds), or null when no value of the column can pass it: a member the column lacks,
+ * a unit no value has.
+ */
+function keeper(column: RoleColumn, test: RoleValueTest, codes: ValueCodes): ((positions: Uint32Array, count: number, range: number) => number) | null {
+  if (test.kind === 'amount') {
+    if (!column.amounts || !column.units) return null;
+    // A unit no value has: none passes (a value without one never equals a unit).
+    const unit = test.unit === null ? ANY_UNIT : codes.unit(test.unit);
+    if (unit === undefined) return null;
+    const amounts = column.amounts.items;
+    const units = column.units.items;
+    return (positions, count, range) => keepAmounts(positions, count, range, amounts, units, test.min, test.max, unit);
+  }
+  if (test.kind === 'date') {
+    if (!column.days) return null;
+    const days = column.days.items;
+    return (positions, count, range) => keepDays(positions, count, range, days, test.afterMs, test.beforeMs);
+  }
+  if (!column.entities) return null;
+  const entityCodes = new Set<number>();
+  for (const entity of test.entities) {
+    const code = codes.entity(entity);
+    if (code !== -1) entityCodes.add(code);
+  }
+  const entities = column.entities.items;
+  return (positions, count, range) => keepEntities(positions, count, range, entities, entityCodes);
 }
 
 /** In the keep functions: the positions are those held in `positions`, not a range. */
