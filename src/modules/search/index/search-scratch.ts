@@ -4,8 +4,14 @@
 // next, so a search allocates nothing once they are large enough.
 import { resized } from './typed-arrays.js';
 
-/** The scratch arrays' length kept between searches (8 MB each). */
-const SCRATCH_KEPT = 1 << 21;
+/**
+ * The scratch arrays' length kept between searches (32 MB each). At ten million events three
+ * outlets' lists hold 2.2 million numbers past a 30-day window's start: with 2 million kept, a
+ * search of them made its arrays anew each time, and those allocations (outside the heap, which
+ * V8 counts towards its collections) brought full collections into searches. The search mix's
+ * p99 fell from 50 to 69 ms to 22 ms with this size (bench/RESULTS.md, "fifteenth step").
+ */
+const SCRATCH_KEPT = 1 << 23;
 
 export class SearchScratch {
   /** The numbers a condition found. */
