@@ -26,12 +26,14 @@ describe('first report spans', () => {
     let after = 0;
     let inRunsAll = 0;
     for (let layout = 0; layout < 40; layout++) {
-      // Blocks of 1 to 3,000 numbers, each either recent (the last 30 days) or of the year before.
+      // Blocks of 1 to 3,000 numbers, each either recent (the last 30 days) or of the year before;
+      // a quarter of the layouts before 1970 (negative dates, whose days round down too).
+      const nowUs = layout % 4 === 3 ? Date.parse('1969-09-01T00:00:00Z') * 1000 : NOW_US;
       const dates: number[] = [];
       while (dates.length < 20_000) {
         const recent = random(2) === 0;
         const length = 1 + random(random(4) === 0 ? 3_000 : 40);
-        for (let i = 0; i < length; i++) dates.push(recent ? NOW_US - random(30 * DAY_US) : NOW_US - 60 * DAY_US - random(365 * DAY_US));
+        for (let i = 0; i < length; i++) dates.push(recent ? nowUs - random(30 * DAY_US) : nowUs - 60 * DAY_US - random(365 * DAY_US));
       }
       const spans = new FirstReportSpans(16);
       dates.forEach((us, n) => {
@@ -41,7 +43,7 @@ describe('first report spans', () => {
       for (let search = 0; search < 20; search++) {
         // A window on a number's own date, at the start of its day, or anywhere in the year.
         const on = dates[random(dates.length)]!;
-        const windowStartUs = [on, on - (on % DAY_US), NOW_US - random(400 * DAY_US)][random(3)]!;
+        const windowStartUs = [on, on - (((on % DAY_US) + DAY_US) % DAY_US), nowUs - random(400 * DAY_US)][random(3)]!;
         const count = 1 + random(dates.length);
         const from = Math.min(count, spans.firstInWindow(windowStartUs, count));
         const inWindow = (n: number) => dates[n]! >= windowStartUs;

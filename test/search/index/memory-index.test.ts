@@ -105,7 +105,19 @@ describe('search index in memory', () => {
         represented: null,
         minReports: 1 + random(3),
         minIndependent: random(3) === 0 ? 1 + random(3) : 1,
-        roleFilters: random(3) === 0 ? [{ role: 'amount', tests: [{ kind: 'amount', min: random(1000), max: Infinity, unit: null }] }] : [],
+        // An amount of at least some value; a third of them also at most some value (a second test over the positions the first kept).
+        roleFilters:
+          random(3) === 0
+            ? [
+                {
+                  role: 'amount',
+                  tests: [
+                    { kind: 'amount', min: random(1000), max: Infinity, unit: null },
+                    ...(random(3) === 0 ? [{ kind: 'amount' as const, min: -Infinity, max: 300 + random(700), unit: null }] : []),
+                  ],
+                },
+              ]
+            : [],
       };
       // A third of the windows start exactly at the latest first report among the numbers up
       // to the end of some span of a power of two (the index skips by such spans): that event
@@ -123,7 +135,7 @@ describe('search index in memory', () => {
           e.independent >= filter.minIndependent &&
           (filter.entities === null || e.entities.some((x) => filter.entities!.has(x.entityId) && (filter.scope === 'MENTIONED' || x.participant))) &&
           (filter.outlets === null || e.outlets.some((o) => filter.outlets!.has(o))) &&
-          filter.roleFilters.every((rf) => e.values.some((v) => rf.tests.every((t) => t.kind === 'amount' && v.amount! >= t.min))),
+          filter.roleFilters.every((rf) => e.values.some((v) => rf.tests.every((t) => t.kind === 'amount' && v.amount! >= t.min && v.amount! <= t.max))),
       );
       matches.sort((a, b) => b.firstReportUs - a.firstReportUs || (a.id < b.id ? 1 : -1));
       return { count: matches.length, newest: matches.slice(0, limit).map((e) => ({ id: e.id, firstReportUs: e.firstReportUs })) };

@@ -13,7 +13,7 @@ const DAY_US = 86_400_000_000;
 /** Runs of numbers closer than this many spans are read as one (runsInWindow). */
 const GAP_SPANS = 64;
 
-/** Numbers per span, as a power of two (the index keeps one float per span). */
+/** Numbers per span, as a power of two (the index keeps two numbers per span). */
 const SPAN_BITS = 4;
 /** The spans of `capacity` numbers. */
 const spansFor = (capacity: number) => (capacity + (1 << SPAN_BITS) - 1) >> SPAN_BITS;
@@ -46,9 +46,9 @@ export class FirstReportSpans {
   /**
    * Keeps, of the first `count` of `numbers`, those whose span holds a number first reported on
    * or after the day of `windowStartUs`, in their order; answers how many. Those dropped are all
-   * older than the window. The days are whole so that the spans' latest fit an Int32Array (a
-   * quarter of the per-number dates' bytes, 16 times fewer): a kept number may still be older,
-   * and the search's own check of each number's date decides.
+   * older than the window. The days are whole so that the spans' latest fit an Int32Array (4
+   * bytes a span, against the per-number dates' 8 bytes a number): a kept number may still be
+   * older, and the search's own check of each number's date decides.
    */
   keepInWindow(numbers: Uint32Array, count: number, windowStartUs: number): number {
     const day = Math.floor(windowStartUs / DAY_US);

@@ -63,7 +63,7 @@ export class MemoryIndex {
   /** Independent sources, over all reports and over articles (a structured report is a copy group of its own: structuredSources). */
   private independent = new Uint32Array(INITIAL_CAPACITY);
   private articleIndependent = new Uint32Array(INITIAL_CAPACITY);
-  /** Where a search's window starts among the numbers (`firstInWindow`). */
+  /** Where a search's window starts among the numbers (`firstInWindow`), and which spans of them reach it. */
   private spans = new FirstReportSpans(INITIAL_CAPACITY);
   /** Event ids by number; an id's latest number is its live one, unless marked dead. */
   private ids = new IdTable();

@@ -9,7 +9,7 @@ import { resized } from './typed-arrays.js';
  * outlets' lists hold 2.2 million numbers past a 30-day window's start: with 2 million kept, a
  * search of them made its arrays anew each time, and those allocations (outside the heap, which
  * V8 counts towards its collections) brought full collections into searches. The search mix's
- * p99 fell from 50 to 69 ms to 22 ms with this size (bench/RESULTS.md, "fifteenth step").
+ * p99 fell from 50 to 69 ms to 21 ms with this size (bench/RESULTS.md, "fifteenth step").
  */
 const SCRATCH_KEPT = 1 << 23;
 
