@@ -5,22 +5,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FirstReportSpans } from '../../../src/modules/search/index/first-report-spans.js';
+import { seededBelow } from '../../helpers/seeded-random.js';
 
 const DAY_US = 86_400_000_000;
 const NOW_US = Date.parse('2026-11-20T00:00:00Z') * 1000;
 
-/** A small deterministic generator, so a failure repeats. */
-function seeded(seed: number): (n: number) => number {
-  let state = seed >>> 0;
-  return (n) => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return Math.floor((state / 2 ** 32) * n);
-  };
-}
-
 describe('first report spans', () => {
   it('when blocks of new and old events are numbered in turn, then a window keeps every number first reported in it and passes over spans wholly older', () => {
-    const random = seeded(5);
+    const random = seededBelow(5);
     let dropped = 0;
     /** Numbers after the window start, and those of them in runs. */
     let after = 0;

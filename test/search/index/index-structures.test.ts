@@ -8,15 +8,7 @@ import { describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
 import { IdTable } from '../../../src/modules/search/index/id-table.js';
 import { PostingLists } from '../../../src/modules/search/index/posting-lists.js';
-
-/** A small deterministic generator, so a failure repeats. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
+import { seededUnit } from '../../helpers/seeded-random.js';
 
 describe('id table', () => {
   it('when 50,000 ids (v4 and v7) are added, then each finds its number, reads back in lower case and sorts as the strings do', () => {
@@ -33,7 +25,7 @@ describe('id table', () => {
       assert.equal(table.find(id.toUpperCase()), n);
       assert.equal(table.id(n), id);
     }
-    const random = seeded(7);
+    const random = seededUnit(7);
     for (let i = 0; i < 20_000; i++) {
       const a = Math.floor(random() * ids.length);
       const b = Math.floor(random() * ids.length);
@@ -98,7 +90,7 @@ describe('posting lists', () => {
   it('when 20,000 keys get numbers in random order, a few of them hundreds of thousands, then each lists its own in the order pushed', () => {
     const lists = new PostingLists();
     const expected = new Map<number, number[]>();
-    const random = seeded(11);
+    const random = seededUnit(11);
     // Three keys grow past several chunks of 2^20 numbers; the rest stay short, most of one.
     for (let i = 0; i < 1_600_000; i++) {
       const r = random();
@@ -133,7 +125,7 @@ describe('posting lists', () => {
   it('when numbers are pushed in ascending order, then a copy from a number starts at the first at or above it, in every block', () => {
     const lists = new PostingLists();
     const expected = new Map<number, number[]>();
-    const random = seeded(5);
+    const random = seededUnit(5);
     // Ascending, with repeats (an event naming a key twice), over blocks of every size.
     for (let n = 0; n < 200_000; n += Math.floor(random() * 3)) {
       const key = random() < 0.5 ? 0 : 1 + Math.floor(random() * 300);

@@ -14,18 +14,10 @@ import { loadIndex, saveIndex } from '../../../src/modules/search/index/memory-i
 import type { IndexedEvent } from '../../../src/modules/search/index/indexed-event.js';
 import { MemoryIndex } from '../../../src/modules/search/index/memory-index.js';
 import { tempDir } from '../../helpers/server.js';
+import { seededBelow } from '../../helpers/seeded-random.js';
 
 const DAY_US = 86_400_000_000;
 const NOW_US = Date.parse('2026-11-20T00:00:00Z') * 1000;
-
-/** A small deterministic generator, so a failure repeats. */
-function seeded(seed: number): (n: number) => number {
-  let state = seed >>> 0;
-  return (n) => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return Math.floor((state / 2 ** 32) * n);
-  };
-}
 
 const ids = (n: number) => Array.from({ length: n }, () => uuidv7());
 const types = ids(3);
@@ -37,7 +29,7 @@ const roleIds = new Map([['amount', amountRoles]]);
 
 describe('search index in memory', () => {
   it('when thousands of events are added, changed and removed, then every search counts and pages what a plain reading does, compacted, and saved, loaded and added to', async () => {
-    const random = seeded(17);
+    const random = seededBelow(17);
     const live = new Map<string, IndexedEvent>();
     /** The first report date of each number the index gave, in order (dead ones too). */
     const numbered: number[] = [];
@@ -180,7 +172,7 @@ describe('search index in memory', () => {
   });
 
   it('when a search has no condition but a type and min_reports, then its day tallies count and page as a plain reading does, at the edges of days, sources and limits', () => {
-    const random = seeded(29);
+    const random = seededBelow(29);
     const index = new MemoryIndex();
     const live = new Map<string, IndexedEvent>();
     const put = (id: string, event: IndexedEvent | null) => {
