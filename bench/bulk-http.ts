@@ -1,5 +1,5 @@
 // Bulk ingest as users run it, against the loader alone, side by side in one run: the same
-// articles (bench/bulk-articles.ts) into fresh embedded databases on disk, four ways:
+// articles (bench/bulk-articles.ts) into fresh databases (embedded on disk, or PostgreSQL), four ways:
 //   http:        a server process (src/main.ts's, background work and all) fed by this client
 //                process, POST /ops/v1/articles/bulk one batch at a time, then POST /ops/v1/drain;
 //   http, 2:     the same with two batches in flight (the client sends the next while the
@@ -8,22 +8,30 @@
 //                beside it, no search index in memory), then the jobs drained;
 //   loader+index: the same with the search index in memory caught up beside it, as every
 //                server process keeps it.
-// No subscribers. Timed from the first batch until matching is drained.
+// No subscribers. Timed from the first batch until matching is drained. Then the floor: the
+// rows the first way stored (events, reports, participants) COPYed into empty clones of their
+// tables (bench/bare-copy.ts), and on PostgreSQL through two connections at once as well.
 //
-//   npx tsx bench/bulk-http.ts
+//   npx tsx bench/bulk-http.ts                                  embedded, on disk
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/x npx tsx bench/bulk-http.ts
+//       PostgreSQL: a superuser's connection to a server on this machine; each way gets a fresh
+//       database of its own (evmon_bench_http_N, the URL's database name replaced), dropped after
 //   BENCH_ARTICLES=30000 BENCH_BATCH=2000 BENCH_DAYS=300 BENCH_ENTITIES=5000
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { pino } from 'pino';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config.js';
 import { importArticles } from '../src/modules/corpus/article-import.js';
 import { createRuntime } from '../src/runtime.js';
+import { bareCopy } from './bare-copy.js';
 import { bulkArticles, bulkEventTypes } from './bulk-articles.js';
 import { freePort } from '../test/helpers/ports.js';
+import { benchKeyEnv } from './encryption-key.js';
 import { OPS_TOKEN, serverEnv, startServer, stopServer } from './servers.js';
 import { insertEntities } from './subscribers.js';
 
@@ -33,12 +41,47 @@ const DAYS = Number(process.env.BENCH_DAYS ?? 300);
 const ENTITIES = Number(process.env.BENCH_ENTITIES ?? 5_000);
 const OUTLETS = 20;
 const ROOT_DIR = path.join(os.tmpdir(), 'evmon-bench-bulk-http');
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? '';
 
-/** A fresh data folder with the reference data the articles name; answers the articles' lines. */
-async function prepare(dir: string): Promise<string[]> {
+/** Where way `i` stores: a data folder, and on PostgreSQL a database of its own ('' for the embedded one). */
+interface Store {
+  dir: string;
+  url: string;
+}
+
+/** Way `i`'s store, emptied: its folder removed, and its database made anew on PostgreSQL. */
+async function freshStore(i: number): Promise<Store> {
+  const dir = path.join(ROOT_DIR, String(i));
   fs.rmSync(dir, { recursive: true, force: true });
-  const config = loadConfig({ EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dir, EVMON_SEED: 'none' });
-  const runtime = await createRuntime(config, pino({ level: 'warn' }));
+  if (!SERVER_URL) return { dir, url: '' };
+  const url = new URL(SERVER_URL);
+  url.pathname = `/evmon_bench_http_${i}`;
+  await onServer(`DROP DATABASE IF EXISTS evmon_bench_http_${i}`, `CREATE DATABASE evmon_bench_http_${i}`);
+  return { dir, url: url.toString() };
+}
+
+async function dropStore(i: number, store: Store): Promise<void> {
+  fs.rmSync(store.dir, { recursive: true, force: true });
+  if (store.url) await onServer(`DROP DATABASE IF EXISTS evmon_bench_http_${i}`);
+}
+
+/** Statements on the PostgreSQL server's own database, outside any transaction (CREATE DATABASE runs only there). */
+async function onServer(...statements: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+const runtimeOn = ({ dir, url }: Store) =>
+  createRuntime(loadConfig({ EVMON_DATABASE_URL: url, ...benchKeyEnv(url), EVMON_DATA_DIR: dir, EVMON_SEED: 'none' }), pino({ level: 'warn' }));
+
+/** A fresh store with the reference data the articles name; answers the articles' lines. */
+async function prepare(store: Store): Promise<string[]> {
+  const runtime = await runtimeOn(store);
   try {
     const outlets = [];
     for (let i = 0; i < OUTLETS; i++) outlets.push((await runtime.reference.createOutlet({ name: `Outlet ${i}` })).id);
@@ -53,9 +96,9 @@ async function prepare(dir: string): Promise<string[]> {
 const batchesOf = (lines: readonly string[]) => Array.from({ length: Math.ceil(lines.length / BATCH) }, (_, i) => lines.slice(i * BATCH, (i + 1) * BATCH));
 
 /** Through a server process: batches posted with `inFlight` at once, then a drain; answers the seconds. */
-async function overHttp(dir: string, lines: readonly string[], inFlight: number): Promise<number> {
+async function overHttp({ dir, url }: Store, lines: readonly string[], inFlight: number): Promise<number> {
   const port = await freePort();
-  const server = await startServer('src/main.ts', serverEnv(port, dir, ''), port, '/readyz');
+  const server = await startServer('src/main.ts', serverEnv(port, dir, url), port, '/readyz');
   const agent = new Agent({ connect: { rejectUnauthorized: false }, connections: inFlight, bodyTimeout: 0, headersTimeout: 0 });
   const post = async (url: string, body: string, contentType: string) => {
     const response = await request(`https://127.0.0.1:${port}/ops/v1${url}`, {
@@ -87,9 +130,8 @@ async function overHttp(dir: string, lines: readonly string[], inFlight: number)
 }
 
 /** In this process, as bench/ingest-bulk.ts loads (with the search index beside it when `withIndex`); answers the seconds. */
-async function inProcess(dir: string, lines: readonly string[], withIndex: boolean): Promise<number> {
-  const config = loadConfig({ EVMON_DATABASE_URL: '', EVMON_DATA_DIR: dir, EVMON_SEED: 'none' });
-  const runtime = await createRuntime(config, pino({ level: 'warn' }));
+async function inProcess(store: Store, lines: readonly string[], withIndex: boolean): Promise<number> {
+  const runtime = await runtimeOn(store);
   try {
     runtime.jobs.start();
     if (withIndex) await runtime.searchIndex.start();
@@ -108,27 +150,48 @@ async function inProcess(dir: string, lines: readonly string[], withIndex: boole
   }
 }
 
-const ways: { name: string; run: (dir: string, lines: readonly string[]) => Promise<number> }[] = [
-  { name: 'HTTP bulk from a client process, one batch at a time', run: (dir, lines) => overHttp(dir, lines, 1) },
-  { name: 'HTTP bulk from a client process, two batches in flight', run: (dir, lines) => overHttp(dir, lines, 2) },
-  { name: 'the loader in one process (bench/ingest-bulk.ts)', run: (dir, lines) => inProcess(dir, lines, false) },
-  { name: 'the loader in one process, the search index in memory beside it', run: (dir, lines) => inProcess(dir, lines, true) },
+/** The bare COPY of the rows a way stored (through `connections` at once); answers the seconds. */
+async function bareCopyOf(store: Store, connections: number): Promise<number> {
+  const runtime = await runtimeOn(store);
+  try {
+    const selections = new Map([
+      ['events', 'SELECT * FROM events'],
+      ['reports', 'SELECT * FROM reports'],
+      ['event_participants', 'SELECT * FROM event_participants'],
+    ]);
+    return (await bareCopy(runtime.db, selections, connections)).reduce((sum, table) => sum + table.seconds, 0);
+  } finally {
+    await runtime.close();
+  }
+}
+
+const ways: { name: string; run: (store: Store, lines: readonly string[]) => Promise<number> }[] = [
+  { name: 'HTTP bulk from a client process, one batch at a time', run: (store, lines) => overHttp(store, lines, 1) },
+  { name: 'HTTP bulk from a client process, two batches in flight', run: (store, lines) => overHttp(store, lines, 2) },
+  { name: 'the loader in one process (bench/ingest-bulk.ts)', run: (store, lines) => inProcess(store, lines, false) },
+  { name: 'the loader in one process, the search index in memory beside it', run: (store, lines) => inProcess(store, lines, true) },
 ];
 const results: { name: string; seconds: number }[] = [];
 try {
   for (const [i, way] of ways.entries()) {
-    const dir = path.join(ROOT_DIR, String(i));
-    const lines = await prepare(dir);
+    const store = await freshStore(i);
+    const lines = await prepare(store);
     process.stderr.write(`${way.name}…\n`);
-    results.push({ name: way.name, seconds: await way.run(dir, lines) });
-    fs.rmSync(dir, { recursive: true, force: true });
+    results.push({ name: way.name, seconds: await way.run(store, lines) });
+    if (i === 0) {
+      // The floor, on the rows the first way stored.
+      process.stderr.write('bare COPY…\n');
+      results.push({ name: 'bare COPY of the rows stored, one connection', seconds: await bareCopyOf(store, 1) });
+      if (store.url) results.push({ name: 'bare COPY of the rows stored, two connections at once', seconds: await bareCopyOf(store, 2) });
+    }
+    await dropStore(i, store);
   }
 } finally {
   fs.rmSync(ROOT_DIR, { recursive: true, force: true });
 }
 const cpu = os.cpus();
 console.log(
-  `\nmachine: ${cpu.length} cores, Node ${process.version}; PGlite on disk; ${ARTICLES.toLocaleString('en')} articles, batches of ${BATCH}, ${DAYS} days, ${OUTLETS} outlets, ${ENTITIES} organizations, no subscribers`,
+  `\nmachine: ${cpu.length} cores, Node ${process.version}; ${SERVER_URL ? 'PostgreSQL' : 'PGlite on disk'}; ${ARTICLES.toLocaleString('en')} articles, batches of ${BATCH}, ${DAYS} days, ${OUTLETS} outlets, ${ENTITIES} organizations, no subscribers`,
 );
 console.log('| way | seconds until drained | articles/s |');
 console.log('| --- | --- | --- |');
