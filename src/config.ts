@@ -3,7 +3,11 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 
-export type DatabaseTarget = { kind: 'pglite'; dataDir: string } | { kind: 'pglite-memory' } | { kind: 'postgres'; url: string };
+export type DatabaseTarget =
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'pglite-memory' }
+  /** `replicaUrls`: hot standbys streaming from `url` (EVMON_DATABASE_REPLICA_URLS), for reads. */
+  | { kind: 'postgres'; url: string; replicaUrls?: string[] };
 
 /** What a process does: `api` serves requests, `worker` runs background work, `all` both. */
 export type ProcessRole = 'all' | 'api' | 'worker';
@@ -129,6 +133,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       problems.push('EVMON_DATABASE_URL must be postgres://… or memory://');
     }
     database = { kind: 'postgres', url: databaseUrl };
+  }
+  const replicaUrls = (str('EVMON_DATABASE_REPLICA_URLS') ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+  if (replicaUrls.length > 0) {
+    if (database.kind !== 'postgres')
+      problems.push('EVMON_DATABASE_REPLICA_URLS needs EVMON_DATABASE_URL=postgres://… (standbys stream from a PostgreSQL primary)');
+    else if (replicaUrls.some((url) => !/^postgres(ql)?:\/\//.test(url)))
+      problems.push('EVMON_DATABASE_REPLICA_URLS must be postgres://… URLs separated by commas');
+    else database.replicaUrls = replicaUrls;
   }
 
   const publicBaseUrl = url('EVMON_PUBLIC_BASE_URL', str('EVMON_PUBLIC_BASE_URL') ?? `https://localhost:${port}`);

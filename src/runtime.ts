@@ -22,6 +22,7 @@ import type { Database } from './platform/db/database.js';
 import { migrate } from './platform/db/migrate.js';
 import { openDatabase } from './platform/db/open.js';
 import { openPostgres } from './platform/db/postgres.js';
+import { standbyReads } from './platform/db/standby-reads.js';
 import { idGenerator, type IdGenerator } from './platform/ids.js';
 import { jobQueue, type JobQueue } from './platform/jobs.js';
 import { memoryCounterStore } from './platform/rate-limits/counter-store.js';
@@ -104,7 +105,11 @@ const SWEEP_INTERVAL_MS = 60_000;
 
 export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
   const opened = await openDatabase(config.database);
-  const { db } = opened;
+  // Processes that serve requests read from the standbys, when there are any (operations.md,
+  // "Read replicas"); a worker's reads are its claims', on the primary.
+  const replicaUrls = config.database.kind === 'postgres' ? (config.database.replicaUrls ?? []) : [];
+  const standbys = replicaUrls.length > 0 && config.role !== 'worker' ? standbyReads(opened.db, replicaUrls, logger) : null;
+  const db: Database = standbys ? { ...opened.db, reads: standbys.reads } : opened.db;
   let secrets: SensorSecrets;
   let secret: Awaited<ReturnType<typeof loadSecret>>;
   // Alone on the embedded database, this process owns every counter: memory is exact and
@@ -126,6 +131,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     await opened.close();
     throw error;
   }
+  standbys?.start();
 
   const clock = config.testClock ? manualClock(systemClock().now()) : systemClock();
   const newId = idGenerator(clock);
@@ -137,6 +143,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     jobs: () => jobs.backlog(),
     deliveries: () => webhooks.backlog(),
     pools: counterDb ? { main: db, counters: counterDb } : { main: db },
+    standbys,
   });
   const onLedger = metrics.ledger;
   const cursors = cursorSigner(secret);
@@ -286,6 +293,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       await limiter.close();
       await events.close();
       await counterDb?.close();
+      await standbys?.close();
       await opened.close();
     },
   };

@@ -9,6 +9,7 @@
 // database's; ages of backlogs follow the service's clock, like the due times they start from.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolUse } from './db/database.js';
+import type { StandbyReads } from './db/standby-reads.js';
 import type { JobBacklog } from './jobs.js';
 
 /** What the gauges read at each scrape. */
@@ -17,6 +18,8 @@ export interface ScrapeSources {
   deliveries(): Promise<{ due: number; scheduled: number; oldestDueSeconds: number }>;
   /** The database pools by name (`main`, and `counters` on PostgreSQL). */
   pools: Record<string, { poolUse(): PoolUse }>;
+  /** The standbys reads go to (EVMON_DATABASE_REPLICA_URLS), if any. */
+  standbys?: Pick<StandbyReads, 'standbys' | 'primaryReads'> | null;
 }
 
 /** A committed ledger row as the credit counters read it: charges are negative. */
@@ -101,6 +104,25 @@ export function serviceMetrics(sources: ScrapeSources) {
     labelNames: ['pool'] as const,
     registers,
   });
+  const standbyLag = new Gauge({
+    name: 'evmon_db_standby_lag_bytes',
+    help: 'Bytes of WAL a standby had not replayed at its last check, by standby (absent while it cannot be reached)',
+    labelNames: ['standby'] as const,
+    registers,
+  });
+  const standbyInUse = new Gauge({
+    name: 'evmon_db_standby_in_use',
+    help: 'Whether a standby serves reads now (1) or is left out until it catches up (0), by standby',
+    labelNames: ['standby'] as const,
+    registers,
+  });
+  const reads = new Counter({
+    name: 'evmon_db_reads_total',
+    help: 'Reads that take no lock, by where they ran: a standby, or the primary (with standbys configured)',
+    labelNames: ['target'] as const,
+    registers,
+  });
+  const readsCounted = new Map<string, number>();
   const lag = new Histogram({
     name: 'evmon_event_change_lag_seconds',
     help: 'Seconds from an event change being stored to a subscriber (sensors, beats) being done with it, by subscriber; observed by the process that ran it',
@@ -131,6 +153,22 @@ export function serviceMetrics(sources: ScrapeSources) {
       deliveryBacklog.set({ state: 'due' }, deliveries.value.due);
       deliveryBacklog.set({ state: 'scheduled' }, deliveries.value.scheduled);
       deliveryAge.set({ state: 'due' }, deliveries.value.oldestDueSeconds);
+    }
+    if (sources.standbys) {
+      standbyLag.reset();
+      const targets = [
+        ...sources.standbys.standbys().map((standby) => [standby.name, standby.reads] as const),
+        ['primary', sources.standbys.primaryReads()] as const,
+      ];
+      for (const standby of sources.standbys.standbys()) {
+        if (standby.lagBytes !== null) standbyLag.set({ standby: standby.name }, standby.lagBytes);
+        standbyInUse.set({ standby: standby.name }, standby.inUse ? 1 : 0);
+      }
+      // The counts are kept where the reads run; the counter takes what came since the last scrape.
+      for (const [target, count] of targets) {
+        reads.inc({ target }, count - (readsCounted.get(target) ?? 0));
+        readsCounted.set(target, count);
+      }
     }
     for (const [pool, database] of Object.entries(sources.pools)) {
       const use = database.poolUse();

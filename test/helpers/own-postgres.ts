@@ -43,7 +43,11 @@ const asRoot = process.getuid?.() === 0;
 const asPostgres = (command: string, args: string[]): [string, string[]] =>
   asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 
-export async function ownPostgres(owner: Owner, bin: string): Promise<OwnPostgres> {
+/**
+ * `standbyOf`: a hot standby of that server instead of a server of its own, made as an
+ * operator makes one (`pg_basebackup -R`: its data copied, then streaming from it).
+ */
+export async function ownPostgres(owner: Owner, bin: string, { standbyOf }: { standbyOf?: OwnPostgres } = {}): Promise<OwnPostgres> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evmon-pg-'));
   const remove = () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   process.once('exit', remove);
@@ -53,9 +57,12 @@ export async function ownPostgres(owner: Owner, bin: string): Promise<OwnPostgre
     fs.chownSync(dir, uid, gid);
   }
   const data = path.join(dir, 'data');
-  const [initCommand, initArgs] = asPostgres(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+  const primaryPort = standbyOf ? new URL(standbyOf.url).port : null;
+  const [initCommand, initArgs] = primaryPort
+    ? asPostgres(path.join(bin, 'pg_basebackup'), ['-D', data, '-R', '-X', 'stream', '-h', '127.0.0.1', '-p', primaryPort, '-U', 'postgres', '--no-sync'])
+    : asPostgres(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
   const init = spawnSync(initCommand, initArgs, { encoding: 'utf8' });
-  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
+  if (init.status !== 0) throw new Error(`${path.basename(initCommand === 'runuser' ? initArgs[3]! : initCommand)} failed: ${init.stderr}`);
   const port = await freePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
 

@@ -52,7 +52,8 @@ function eventById(view: EventView) {
   return { ...searchEventOf(view), revision: number, updated_at: at };
 }
 
-export function eventReads({ db, clock }: { db: Database; clock: Clock }) {
+export function eventReads({ db: primary, clock }: { db: Database; clock: Clock }) {
+  const db = primary.reads; // no lock taken: a standby's, when there are any
   return {
     async get(id: string) {
       const view = await currentEventView(db, id);

@@ -62,6 +62,13 @@ export interface PoolUse {
 
 export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /**
+   * Reads that take no lock and need not see this request's own transaction: on PostgreSQL
+   * with standbys, one that has replayed every write committed before the read began
+   * (standby-reads.ts), else this database itself. Writes, claims and reads that a write
+   * depends on use the database (or its transaction), never this.
+   */
+  readonly reads: Queryable;
   poolUse(): PoolUse;
   /**
    * Runs `work` in one transaction. On PGlite (one connection) every other query waits until

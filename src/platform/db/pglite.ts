@@ -71,11 +71,15 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
       inUse--;
     }
   };
-  return {
-    kind: 'pglite',
+  const counting: Queryable = {
     query: (sql, params) => counted(() => outer.query(sql, params)),
     exec: (sql) => counted(() => outer.exec(sql)),
     copyRows: (table, columns, rows) => counted(() => outer.copyRows(table, columns, rows)),
+  };
+  return {
+    kind: 'pglite',
+    ...counting,
+    reads: counting, // one database, no standbys
     poolUse: () => ({ total: 1, idle: inUse === 0 ? 1 : 0, waiting: Math.max(0, inUse - 1) }),
     async transaction(work) {
       if (closed) throw new DatabaseUnavailableError(new Error('the embedded database is closed'));

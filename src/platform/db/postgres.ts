@@ -107,7 +107,17 @@ export interface PostgresOptions {
   settings?: Record<string, string>;
 }
 
-export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
+/** PostgreSQL's database, with statements on one connection outside a transaction. */
+export interface PostgresDatabase extends Database {
+  /**
+   * Runs `work` on one connection of the pool, in no transaction: what it reads on one
+   * statement holds for the next (a standby's replay position, say), since a restart of the
+   * server would break that connection.
+   */
+  pinned<T>(work: (connection: Queryable) => Promise<T>): Promise<T>;
+}
+
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresDatabase> {
   // Settings travel in the start-up packet, so every connection has them before its first
   // query; they are added to any `options` the URL already carries (a search_path, say).
   // (pg reads them from the URL, which wins over a separate `options` field.)
@@ -155,7 +165,25 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     query: outer.query,
     exec: outer.exec,
     copyRows: outer.copyRows,
+    reads: outer, // the primary's own; the runtime puts the standbys' in its place (withStandbyReads)
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    async pinned(work) {
+      if (closed) throw unavailable();
+      const client = await pool.connect().catch((error) => {
+        throw classified(error);
+      });
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on('error', onError); // as in transaction() below
+      try {
+        return await work(asQueryable(client));
+      } finally {
+        client.off('error', onError);
+        client.release(broken);
+      }
+    },
     async transaction(work) {
       if (closed) throw unavailable();
       const client = await pool.connect().catch((error) => {

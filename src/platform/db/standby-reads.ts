@@ -1,0 +1,224 @@
+// Reads on PostgreSQL hot standbys (operations.md, "Read replicas"): the one place that decides
+// where a read that takes no lock runs. Services ask for `db.reads` and never name a host.
+//
+// Consistency, as GitLab's database load balancing keeps it (and across processes and keys):
+// a read asks the primary how far its WAL is flushed first, and a standby serves it only once
+// it has replayed that far, so it sees every write committed before the read began, whoever
+// made it (a commit returns once its record is flushed). Not the insert position: the rate
+// counters commit without waiting for the flush (runtime.ts), their WAL reaches the standby up
+// to 200 ms later, and every read would wait for it, though none of them reads the counters.
+// Reads that arrive while one such question waits to be sent share it, so a busy process asks
+// once per turn of its loop.
+// The standby's replay position is read on the connection the read then runs on: a standby
+// restarted in between (replaying again from an earlier point) would have broken it. One that
+// has not replayed that far is waited for briefly, then the read goes to the primary; one that
+// fails, lags beyond MAX_LAG_BYTES, or keeps a read waiting is left out until a check finds it
+// caught up again. A read never fails because a standby did.
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Database, Queryable, QueryOptions } from './database.js';
+import { DatabaseUnavailableError } from './failures.js';
+import { openPostgres, type PostgresDatabase } from './postgres.js';
+
+/** A standby whose replay is more than this behind the primary is left out (GitLab's bound). */
+export const MAX_LAG_BYTES = 8 * 2 ** 20;
+/** How long a read waits for a standby to replay the primary's position before going to the primary. */
+const CATCH_UP_MS = 25;
+/** How often each standby is checked: its lag, and whether one left out can come back. */
+const CHECK_MS = 1_000;
+/** Connections per standby. */
+const POOL_SIZE = 10;
+
+/** A WAL position ("16/B374D848") as a number of bytes. */
+export function parseLsn(text: string): bigint {
+  const [high, low] = text.split('/');
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
+}
+
+/** What the metrics and logs say of a standby. */
+export interface StandbyState {
+  /** host:port/database, without credentials. */
+  name: string;
+  /** Serving reads now. */
+  inUse: boolean;
+  /** Bytes of WAL it had not replayed at the last check (null: unreachable). */
+  lagBytes: number | null;
+  /** Reads it served. */
+  reads: number;
+}
+
+interface Standby extends StandbyState {
+  url: string;
+  db: PostgresDatabase | null;
+  opening: Promise<PostgresDatabase> | null;
+  /** Why it is left out (logged once as it goes out and once as it comes back). */
+  outBecause: string | null;
+}
+
+export interface StandbyReads {
+  /** Reads that take no lock: on a standby that has replayed the primary's position, else on the primary. */
+  reads: Queryable;
+  standbys(): StandbyState[];
+  /** Reads the primary served (none caught up, or all left out). */
+  primaryReads(): number;
+  /** Starts the checks. */
+  start(): void;
+  close(): Promise<void>;
+}
+
+const nameOf = (url: string) => {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+};
+
+export function standbyReads(primary: Database, urls: readonly string[], logger: Logger): StandbyReads {
+  const standbys: Standby[] = urls.map((url) => ({
+    url,
+    name: nameOf(url),
+    db: null,
+    opening: null,
+    inUse: false,
+    lagBytes: null,
+    reads: 0,
+    outBecause: 'not checked yet',
+  }));
+  let primaryReads = 0;
+  let next = 0;
+  let closed = false;
+  let timer: NodeJS.Timeout | null = null;
+
+  // The primary's position, asked once for every read that arrived before the question was sent.
+  let asking: Promise<bigint> | null = null;
+  const primaryPosition = (): Promise<bigint> => {
+    asking ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      asking = null;
+      const [row] = await primary.query<{ lsn: string }>('SELECT pg_current_wal_flush_lsn()::text AS lsn');
+      return parseLsn(row!.lsn);
+    });
+    return asking;
+  };
+
+  const opened = async (standby: Standby): Promise<PostgresDatabase> => {
+    if (standby.db) return standby.db;
+    standby.opening ??= openPostgres(standby.url, { poolSize: POOL_SIZE }).finally(() => {
+      standby.opening = null;
+    });
+    standby.db = await standby.opening;
+    return standby.db;
+  };
+
+  /** How far the server behind `connection` has replayed (0: not a standby, promoted or never one). */
+  const replayedOn = async (connection: Queryable): Promise<bigint> => {
+    const [row] = await connection.query<{ lsn: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS lsn');
+    return row!.lsn === null ? 0n : parseLsn(row!.lsn);
+  };
+
+  const leaveOut = (standby: Standby, because: string, error?: unknown): void => {
+    if (standby.outBecause === null) logger.warn({ standby: standby.name, err: error }, `standby left out of reads: ${because}`);
+    standby.inUse = false;
+    standby.outBecause = because;
+  };
+
+  /** Whether the standby behind `connection` has replayed `position`, waiting up to CATCH_UP_MS for it. */
+  const caughtUp = async (standby: Standby, connection: Queryable, position: bigint): Promise<boolean> => {
+    const started = performance.now();
+    for (;;) {
+      const replayed = await replayedOn(connection);
+      if (replayed >= position) return true;
+      if (replayed === 0n || performance.now() - started > CATCH_UP_MS) {
+        leaveOut(
+          standby,
+          replayed === 0n ? 'it is not replaying (not a standby)' : `it kept a read waiting ${CATCH_UP_MS} ms to replay the primary's position`,
+        );
+        return false;
+      }
+      await sleep(1);
+    }
+  };
+
+  /** The standbys in use, each read starting at the next one, so they share the reads. */
+  const rotation = (): Standby[] => {
+    const using = standbys.filter((standby) => standby.inUse);
+    if (using.length === 0) return using;
+    next = (next + 1) % using.length;
+    return [...using.slice(next), ...using.slice(0, next)];
+  };
+
+  async function read<T>(sql: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): Promise<T[]> {
+    const using = rotation();
+    if (using.length > 0) {
+      const position = await primaryPosition();
+      for (const standby of using) {
+        try {
+          const rows = await (await opened(standby)).pinned(async (connection) =>
+            (await caughtUp(standby, connection, position)) ? connection.query<T>(sql, params, options) : null,
+          );
+          if (rows === null) continue;
+          standby.reads++;
+          return rows;
+        } catch (error) {
+          // The read's own fault (a value refused, say) fails on the primary the same way.
+          if (!(error instanceof DatabaseUnavailableError)) throw error;
+          leaveOut(standby, 'a read on it failed', error);
+        }
+      }
+    }
+    primaryReads++;
+    return primary.query<T>(sql, params, options);
+  }
+
+  /** Each standby's lag; one left out comes back once reachable and caught up to the position asked before it was read. */
+  async function check(): Promise<void> {
+    const position = await primaryPosition();
+    await Promise.all(
+      standbys.map(async (standby) => {
+        try {
+          const replayed = await replayedOn(await opened(standby));
+          const lag = position > replayed ? Number(position - replayed) : 0;
+          standby.lagBytes = lag;
+          if (replayed === 0n) leaveOut(standby, 'it is not replaying (not a standby)');
+          else if (lag > MAX_LAG_BYTES) leaveOut(standby, `it lags ${lag} bytes behind the primary`);
+          else if (!standby.inUse && replayed >= position) {
+            if (standby.outBecause !== null) logger.info({ standby: standby.name }, 'standby back in use for reads');
+            standby.inUse = true;
+            standby.outBecause = null;
+          }
+        } catch (error) {
+          standby.lagBytes = null;
+          leaveOut(standby, 'it cannot be reached', error);
+        }
+      }),
+    );
+  }
+
+  const schedule = () => {
+    if (closed) return;
+    timer = setTimeout(() => {
+      check()
+        .catch((error) => logger.warn({ err: error }, 'the standbys could not be checked (the primary did not answer)'))
+        .finally(schedule);
+    }, CHECK_MS);
+    timer.unref();
+  };
+
+  return {
+    reads: {
+      query: (sql, params, options) => read(sql, params, options),
+      exec: (sql) => primary.exec(sql),
+      copyRows: (table, columns, rows) => primary.copyRows(table, columns, rows),
+    },
+    standbys: () => standbys.map(({ name, inUse, lagBytes, reads }) => ({ name, inUse, lagBytes, reads })),
+    primaryReads: () => primaryReads,
+    start() {
+      void check()
+        .catch((error) => logger.warn({ err: error }, 'the standbys could not be checked (the primary did not answer)'))
+        .finally(schedule);
+    },
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      await Promise.all(standbys.map(async (standby) => (await standby.opening?.catch(() => null))?.close() ?? standby.db?.close()));
+    },
+  };
+}

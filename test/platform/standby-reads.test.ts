@@ -1,0 +1,154 @@
+// Reads on a hot standby (platform/db/standby-reads.ts; operations.md, "Read replicas"): on a
+// primary of the test's own and a standby made from it with `pg_basebackup -R`, every row
+// written before a read is seen by it, whether the standby serves it, lags, has its replay
+// paused, is killed or comes back; the standby serves the reads again once caught up. And two
+// api processes on them: what one ingests, the other reads at once.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pino } from 'pino';
+import type { Database } from '../../src/platform/db/database.js';
+import { openPostgres } from '../../src/platform/db/postgres.js';
+import { standbyReads, type StandbyReads } from '../../src/platform/db/standby-reads.js';
+import { testCorpus } from '../helpers/corpus.js';
+import { bearer } from '../helpers/http.js';
+import { scrape } from '../helpers/metrics.js';
+import { ownPostgres, postgresBinDir } from '../helpers/own-postgres.js';
+import { runOwned } from '../helpers/processes.js';
+import { PG_URL, programArgs, ROOT, spawnServer, tempDir, timeLimit } from '../helpers/server.js';
+
+const BIN = postgresBinDir();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `done` holds, checking every 50 ms, for at most `ms`. */
+async function until(what: string, done: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Writes a row on the primary and reads it back at once through the reads; answers where it was read. */
+async function writeThenRead(primary: Database, routing: StandbyReads, n: number): Promise<'standby' | 'primary'> {
+  const before = routing.primaryReads();
+  await primary.query('INSERT INTO written (n) VALUES ($1)', [n]);
+  const rows = await routing.reads.query<{ n: number }>('SELECT n FROM written WHERE n = $1', [n]);
+  assert.deepEqual(
+    rows.map((row) => row.n),
+    [n],
+    `row ${n}, committed before the read, is seen by it`,
+  );
+  return routing.primaryReads() > before ? 'primary' : 'standby';
+}
+
+describe('reads on a hot standby', {
+  skip: PG_URL === null || BIN === null ? 'needs PostgreSQL (EVMON_TEST_DATABASE_URL, and its server binaries)' : false,
+}, () => {
+  it('sees every write committed before it, through pauses, a kill and a restart of the standby', async (t) => {
+    const primaryServer = await ownPostgres(t, BIN!);
+    const standbyServer = await ownPostgres(t, BIN!, { standbyOf: primaryServer });
+    const primary = await openPostgres(primaryServer.url);
+    const logged: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line).msg) });
+    const routing = standbyReads(primary, [standbyServer.url], logger);
+    t.after(async () => {
+      await routing.close();
+      await primary.close();
+    });
+    await primary.exec('CREATE TABLE written (n int PRIMARY KEY)');
+    routing.start();
+    await until('the standby is in use', () => routing.standbys()[0]!.inUse);
+
+    // Replay running: reads go to the standby, and see what was written just before.
+    const places: string[] = [];
+    for (let n = 1; n <= 40; n++) places.push(await writeThenRead(primary, routing, n));
+    const onStandby = places.filter((place) => place === 'standby').length;
+    assert.ok(onStandby >= 36, `the standby served ${onStandby} of 40 reads right after their writes`);
+    assert.equal(routing.standbys()[0]!.reads, onStandby);
+
+    // Replay paused: a read does not see a stale standby; it goes to the primary.
+    await standbyServer.admin('SELECT pg_wal_replay_pause()');
+    assert.equal(await writeThenRead(primary, routing, 100), 'primary');
+    assert.equal(routing.standbys()[0]!.inUse, false, 'left out once it kept a read waiting');
+    assert.equal(await writeThenRead(primary, routing, 101), 'primary');
+    await standbyServer.admin('SELECT pg_wal_replay_resume()');
+    await until('the standby is back in use', () => routing.standbys()[0]!.inUse);
+    assert.equal(await writeThenRead(primary, routing, 102), 'standby');
+
+    // Killed: reads keep answering, from the primary, and never fail.
+    await standbyServer.stop('immediate');
+    for (let n = 200; n < 210; n++) assert.equal(await writeThenRead(primary, routing, n), 'primary');
+    await until('the standby is left out', () => !routing.standbys()[0]!.inUse && routing.standbys()[0]!.lagBytes === null);
+    for (let n = 210; n < 220; n++) assert.equal(await writeThenRead(primary, routing, n), 'primary');
+
+    // Started again: it replays what it missed, comes back, and serves.
+    await standbyServer.start();
+    await until('the standby is back in use after its restart', () => routing.standbys()[0]!.inUse);
+    const after: string[] = [];
+    for (let n = 300; n < 320; n++) after.push(await writeThenRead(primary, routing, n));
+    assert.ok(after.filter((place) => place === 'standby').length >= 16, `the standby served again: ${after.join(' ')}`);
+    const rows = await routing.reads.query<{ count: number }>('SELECT count(*)::int AS count FROM written');
+    assert.equal(rows[0]!.count, 40 + 3 + 20 + 20);
+
+    assert.ok(
+      logged.some((line) => line.startsWith('standby left out of reads')),
+      'leaving out is logged',
+    );
+    assert.ok(logged.includes('standby back in use for reads'), 'coming back is logged');
+  });
+
+  it('two api processes on a primary and its standby: an event ingested through one is read at once through the other, replay running or paused', {
+    timeout: timeLimit({ starts: 2, otherMs: 90_000 }),
+  }, async (t) => {
+    const primaryServer = await ownPostgres(t, BIN!);
+    const standbyServer = await ownPostgres(t, BIN!, { standbyOf: primaryServer });
+    const env = { EVMON_DATABASE_URL: primaryServer.url, EVMON_DATABASE_REPLICA_URLS: standbyServer.url, EVMON_ROLE: 'api' };
+    const writer = await spawnServer(t, { ...env, EVMON_DATA_DIR: tempDir() });
+    const reader = await spawnServer(t, { ...env, EVMON_DATA_DIR: tempDir() });
+    const corpus = testCorpus(writer);
+    const type = await corpus.eventType();
+    const outlet = await corpus.outlet();
+    const { key } = await corpus.account(0, ['EVENTS_READ']);
+    const standby = `127.0.0.1:${new URL(standbyServer.url).port}/postgres`;
+    const inUse = async () => (await scrape(reader.http)).value('evmon_db_standby_in_use', { standby }) === 1;
+    await until('the reader uses its standby', inUse);
+
+    const ingestThenRead = async (n: number) => {
+      const id = await corpus.article({
+        outlet_id: outlet,
+        event_type_id: type.id,
+        url: `https://example.com/${n}`,
+        roles: [{ role: 'party', entity_id: await corpus.entity() }],
+      });
+      const read = await reader.http.get(`/v1/events/${id}`, bearer(key));
+      assert.equal(read.status, 200, `event ${n}, ingested through the other process, is read at once: ${read.text}`);
+      assert.equal(read.json.id, id);
+    };
+    for (let n = 0; n < 20; n++) await ingestThenRead(n);
+    const running = await scrape(reader.http);
+    const onStandby = running.value('evmon_db_reads_total', { target: standby });
+    assert.ok(onStandby > running.value('evmon_db_reads_total', { target: 'primary' }), `most reads on the standby: ${onStandby}`);
+
+    await standbyServer.admin('SELECT pg_wal_replay_pause()');
+    for (let n = 20; n < 25; n++) await ingestThenRead(n);
+    const paused = await scrape(reader.http);
+    assert.equal(paused.value('evmon_db_standby_in_use', { standby }), 0, 'left out while paused');
+    assert.ok(paused.value('evmon_db_reads_total', { target: 'primary' }) >= 5, 'the reads went to the primary');
+    await standbyServer.admin('SELECT pg_wal_replay_resume()');
+    await until('the reader uses its standby again', inUse);
+    for (let n = 25; n < 30; n++) await ingestThenRead(n);
+    assert.ok((await scrape(reader.http)).value('evmon_db_reads_total', { target: standby }) > onStandby, 'the standby serves again');
+  });
+
+  it('when EVMON_DATABASE_REPLICA_URLS is set on the embedded database, then start-up refuses, saying it needs PostgreSQL', {
+    skip: false,
+    timeout: timeLimit({ runs: 1 }),
+  }, async (t) => {
+    const result = await runOwned(t, process.execPath, programArgs('src/main.ts'), {
+      cwd: ROOT,
+      env: { ...process.env, EVMON_DATABASE_REPLICA_URLS: 'postgres://127.0.0.1:5999/x', EVMON_DATABASE_URL: '', EVMON_DATA_DIR: tempDir() },
+    });
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /EVMON_DATABASE_REPLICA_URLS needs EVMON_DATABASE_URL=postgres:\/\/…/);
+  });
+});
