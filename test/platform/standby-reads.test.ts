@@ -138,6 +138,21 @@ describe('reads on a hot standby', {
     await until('the reader uses its standby again', inUse);
     for (let n = 25; n < 30; n++) await ingestThenRead(n);
     assert.ok((await scrape(reader.http)).value('evmon_db_reads_total', { target: standby }) > onStandby, 'the standby serves again');
+
+    // A sensor made through one process is read at once through the other, alone and in its list.
+    const owner = await corpus.account(0, ['SENSORS_READ', 'SENSORS_WRITE']);
+    for (let n = 0; n < 10; n++) {
+      const made = await writer.http.post(
+        '/v1/sensors',
+        { name: `sensor ${n}`, filter: { event_type_id: type.id }, actions: [{ type: 'webhook', url: 'https://example.com/hook' }] },
+        bearer(owner.key),
+      );
+      assert.equal(made.status, 201, made.text);
+      const read = await reader.http.get(`/v1/sensors/${made.json.id}`, bearer(owner.key));
+      assert.equal(read.status, 200, `sensor ${n} is read at once through the other process: ${read.text}`);
+      const list = await reader.http.get('/v1/sensors?limit=100', bearer(owner.key));
+      assert.equal(list.json.data.length, n + 1, 'the list holds every sensor made before it');
+    }
   });
 
   it('when EVMON_DATABASE_REPLICA_URLS is set on the embedded database, then start-up refuses, saying it needs PostgreSQL', {

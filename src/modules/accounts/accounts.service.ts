@@ -61,6 +61,7 @@ export function planView(row: PlanRow): Plan {
 const notFound = (what: string, id: string) => new ProblemError('not-found', `No ${what} with id ${id}.`);
 
 export function accountsService({ db, clock, newId, keyCache, onLedger }: AccountsDeps) {
+  const reads = db.reads; // for the methods that only read and take no lock (a standby's, when there are any)
   async function requirePlan(tx: Parameters<Parameters<Database['transaction']>[0]>[0], name: string) {
     const plan = await store.getPlan(tx, name);
     if (!plan) {
@@ -100,7 +101,7 @@ export function accountsService({ db, clock, newId, keyCache, onLedger }: Accoun
     },
 
     async getAccount(id: string): Promise<Account> {
-      const row = await store.getAccount(db, id);
+      const row = await store.getAccount(reads, id);
       if (!row) throw notFound('account', id);
       return accountView(row);
     },
@@ -141,7 +142,7 @@ export function accountsService({ db, clock, newId, keyCache, onLedger }: Accoun
     },
 
     async ledgerSum(id: string): Promise<number> {
-      return (await store.ledgerSum(db, id))?.total ?? 0;
+      return (await store.ledgerSum(reads, id))?.total ?? 0;
     },
 
     async createApiKey(accountId: string, input: { name: string; scopes: Scope[] }): Promise<ApiKey> {
@@ -188,11 +189,11 @@ export function accountsService({ db, clock, newId, keyCache, onLedger }: Accoun
 
     async listApiKeys(accountId: string): Promise<ApiKey[]> {
       await this.getAccount(accountId);
-      return (await store.listApiKeys(db, accountId)).map((row) => apiKeyView(row));
+      return (await store.listApiKeys(reads, accountId)).map((row) => apiKeyView(row));
     },
 
     async listPlans(): Promise<Plan[]> {
-      return (await store.listPlans(db)).map(planView);
+      return (await store.listPlans(reads)).map(planView);
     },
 
     async putPlan(name: string, values: PlanValues): Promise<Plan> {

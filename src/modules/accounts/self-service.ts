@@ -12,7 +12,8 @@ import type { CreditTransaction, SelfAccount } from './self-service.schemas.js';
 import { SELF_PLAN_FIELDS } from './self-service.schemas.js';
 import { selfServiceStore as store } from './self-service.store.js';
 
-export function selfService({ db, clock }: { db: Database; clock: Clock }) {
+export function selfService({ db: primary, clock }: { db: Database; clock: Clock }) {
+  const db = primary.reads; // it only reads, and takes no lock: a standby's reads when there are any
   /** The ledger position a `starting_after` names (a transaction of this account), or null without one. */
   async function positionOf(accountId: string, startingAfter: string | undefined): Promise<number | null> {
     if (startingAfter === undefined) return null;

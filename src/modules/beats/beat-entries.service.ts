@@ -51,7 +51,8 @@ function entryView(row: EntryRow): BeatEntry {
   };
 }
 
-export function beatEntriesService({ db, clock, cursors }: BeatEntriesDeps) {
+export function beatEntriesService({ db: primary, clock, cursors }: BeatEntriesDeps) {
+  const db = primary.reads; // it only reads, and takes no lock: a standby's reads when there are any
   /** The read a body asks for; every mistake is a 400 naming its member. Nothing is looked up. */
   function parse(beatId: string, body: EntriesBody): Read {
     if (body.cursor !== undefined) {

@@ -73,6 +73,7 @@ function completeClause(id: string, input: ClauseInput): Clause {
 }
 
 export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
+  const reads = db.reads; // for the methods that only read and take no lock (a standby's, when there are any)
   /** The content rules a schema cannot state (400, pointing into the body). */
   async function checkClauses(clauses: readonly ClauseInput[], options: { create: boolean }): Promise<void> {
     const errors: FieldError[] = [];
@@ -180,9 +181,9 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
     },
 
     async list(accountId: string) {
-      const plan = await entitled(db, accountId);
+      const plan = await entitled(reads, accountId);
       const now = clock.now();
-      const rows = await store.list(db, accountId);
+      const rows = await store.list(reads, accountId);
       return { object: 'list' as const, data: rows.map((row) => beatView(row, plan, now)), has_more: false as const, next_cursor: null };
     },
 
@@ -192,12 +193,12 @@ export function beatsService({ db, clock, newId, jobs }: BeatsDeps) {
      */
     async names(accountId: string, ids: readonly string[]): Promise<Map<string, string>> {
       if (ids.length === 0) return new Map();
-      return new Map((await store.names(db, accountId, ids)).map((row) => [row.id, row.name]));
+      return new Map((await store.names(reads, accountId, ids)).map((row) => [row.id, row.name]));
     },
 
     async get(accountId: string, id: string): Promise<Beat> {
-      const plan = await entitled(db, accountId);
-      const row = await store.get(db, accountId, id);
+      const plan = await entitled(reads, accountId);
+      const row = await store.get(reads, accountId, id);
       if (!row) throw notFound(id);
       return beatView(row, plan, clock.now());
     },

@@ -65,6 +65,7 @@ function checkRolesAndTemplate(roles: readonly { code_name: string }[], template
 }
 
 export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
+  const reads = db.reads; // for the methods that only read and take no lock (a standby's, when there are any)
   /**
    * The events naming an entity get their state recomputed in the background; the search
    * index reads them again at once (their entities read through survivors, event-entities.ts).
@@ -91,7 +92,7 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
     },
 
     async listOutlets({ query, limit, starting_after }: { query?: string; limit: number; starting_after?: string }) {
-      const rows = await store.outlets(db, query ?? null, limit + 1, starting_after ?? null);
+      const rows = await store.outlets(reads, query ?? null, limit + 1, starting_after ?? null);
       return listPage(
         rows.map((row) => ({ object: 'news_outlet' as const, ...row })),
         limit,
@@ -134,10 +135,10 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
     },
 
     async searchEntities(query: string, limit: number, startingAfter?: string) {
-      if (startingAfter && !(await store.getEntity(db, startingAfter))) {
+      if (startingAfter && !(await store.getEntity(reads, startingAfter))) {
         throw new ProblemError('validation-failed', 'starting_after names no entity.');
       }
-      const rows = await store.searchEntities(db, query, limit + 1, startingAfter ?? null);
+      const rows = await store.searchEntities(reads, query, limit + 1, startingAfter ?? null);
       return listPage(rows.map(entityView), limit);
     },
 
@@ -219,19 +220,19 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
       });
     },
 
-    getEventType: (id: string) => loadEventType(db, id),
+    getEventType: (id: string) => loadEventType(reads, id),
 
     /** Names by id, for showing an account's saved filters (beat clauses) in words; ids not found (or lists it cannot use) are left out. */
     async names(accountId: string, ids: Parameters<typeof store.namesOf>[2]): Promise<ReferenceNames> {
       const names: ReferenceNames = { eventTypes: new Map(), roles: new Map(), entities: new Map(), entityLists: new Map(), outlets: new Map() };
       const into = { event_type: names.eventTypes, role: names.roles, entity: names.entities, entity_list: names.entityLists, outlet: names.outlets };
-      for (const row of await store.namesOf(db, accountId, ids)) into[row.kind].set(row.key, row.name);
+      for (const row of await store.namesOf(reads, accountId, ids)) into[row.kind].set(row.key, row.name);
       return names;
     },
 
     /** Event types accepting reports, public view, in the list envelope (not paged: one page, `has_more` false). */
     async listEventTypes() {
-      const types = await store.acceptingEventTypes(db);
+      const types = await store.acceptingEventTypes(reads);
       const roles = await store.rolesOf(
         db,
         types.map((t) => t.id),

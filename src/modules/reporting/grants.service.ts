@@ -84,6 +84,7 @@ function publicView(view: ReportingGrant & { _row: GrantRow }): ReportingGrant {
 }
 
 export function grantsService({ db, clock, newId }: GrantsDeps) {
+  const reads = db.reads; // for the methods that only read and take no lock (a standby's, when there are any)
   async function opsGrant(q: Queryable, id: string) {
     const row = await store.get(q, id);
     if (!row) throw notFound(id);
@@ -150,9 +151,9 @@ export function grantsService({ db, clock, newId }: GrantsDeps) {
 
     /** The account's grants, newest first; none without the entity reporting entitlement. */
     async list(accountId: string) {
-      const account = await accountsStore.getAccount(db, accountId);
-      const rows = account?.entity_reporting ? await store.ofAccount(db, accountId) : [];
-      const data = (await grantViews(db, rows, clock.now())).map(publicView);
+      const account = await accountsStore.getAccount(reads, accountId);
+      const rows = account?.entity_reporting ? await store.ofAccount(reads, accountId) : [];
+      const data = (await grantViews(reads, rows, clock.now())).map(publicView);
       return { object: 'list' as const, data, has_more: false, next_cursor: null };
     },
 

@@ -89,6 +89,7 @@ function lowercaseIds(input: CreateReportBody): CreateReportBody {
 }
 
 export function reportsService({ db, clock, newId, jobs, grants, events }: ReportsDeps) {
+  const reads = db.reads; // for the methods that only read and take no lock (a standby's, when there are any)
   return {
     /**
      * Files a report. Its id is UUIDv5 of the API key id and the Idempotency-Key, so a
@@ -150,16 +151,16 @@ export function reportsService({ db, clock, newId, jobs, grants, events }: Repor
     },
 
     async get(accountId: string, id: string): Promise<Report> {
-      const row = await store.get(db, id);
+      const row = await store.get(reads, id);
       if (!row || row.account_id !== accountId) throw notFound(id);
       return reportView(row);
     },
 
     async list(accountId: string, limit: number, startingAfter?: string) {
-      if (startingAfter !== undefined && !(await store.isOwn(db, accountId, startingAfter))) {
+      if (startingAfter !== undefined && !(await store.isOwn(reads, accountId, startingAfter))) {
         throw fieldProblem('/starting_after', 'names no report of this account');
       }
-      const rows = await store.page(db, accountId, limit + 1, startingAfter ?? null);
+      const rows = await store.page(reads, accountId, limit + 1, startingAfter ?? null);
       return listPage(rows.map(reportView), limit);
     },
 

@@ -72,17 +72,19 @@ interface CursorState {
 const invalid = (errors: FieldError[], detail = 'The search request is not valid.') => new ProblemError('validation-failed', detail, { errors });
 
 export function searchService({ db, clock, newId, cursors, onLedger, index, pause }: SearchDeps) {
+  // Every read of a search takes no lock: a standby's, when there are any. The charge alone writes.
+  const reads = db.reads;
   async function checkFilter(searcher: Searcher, body: SearchBody, listRefusal: UnusableListRefusal): Promise<void> {
     const errors: FieldError[] = [];
     if (body.event_type_id) {
-      const roles = await referenceStore.roleCodeNames(db, body.event_type_id);
+      const roles = await referenceStore.roleCodeNames(reads, body.event_type_id);
       if (!roles) errors.push({ pointer: '/event_type_id', detail: 'names no event type' });
       body.role_filters?.forEach((rf, i) => {
         if (roles && !roles.has(rf.role_code_name)) errors.push({ pointer: `/role_filters/${i}/role_code_name`, detail: 'is not a role of the event type' });
       });
     }
     errors.push(...roleFilterValueErrors(body.role_filters, ''));
-    const refused = await unusableEntityLists(db, searcher.accountId, entityListReferences(body, ''));
+    const refused = await unusableEntityLists(reads, searcher.accountId, entityListReferences(body, ''));
     if (listRefusal === 'entity-list-inaccessible') {
       if (errors.length > 0) throw invalid(errors);
       if (refused.length > 0) throw entityListsInaccessible(refused);
@@ -109,7 +111,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
     // The filter checks and the account are independent reads: on PostgreSQL they run at once,
     // each on a connection of its own (PGlite takes them in turn). A refused search stops there,
     // before anything is counted, and its refusals are told in the order they always were.
-    const [checked, accountRead] = await Promise.allSettled([checkFilter(searcher, body, listRefusal), accountAndPlan(db, searcher.accountId)]);
+    const [checked, accountRead] = await Promise.allSettled([checkFilter(searcher, body, listRefusal), accountAndPlan(reads, searcher.accountId)]);
     if (checked.status === 'rejected') throw checked.reason;
     if (accountRead.status === 'rejected') throw accountRead.reason;
     const { account, plan } = accountRead.value;
@@ -153,7 +155,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
    * reported from `windowStart`; pages take their candidates from the index in memory.
    */
   function eventsOf(filter: EventFilter, countedUpTo: number, windowStart: Date) {
-    return filteredEvents(db, [filter], { countedUpTo, windowStart }, index);
+    return filteredEvents(reads, [filter], { countedUpTo, windowStart }, index);
   }
 
   /**
@@ -165,9 +167,9 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
   async function count(filter: EventFilter, windowStart: Date, limit: number) {
     const indexed = await index.search(filter, windowStart, limit);
     if (indexed) return { reportSeq: indexed.countedUpTo, totalCount: indexed.count, newest: indexed.page };
-    const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart, limit) : null;
+    const byDay = countableByDay(filter) ? await countByDay(reads, filter, windowStart, limit) : null;
     if (byDay) return { reportSeq: byDay.countedUpTo, totalCount: byDay.count, newest: byDay.newest };
-    const reportSeq = await receivedUpTo(db);
+    const reportSeq = await receivedUpTo(reads);
     const counted = await (await eventsOf(filter, reportSeq, windowStart)).countAndNewest(limit);
     return { reportSeq, totalCount: counted.count, newest: counted.page };
   }
@@ -189,7 +191,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
   async function pageOf(rows: readonly EventPosition[], size: number, countedUpTo: number) {
     const shown = rows.slice(0, size);
     const views = await loadEventViews(
-      db,
+      reads,
       shown.map((row) => row.id),
       { seq: countedUpTo },
     );
@@ -271,7 +273,7 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
         'A continuation takes only `cursor` and `limit`.',
       );
     let state = readCursor(body.cursor!);
-    const execution = await store.getExecution(db, state.executionId);
+    const execution = await store.getExecution(reads, state.executionId);
     const notFound = () => new ProblemError('not-found', 'No search execution of this account matches the cursor.');
     if (execution && execution.account_id !== searcher.accountId) throw notFound();
     // An execution deleted a week after expiry is still known expired from its cursor.

@@ -121,6 +121,7 @@ function withIds(actions: readonly CheckedAction[], previous: readonly StoredAct
 }
 
 export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks, secrets }: SensorsDeps) {
+  const reads = db.reads; // for the methods that only read and take no lock (a standby's, when there are any)
   /** The content rules a schema cannot state. */
   async function checkFilter(q: Queryable, accountId: string, filter: SensorFilter): Promise<void> {
     const names = filter.involved_entity_ids.length + filter.involved_entity_list_ids.length + filter.required_source_news_outlet_ids.length;
@@ -188,13 +189,13 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks,
     },
 
     async get(accountId: string, id: string): Promise<Sensor> {
-      const row = await store.get(db, accountId, id);
+      const row = await store.get(reads, accountId, id);
       if (!row) throw notFound(id);
       return view(row);
     },
 
     async list(accountId: string, query: ListQuery) {
-      const rows = await store.list(db, accountId, query.starting_after ?? null, query.limit + 1);
+      const rows = await store.list(reads, accountId, query.starting_after ?? null, query.limit + 1);
       return listPage(
         rows.map((row) => view(row)),
         query.limit,
@@ -310,9 +311,9 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks,
     },
 
     async deliveries(accountId: string, id: string, query: ListQuery & { type?: DeliveryType }) {
-      const row = await store.get(db, accountId, id);
+      const row = await store.get(reads, accountId, id);
       if (!row) throw notFound(id);
-      const rows = await store.deliveries(db, id, { startingAfter: query.starting_after, limit: query.limit + 1, type: query.type });
+      const rows = await store.deliveries(reads, id, { startingAfter: query.starting_after, limit: query.limit + 1, type: query.type });
       // The fields an update changed ride along for the console; the REST answer's schema leaves them out.
       return listPage(
         rows.map((row) => ({ ...deliveryView(row), changed_fields: row.changed_fields })),
@@ -322,9 +323,9 @@ export function sensorsService({ db, clock, newId, outbox, allowPrivateWebhooks,
 
     /** How the sensor's deliveries of each of the last `days` UTC days (today included) turned out; pending ones are not counted. */
     async deliveryOutcomes(accountId: string, id: string, days: number) {
-      if (!(await store.get(db, accountId, id))) throw notFound(id);
+      if (!(await store.get(reads, accountId, id))) throw notFound(id);
       const range = lastUtcDays(clock.now(), days);
-      const rows = await store.outcomesByDay(db, id, range.from, range.until);
+      const rows = await store.outcomesByDay(reads, id, range.from, range.until);
       return { days: range.days, succeeded: perDay(range, rows, (row) => row.succeeded), failed: perDay(range, rows, (row) => row.failed) };
     },
   };
