@@ -96,12 +96,26 @@ export interface LoadLog {
   reports: string[];
 }
 
-type Op = (client: HttpClient) => Promise<{ response: HttpResponse; allowed: number[]; onSuccess?: (json: any) => void }>;
+type Op = (client: HttpClient) => Promise<{
+  response: HttpResponse;
+  allowed: number[];
+  onSuccess?: (json: any) => void;
+  /** What was made or changed, read at once through `other`: null when there is nothing to read. */
+  readBack?: (json: any, other: HttpClient) => Promise<HttpResponse> | null;
+  /** Whether what was read back is at least as new as what was answered (when the read alone cannot tell). */
+  fresh?: (answered: any, read: any) => boolean;
+}>;
 
 export interface LoadOptions {
   workers: number;
   /** Whether a request may end without an answer (its process killed). */
   networkErrorsAllowed: boolean;
+  /**
+   * Each create or change answered is read back at once through `other(client)` (another
+   * process than the one that made it), and must be found (200); its outcome is counted as
+   * "<op> read back <status>". Only 2xx is allowed then: no fault of the database is expected.
+   */
+  readBack?: (client: HttpClient) => HttpClient;
 }
 
 /**
@@ -129,6 +143,8 @@ export function startLoad(
         ),
         allowed: [200, 502, 503],
         onSuccess: (json) => log.executions.push(json.execution_id),
+        // Its next page: the execution, just charged, continued through another process.
+        readBack: (json, other) => (json.next_cursor ? other.post('/v1/events/search', { cursor: json.next_cursor }, bearer(world.searcher.key)) : null),
       }),
     ],
     [
@@ -142,6 +158,7 @@ export function startLoad(
         ),
         allowed: [201, 503],
         onSuccess: (json) => log.events.push(json.incident_id),
+        readBack: (json, other) => other.get(`/v1/events/${json.incident_id}`, bearer(world.searcher.key)),
       }),
     ],
     [
@@ -162,6 +179,7 @@ export function startLoad(
         ),
         allowed: [201, 503],
         onSuccess: (json) => log.reports.push(json.id),
+        readBack: (json, other) => other.get(`/v1/reports/${json.id}`, bearer(world.reporter.key)),
       }),
     ],
     [
@@ -181,6 +199,9 @@ export function startLoad(
           body: { description: `edit ${unique()}` },
         }),
         allowed: [200, 503],
+        readBack: (_json, other) => other.get(`/v1/sensors/${world.sensor.id}`, bearer(world.watcher.key)),
+        // Other clients edit it too, so a later edit may be read; never an earlier one.
+        fresh: (answered, read) => read.updated_at >= answered.updated_at,
       }),
     ],
   ];
@@ -204,10 +225,20 @@ export function startLoad(
       }
       const [name, op] = choose();
       try {
-        const { response, allowed, onSuccess } = await op(client);
+        const { response, allowed, onSuccess, readBack, fresh } = await op(client);
         count(`${name} ${response.status}`);
-        if (!allowed.includes(response.status)) log.unexpected.push(`${name}: ${response.status} ${response.text.slice(0, 300)}`);
-        else if (response.status < 300) onSuccess?.(response.json);
+        const expected = options.readBack ? allowed.filter((status) => status < 300) : allowed;
+        if (!expected.includes(response.status)) log.unexpected.push(`${name}: ${response.status} ${response.text.slice(0, 300)}`);
+        else if (response.status < 300) {
+          onSuccess?.(response.json);
+          const read = options.readBack && readBack ? await readBack(response.json, options.readBack(client)) : null;
+          if (read) {
+            count(`${name} read back ${read.status}`);
+            if (read.status !== 200) log.unexpected.push(`${name} read back through another process: ${read.status} ${read.text.slice(0, 300)}`);
+            else if (fresh && !fresh(response.json, read.json))
+              log.unexpected.push(`${name} read back through another process older than answered: ${read.text.slice(0, 300)}`);
+          }
+        }
       } catch (error) {
         count(`${name} no answer: ${(error as Error).message.slice(0, 60)}`);
         if (!options.networkErrorsAllowed) log.unexpected.push(`${name}: no answer (${(error as Error).message})`);
