@@ -7,8 +7,10 @@
 // made it (a commit returns once its record is flushed). Not the insert position: the rate
 // counters commit without waiting for the flush (runtime.ts), their WAL reaches the standby up
 // to 200 ms later, and every read would wait for it, though none of them reads the counters.
-// Reads that arrive while one such question waits to be sent share it, so a busy process asks
-// once per turn of its loop.
+// Reads that arrive together (in one turn of the event loop, before the question is sent)
+// share it. The standby is asked how far it has replayed at the same time: a position it had
+// replayed before the primary's was read is past it all the same, so the check costs one
+// round trip, not two.
 // The standby's replay position is read on the connection the read then runs on: a standby
 // restarted in between (replaying again from an earlier point) would have broken it. One that
 // has not replayed that far is waited for briefly, then the read goes to the primary; one that
@@ -27,6 +29,11 @@ export const MAX_LAG_BYTES = 8 * 2 ** 20;
 const CATCH_UP_MS = 25;
 /** How often each standby is checked: its lag, and whether one left out can come back. */
 const CHECK_MS = 1_000;
+/**
+ * How often while one is left out: a standby that kept one read waiting under a burst of writes
+ * is usually caught up again within milliseconds, and its share of the reads comes back then.
+ */
+const RECHECK_MS = 100;
 /** Connections per standby. */
 const POOL_SIZE = 10;
 
@@ -91,7 +98,7 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
   // The primary's position, asked once for every read that arrived before the question was sent.
   let asking: Promise<bigint> | null = null;
   const primaryPosition = (): Promise<bigint> => {
-    asking ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+    asking ??= Promise.resolve().then(async () => {
       asking = null;
       const [row] = await primary.query<{ lsn: string }>('SELECT pg_current_wal_flush_lsn()::text AS lsn');
       return parseLsn(row!.lsn);
@@ -120,11 +127,11 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
     standby.outBecause = because;
   };
 
-  /** Whether the standby behind `connection` has replayed `position`, waiting up to CATCH_UP_MS for it. */
-  const caughtUp = async (standby: Standby, connection: Queryable, position: bigint): Promise<boolean> => {
+  /** Whether the standby behind `connection` has replayed the primary's `position`, waiting up to CATCH_UP_MS for it. */
+  const caughtUp = async (standby: Standby, connection: Queryable, primaryAt: Promise<bigint>): Promise<boolean> => {
     const started = performance.now();
+    let [position, replayed] = await Promise.all([primaryAt, replayedOn(connection)]);
     for (;;) {
-      const replayed = await replayedOn(connection);
       if (replayed >= position) return true;
       if (replayed === 0n || performance.now() - started > CATCH_UP_MS) {
         leaveOut(
@@ -134,6 +141,7 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
         return false;
       }
       await sleep(1);
+      replayed = await replayedOn(connection);
     }
   };
 
@@ -148,7 +156,8 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
   async function read<T>(sql: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): Promise<T[]> {
     const using = rotation();
     if (using.length > 0) {
-      const position = await primaryPosition();
+      const position = primaryPosition();
+      position.catch(() => undefined); // a primary that does not answer fails the read on it below
       for (const standby of using) {
         try {
           const rows = await (await opened(standby)).pinned(async (connection) =>
@@ -158,8 +167,16 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
           standby.reads++;
           return rows;
         } catch (error) {
-          // The read's own fault (a value refused, say) fails on the primary the same way.
-          if (!(error instanceof DatabaseUnavailableError)) throw error;
+          // The read's own fault (a value refused, say) fails on the primary the same way; and
+          // a primary that did not tell its position is the primary's failure, not the standby's.
+          if (
+            !(error instanceof DatabaseUnavailableError) ||
+            (await position.then(
+              () => false,
+              () => true,
+            ))
+          )
+            throw error;
           leaveOut(standby, 'a read on it failed', error);
         }
       }
@@ -198,7 +215,7 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
       check()
         .catch((error) => logger.warn({ err: error }, 'the standbys could not be checked (the primary did not answer)'))
         .finally(schedule);
-    }, CHECK_MS);
+    }, standbys.some((standby) => !standby.inUse) ? RECHECK_MS : CHECK_MS);
     timer.unref();
   };
 
