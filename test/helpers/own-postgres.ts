@@ -36,6 +36,11 @@ export interface OwnPostgres {
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
   /** Starts it again on the same port and folder, once it accepts connections. */
   start(): Promise<void>;
+  /**
+   * Stops every process of the server (SIGSTOP) or lets them go on (SIGCONT): a server that
+   * keeps its connections open and answers nothing, as a machine that hangs does.
+   */
+  freeze(frozen: boolean): void;
 }
 
 const asRoot = process.getuid?.() === 0;
@@ -133,5 +138,17 @@ export async function ownPostgres(owner: Owner, bin: string, { standbyOf }: { st
       server = null;
     },
     start,
+    freeze(frozen) {
+      const postmaster = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const children = fs.readdirSync('/proc').filter((entry) => {
+        if (!/^\d+$/.test(entry)) return false;
+        try {
+          return Number(fs.readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === postmaster;
+        } catch {
+          return false; // it ended meanwhile
+        }
+      });
+      for (const pid of [postmaster, ...children.map(Number)]) process.kill(pid, frozen ? 'SIGSTOP' : 'SIGCONT');
+    },
   };
 }

@@ -93,8 +93,10 @@ describe('read replicas under load', {
     const atEnd = await reads();
     const requests = Object.values(log.outcomes).reduce((sum, n) => sum + n, 0);
     t.diagnostic(`${requests} requests; outcomes ${JSON.stringify(log.outcomes)}; reads ${JSON.stringify(atEnd)}`);
-    const readBack = Object.entries(log.outcomes).filter(([outcome]) => outcome.includes(' read back 200'));
-    assert.ok(readBack.length >= 3, `creates and changes were read back through the other process: ${JSON.stringify(readBack)}`);
+    const readBack = Object.entries(log.outcomes)
+      .filter(([outcome]) => outcome.includes(' read back 200'))
+      .reduce((sum, [, n]) => sum + n, 0);
+    assert.ok(readBack >= 100, `creates and changes were read back through the other process: ${readBack}`);
     assert.deepEqual(exits, [], 'no process exited');
     const figures = await checkInvariants(apis[0]!, world, log, receiver, DRAIN_MS);
     t.diagnostic(`after the drain: ${JSON.stringify(figures)}`);

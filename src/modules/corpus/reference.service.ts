@@ -234,7 +234,7 @@ export function referenceService({ db, clock, newId, jobs }: CorpusDeps) {
     async listEventTypes() {
       const types = await store.acceptingEventTypes(reads);
       const roles = await store.rolesOf(
-        db,
+        reads,
         types.map((t) => t.id),
       );
       const data = types.map((type): EventType => {

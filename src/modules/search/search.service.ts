@@ -167,9 +167,12 @@ export function searchService({ db, clock, newId, cursors, onLedger, index, paus
   async function count(filter: EventFilter, windowStart: Date, limit: number) {
     const indexed = await index.search(filter, windowStart, limit);
     if (indexed) return { reportSeq: indexed.countedUpTo, totalCount: indexed.count, newest: indexed.page };
-    const byDay = countableByDay(filter) ? await countByDay(reads, filter, windowStart, limit) : null;
+    // The cut-off is read on the primary: a standby's sequence value runs up to 32 ahead of the
+    // values handed out (a sequence logs them in advance), and pages would then take reports
+    // received after the search. The day counts read it in the same statement as the count.
+    const byDay = countableByDay(filter) ? await countByDay(db, filter, windowStart, limit) : null;
     if (byDay) return { reportSeq: byDay.countedUpTo, totalCount: byDay.count, newest: byDay.newest };
-    const reportSeq = await receivedUpTo(reads);
+    const reportSeq = await receivedUpTo(db);
     const counted = await (await eventsOf(filter, reportSeq, windowStart)).countAndNewest(limit);
     return { reportSeq, totalCount: counted.count, newest: counted.page };
   }

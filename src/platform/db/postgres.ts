@@ -135,6 +135,9 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     max: options.poolSize ?? 10,
     types,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // A server that stops answering without closing the connection (a machine gone, packets
+    // dropped) is found by the kernel's keepalive probes rather than never.
+    keepAlive: true,
   });
   // A client whose connection breaks emits 'error', and an unheard 'error' ends the process.
   // The pool hears it while the client is idle, and a checked-out client has a listener of its
@@ -165,7 +168,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     query: outer.query,
     exec: outer.exec,
     copyRows: outer.copyRows,
-    reads: outer, // the primary's own; the runtime puts the standbys' in its place (withStandbyReads)
+    reads: outer, // the primary's own; with standbys, the runtime puts theirs in its place (standby-reads.ts)
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async pinned(work) {
       if (closed) throw unavailable();
@@ -179,6 +182,10 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       client.on('error', onError); // as in transaction() below
       try {
         return await work(asQueryable(client));
+      } catch (error) {
+        // The connection may still be busy with what `work` gave up waiting for: never reused.
+        broken ??= error instanceof Error ? error : new Error(String(error));
+        throw error;
       } finally {
         client.off('error', onError);
         client.release(broken);

@@ -2,31 +2,35 @@
 // where a read that takes no lock runs. Services ask for `db.reads` and never name a host.
 //
 // Consistency, as GitLab's database load balancing keeps it (and across processes and keys):
-// a read asks the primary how far its WAL is flushed first, and a standby serves it only once
-// it has replayed that far, so it sees every write committed before the read began, whoever
-// made it (a commit returns once its record is flushed). Not the insert position: the rate
-// counters commit without waiting for the flush (runtime.ts), their WAL reaches the standby up
-// to 200 ms later, and every read would wait for it, though none of them reads the counters.
-// Reads that arrive together (in one turn of the event loop, before the question is sent)
-// share it. The standby is asked how far it has replayed at the same time: a position it had
-// replayed before the primary's was read is past it all the same, so the check costs one
-// round trip, not two.
+// a read asks the primary how far its WAL is flushed, and a standby serves it only once it has
+// replayed that far, so it sees every write committed before the read began, whoever made it
+// (a commit returns once its record is flushed). Not the insert position: the rate counters
+// commit without waiting for the flush (runtime.ts), their WAL reaches the standby up to 200 ms
+// later, and every read would wait for it, though none of them reads the counters. Reads that
+// arrive together (in one turn of the event loop, before the question is sent) share it. The
+// standby is asked how far it has replayed at the same time: a position it had replayed before
+// the primary's was read is past it all the same, so the check costs one round trip, not two.
+//
 // The standby's replay position is read on the connection the read then runs on: a standby
-// restarted in between (replaying again from an earlier point) would have broken it. One that
-// has not replayed that far is waited for briefly, then the read goes to the primary; one that
-// fails, lags beyond MAX_LAG_BYTES, or keeps a read waiting is left out until a check finds it
-// caught up again. A read never fails because a standby did.
+// restarted in between (replaying again from an earlier point) would have broken it, so a
+// replica URL must name the standby itself, not a pooler in front of it. One that has not
+// replayed that far is waited for briefly, then the read goes to the primary. One that fails,
+// does not answer, lags beyond MAX_LAG_BYTES, keeps a read waiting, is not in recovery (promoted)
+// or belongs to another cluster is left out until a check finds it fit again. A read never
+// fails because a standby did.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Database, Queryable, QueryOptions } from './database.js';
-import { DatabaseUnavailableError } from './failures.js';
+import { DatabaseUnavailableError, databaseFailure } from './failures.js';
 import { openPostgres, type PostgresDatabase } from './postgres.js';
 
 /** A standby whose replay is more than this behind the primary is left out (GitLab's bound). */
 export const MAX_LAG_BYTES = 8 * 2 ** 20;
 /** How long a read waits for a standby to replay the primary's position before going to the primary. */
 const CATCH_UP_MS = 25;
+/** How long a standby may take to say how far it has replayed; longer, and it counts as unreachable. */
+const ANSWER_MS = 1_000;
 /** How often each standby is checked: its lag, and whether one left out can come back. */
 const CHECK_MS = 1_000;
 /**
@@ -36,6 +40,8 @@ const CHECK_MS = 1_000;
 const RECHECK_MS = 100;
 /** Connections per standby. */
 const POOL_SIZE = 10;
+/** SQLSTATE of a write (or a locking read) in a read-only transaction. */
+const READ_ONLY = '25006';
 
 /** A WAL position ("16/B374D848") as a number of bytes. */
 export function parseLsn(text: string): bigint {
@@ -59,7 +65,7 @@ interface Standby extends StandbyState {
   url: string;
   db: PostgresDatabase | null;
   opening: Promise<PostgresDatabase> | null;
-  /** Why it is left out (logged once as it goes out and once as it comes back). */
+  /** Why it is left out (logged once as it goes out and once as it comes back); null while in use or never out. */
   outBecause: string | null;
 }
 
@@ -79,6 +85,18 @@ const nameOf = (url: string) => {
   return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
 };
 
+/** `work`'s answer, or `unavailable` once `ms` have passed without one (the work's own outcome is then dropped). */
+function withinTime<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  work.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseUnavailableError(new Error(`${what}: no answer within ${ms} ms`))), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+const sqlState = (error: unknown) => (error as { cause?: { code?: unknown }; code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
+
 export function standbyReads(primary: Database, urls: readonly string[], logger: Logger): StandbyReads {
   const standbys: Standby[] = urls.map((url) => ({
     url,
@@ -88,12 +106,13 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
     inUse: false,
     lagBytes: null,
     reads: 0,
-    outBecause: 'not checked yet',
+    outBecause: null,
   }));
   let primaryReads = 0;
   let next = 0;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
+  let primarySystem: string | null = null;
 
   // The primary's position, asked once for every read that arrived before the question was sent.
   let asking: Promise<bigint> | null = null;
@@ -107,18 +126,30 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
   };
 
   const opened = async (standby: Standby): Promise<PostgresDatabase> => {
+    if (closed) throw new DatabaseUnavailableError(new Error('the standby reads are closed'));
     if (standby.db) return standby.db;
     standby.opening ??= openPostgres(standby.url, { poolSize: POOL_SIZE }).finally(() => {
       standby.opening = null;
     });
-    standby.db = await standby.opening;
-    return standby.db;
+    const db = await standby.opening;
+    if (closed) {
+      await db.close();
+      throw new DatabaseUnavailableError(new Error('the standby reads are closed'));
+    }
+    standby.db = db;
+    return db;
   };
 
-  /** How far the server behind `connection` has replayed (0: not a standby, promoted or never one). */
-  const replayedOn = async (connection: Queryable): Promise<bigint> => {
-    const [row] = await connection.query<{ lsn: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS lsn');
-    return row!.lsn === null ? 0n : parseLsn(row!.lsn);
+  /** How far the server behind `connection` has replayed (0: it is not in recovery, so it replays nothing more), and which cluster it is. */
+  const replayedOn = async (connection: Queryable) => {
+    const [row] = await withinTime(
+      connection.query<{ lsn: string | null; recovering: boolean; system: string }>(
+        'SELECT pg_last_wal_replay_lsn()::text AS lsn, pg_is_in_recovery() AS recovering, (SELECT system_identifier::text FROM pg_control_system()) AS system',
+      ),
+      ANSWER_MS,
+      'how far the standby has replayed',
+    );
+    return { replayed: row!.recovering && row!.lsn !== null ? parseLsn(row!.lsn) : 0n, system: row!.system };
   };
 
   const leaveOut = (standby: Standby, because: string, error?: unknown): void => {
@@ -127,21 +158,18 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
     standby.outBecause = because;
   };
 
-  /** Whether the standby behind `connection` has replayed the primary's `position`, waiting up to CATCH_UP_MS for it. */
+  /** Whether the standby behind `connection` has replayed the primary's position, waiting up to CATCH_UP_MS for it. */
   const caughtUp = async (standby: Standby, connection: Queryable, primaryAt: Promise<bigint>): Promise<boolean> => {
+    const [position, first] = await Promise.all([primaryAt, replayedOn(connection)]);
+    // The wait is the standby's: it starts once both have answered, however long the primary took.
     const started = performance.now();
-    let [position, replayed] = await Promise.all([primaryAt, replayedOn(connection)]);
-    for (;;) {
+    for (let replayed = first.replayed; ; replayed = (await replayedOn(connection)).replayed) {
       if (replayed >= position) return true;
       if (replayed === 0n || performance.now() - started > CATCH_UP_MS) {
-        leaveOut(
-          standby,
-          replayed === 0n ? 'it is not replaying (not a standby)' : `it kept a read waiting ${CATCH_UP_MS} ms to replay the primary's position`,
-        );
+        leaveOut(standby, replayed === 0n ? 'it is not in recovery (promoted?)' : `it kept a read waiting ${CATCH_UP_MS} ms to replay the primary's position`);
         return false;
       }
       await sleep(1);
-      replayed = await replayedOn(connection);
     }
   };
 
@@ -167,16 +195,20 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
           standby.reads++;
           return rows;
         } catch (error) {
-          // The read's own fault (a value refused, say) fails on the primary the same way; and
-          // a primary that did not tell its position is the primary's failure, not the standby's.
+          // A value the statement itself got wrong fails on the primary the same way; and a
+          // primary that did not tell its position is the primary's failure, not the standby's.
+          const failure = databaseFailure(error);
           if (
-            !(error instanceof DatabaseUnavailableError) ||
+            failure === 'invalid-value' ||
+            failure === 'unique-violation' ||
             (await position.then(
               () => false,
               () => true,
             ))
           )
             throw error;
+          if (sqlState(error) === READ_ONLY)
+            logger.error({ err: error, sql }, 'a write or a locking read was sent as a read: it runs on the primary, but its caller is wrong');
           leaveOut(standby, 'a read on it failed', error);
         }
       }
@@ -185,37 +217,45 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
     return primary.query<T>(sql, params, options);
   }
 
-  /** Each standby's lag; one left out comes back once reachable and caught up to the position asked before it was read. */
+  /** One standby's lag and fitness; one left out comes back once fit and caught up to the position asked before it was read. */
+  async function checkOne(standby: Standby, position: bigint, system: string): Promise<void> {
+    try {
+      // On a connection of its own, which a check that gets no answer lets go (pinned).
+      const ready = await withinTime(opened(standby), ANSWER_MS * 5, 'connecting to the standby');
+      const { replayed, system: its } = await withinTime(ready.pinned(replayedOn), ANSWER_MS * 2, 'checking the standby');
+      const lag = position > replayed ? Number(position - replayed) : 0;
+      standby.lagBytes = replayed === 0n ? null : lag;
+      if (its !== system) leaveOut(standby, 'it belongs to another cluster than the primary (system identifier)');
+      else if (replayed === 0n) leaveOut(standby, 'it is not in recovery (promoted?)');
+      else if (lag > MAX_LAG_BYTES) leaveOut(standby, `it lags ${lag} bytes behind the primary`);
+      else if (!standby.inUse && replayed >= position) {
+        if (standby.outBecause !== null) logger.info({ standby: standby.name }, 'standby back in use for reads');
+        standby.inUse = true;
+        standby.outBecause = null;
+      }
+    } catch (error) {
+      standby.lagBytes = null;
+      leaveOut(standby, 'it cannot be reached', error);
+    }
+  }
+
   async function check(): Promise<void> {
+    primarySystem ??= (await primary.query<{ system: string }>('SELECT system_identifier::text AS system FROM pg_control_system()'))[0]!.system;
     const position = await primaryPosition();
-    await Promise.all(
-      standbys.map(async (standby) => {
-        try {
-          const replayed = await replayedOn(await opened(standby));
-          const lag = position > replayed ? Number(position - replayed) : 0;
-          standby.lagBytes = lag;
-          if (replayed === 0n) leaveOut(standby, 'it is not replaying (not a standby)');
-          else if (lag > MAX_LAG_BYTES) leaveOut(standby, `it lags ${lag} bytes behind the primary`);
-          else if (!standby.inUse && replayed >= position) {
-            if (standby.outBecause !== null) logger.info({ standby: standby.name }, 'standby back in use for reads');
-            standby.inUse = true;
-            standby.outBecause = null;
-          }
-        } catch (error) {
-          standby.lagBytes = null;
-          leaveOut(standby, 'it cannot be reached', error);
-        }
-      }),
-    );
+    // Each on its own clock: a standby that does not answer holds no other's check.
+    await Promise.all(standbys.map((standby) => checkOne(standby, position, primarySystem!)));
   }
 
   const schedule = () => {
     if (closed) return;
-    timer = setTimeout(() => {
-      check()
-        .catch((error) => logger.warn({ err: error }, 'the standbys could not be checked (the primary did not answer)'))
-        .finally(schedule);
-    }, standbys.some((standby) => !standby.inUse) ? RECHECK_MS : CHECK_MS);
+    timer = setTimeout(
+      () => {
+        check()
+          .catch((error) => logger.warn({ err: error }, 'the standbys could not be checked (the primary did not answer)'))
+          .finally(schedule);
+      },
+      standbys.some((standby) => !standby.inUse) ? RECHECK_MS : CHECK_MS,
+    );
     timer.unref();
   };
 
