@@ -46,17 +46,17 @@ async function send(port: number, method: 'GET' | 'POST', url: string, token: st
   return response.statusCode;
 }
 
-/** CPU seconds of a PostgreSQL cluster so far: its postmaster, the children it waited for, and those alive. */
-function clusterCpuSeconds(postmaster: number): number {
-  const stat = (pid: number | string) => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  const own = stat(postmaster);
+/** CPU seconds of a PostgreSQL cluster so far (`processes`: its postmaster first): the postmaster, the children it waited for, and those alive. */
+function clusterCpuSeconds(processes: readonly number[]): number {
+  const stat = (pid: number) => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const [postmaster, ...children] = processes;
+  const own = stat(postmaster!);
   // utime, stime, cutime, cstime: fields 14 to 17 (index 11 to 14 after the name).
   let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const pid of children) {
     try {
-      const fields = stat(entry);
-      if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+      const fields = stat(pid);
+      ticks += Number(fields[11]) + Number(fields[12]);
     } catch {
       // It ended meanwhile: its time is in the postmaster's cutime now.
     }
@@ -85,8 +85,6 @@ const servers: Awaited<ReturnType<typeof startServer>>[] = [];
 try {
   const primary = await ownPostgres(owner, bin);
   const standby = await ownPostgres(owner, bin, { standbyOf: primary });
-  const dataDirectory = (await primary.admin<{ data_directory: string }>('SHOW data_directory'))[0]!.data_directory;
-  const postmaster = Number(fs.readFileSync(path.join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const standbyName = `127.0.0.1:${new URL(standby.url).port}/postgres`;
 
   const plainPort = await freePort();
@@ -163,7 +161,7 @@ try {
   // 2. The mixed load against each server in turn; writes always through the server on the primary.
   let written = EVENTS;
   async function mixed(port: number) {
-    const cpuBefore = clusterCpuSeconds(postmaster);
+    const cpuBefore = clusterCpuSeconds(primary.processes());
     const readsBefore = {
       standby: await metricValue(port, 'evmon_db_reads_total', `target="${standbyName}"`),
       primary: await metricValue(port, 'evmon_db_reads_total', 'target="primary"'),
@@ -187,7 +185,7 @@ try {
       }
     };
     await Promise.all(Array.from({ length: CLIENTS }, client));
-    const cpu = clusterCpuSeconds(postmaster) - cpuBefore;
+    const cpu = clusterCpuSeconds(primary.processes()) - cpuBefore;
     const standbyReads = (await metricValue(port, 'evmon_db_reads_total', `target="${standbyName}"`)) - readsBefore.standby;
     const primaryReads = (await metricValue(port, 'evmon_db_reads_total', 'target="primary"')) - readsBefore.primary;
     return {

@@ -156,11 +156,9 @@ export function serviceMetrics(sources: ScrapeSources) {
     }
     if (sources.standbys) {
       standbyLag.reset();
-      const targets = [
-        ...sources.standbys.standbys().map((standby) => [standby.name, standby.reads] as const),
-        ['primary', sources.standbys.primaryReads()] as const,
-      ];
-      for (const standby of sources.standbys.standbys()) {
+      const standbys = sources.standbys.standbys();
+      const targets = [...standbys.map((standby) => [standby.name, standby.reads] as const), ['primary', sources.standbys.primaryReads()] as const];
+      for (const standby of standbys) {
         if (standby.lagBytes !== null) standbyLag.set({ standby: standby.name }, standby.lagBytes);
         standbyInUse.set({ standby: standby.name }, standby.inUse ? 1 : 0);
       }

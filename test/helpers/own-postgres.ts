@@ -36,6 +36,8 @@ export interface OwnPostgres {
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
   /** Starts it again on the same port and folder, once it accepts connections. */
   start(): Promise<void>;
+  /** The server's processes now: its postmaster first, then the postmaster's children. */
+  processes(): number[];
   /**
    * Stops every process of the server (SIGSTOP) or lets them go on (SIGCONT): a server that
    * keeps its connections open and answers nothing, as a machine that hangs does.
@@ -115,6 +117,18 @@ export async function ownPostgres(owner: Owner, bin: string, { standbyOf }: { st
       await client.end();
     }
   }
+  function processes(): number[] {
+    const postmaster = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = fs.readdirSync('/proc').filter((entry) => {
+      if (!/^\d+$/.test(entry)) return false;
+      try {
+        return Number(fs.readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === postmaster;
+      } catch {
+        return false; // it ended meanwhile
+      }
+    });
+    return [postmaster, ...children.map(Number)];
+  }
   const others = `FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend'`;
 
   owner.signal.addEventListener('abort', () => void server?.stop('SIGQUIT').then(remove), { once: true });
@@ -138,17 +152,9 @@ export async function ownPostgres(owner: Owner, bin: string, { standbyOf }: { st
       server = null;
     },
     start,
+    processes,
     freeze(frozen) {
-      const postmaster = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      const children = fs.readdirSync('/proc').filter((entry) => {
-        if (!/^\d+$/.test(entry)) return false;
-        try {
-          return Number(fs.readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === postmaster;
-        } catch {
-          return false; // it ended meanwhile
-        }
-      });
-      for (const pid of [postmaster, ...children.map(Number)]) process.kill(pid, frozen ? 'SIGSTOP' : 'SIGCONT');
+      for (const pid of processes()) process.kill(pid, frozen ? 'SIGSTOP' : 'SIGCONT');
     },
   };
 }

@@ -73,6 +73,11 @@ export function classified(error: unknown, during: 'statement' | 'commit' = 'sta
 /** How a request hears of an `invalid-value` failure (400 validation-failed). */
 export const INVALID_VALUE_DETAIL = 'A value in the request cannot be stored.';
 
+/** The SQLSTATE the server gave a failure, through the typed errors above (null: none, as for a lost connection). */
+export function failureState(error: unknown): string | null {
+  return error instanceof DatabaseUnavailableError || error instanceof CommitInDoubtError ? sqlStateOf(error.cause) : sqlStateOf(error);
+}
+
 /** What a failure means, or null when it is not the database's. */
 export function databaseFailure(error: unknown): DatabaseFailure | null {
   if (error instanceof DatabaseUnavailableError) return 'unavailable';

@@ -157,6 +157,30 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   let closed = false;
   const unavailable = () => new DatabaseUnavailableError(new Error('the database pool is closed'));
   const base = asQueryable(pool);
+  /**
+   * `work` on a client of the pool, released after it. A checked-out client whose connection
+   * breaks (the backend terminated, the server restarted) emits 'error'; the pool listens only
+   * while a client is idle, and an unheard 'error' would end the process. The failure reaches
+   * `work` through its statements; a broken client (`connection.broken`, which `work` may set
+   * too) is discarded on release instead of going back to the pool.
+   */
+  async function checkedOut<T>(work: (client: pg.PoolClient, connection: { broken?: Error }) => Promise<T>): Promise<T> {
+    if (closed) throw unavailable();
+    const client = await pool.connect().catch((error) => {
+      throw classified(error);
+    });
+    const connection: { broken?: Error } = {};
+    const onError = (error: Error) => {
+      connection.broken = error;
+    };
+    client.on('error', onError);
+    try {
+      return await work(client, connection);
+    } finally {
+      client.off('error', onError);
+      client.release(connection.broken);
+    }
+  }
   const outer: Queryable = {
     query: (sql, params, options) => (closed ? Promise.reject(unavailable()) : base.query(sql, params, options)),
     exec: (sql) => (closed ? Promise.reject(unavailable()) : base.exec(sql)),
@@ -170,43 +194,19 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     copyRows: outer.copyRows,
     reads: outer, // the primary's own; with standbys, the runtime puts theirs in its place (standby-reads.ts)
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    async pinned(work) {
-      if (closed) throw unavailable();
-      const client = await pool.connect().catch((error) => {
-        throw classified(error);
-      });
-      let broken: Error | undefined;
-      const onError = (error: Error) => {
-        broken = error;
-      };
-      client.on('error', onError); // as in transaction() below
-      try {
-        return await work(asQueryable(client));
-      } catch (error) {
-        // The connection may still be busy with what `work` gave up waiting for: never reused.
-        broken ??= error instanceof Error ? error : new Error(String(error));
-        throw error;
-      } finally {
-        client.off('error', onError);
-        client.release(broken);
-      }
-    },
-    async transaction(work) {
-      if (closed) throw unavailable();
-      const client = await pool.connect().catch((error) => {
-        throw classified(error);
-      });
-      // A checked-out client whose connection breaks (the backend terminated, the server
-      // restarted) emits 'error'; the pool listens only while a client is idle, and an
-      // unheard 'error' would end the process. The failure reaches `work` through its
-      // statements; the broken client is discarded on release instead of going back to the pool.
-      let broken: Error | undefined;
-      const onError = (error: Error) => {
-        broken = error;
-      };
-      client.on('error', onError);
-      const hooks = commitHooks();
-      try {
+    pinned: (work) =>
+      checkedOut(async (client, connection) => {
+        try {
+          return await work(asQueryable(client));
+        } catch (error) {
+          // The connection may still be busy with what `work` gave up waiting for: never reused.
+          connection.broken ??= error instanceof Error ? error : new Error(String(error));
+          throw error;
+        }
+      }),
+    transaction: (work) =>
+      checkedOut(async (client) => {
+        const hooks = commitHooks();
         let result: Awaited<ReturnType<typeof work>>;
         try {
           await client.query('BEGIN');
@@ -220,11 +220,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
         });
         hooks.committed();
         return result;
-      } finally {
-        client.off('error', onError);
-        client.release(broken);
-      }
-    },
+      }),
     async close() {
       if (closed) return;
       closed = true;

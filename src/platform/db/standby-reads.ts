@@ -22,7 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Database, Queryable, QueryOptions } from './database.js';
-import { DatabaseUnavailableError, databaseFailure } from './failures.js';
+import { DatabaseUnavailableError, databaseFailure, failureState } from './failures.js';
 import { openPostgres, type PostgresDatabase } from './postgres.js';
 
 /** A standby whose replay is more than this behind the primary is left out (GitLab's bound). */
@@ -94,8 +94,6 @@ function withinTime<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
-
-const sqlState = (error: unknown) => (error as { cause?: { code?: unknown }; code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
 
 export function standbyReads(primary: Database, urls: readonly string[], logger: Logger): StandbyReads {
   const standbys: Standby[] = urls.map((url) => ({
@@ -207,7 +205,7 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
             ))
           )
             throw error;
-          if (sqlState(error) === READ_ONLY)
+          if (failureState(error) === READ_ONLY)
             logger.error({ err: error, sql }, 'a write or a locking read was sent as a read: it runs on the primary, but its caller is wrong');
           leaveOut(standby, 'a read on it failed', error);
         }
