@@ -60,6 +60,23 @@ export interface PoolUse {
   waiting: number;
 }
 
+/** Where reads that take no lock run (Database.reads). */
+export interface ReadSource extends Queryable {
+  /**
+   * Runs `work` in one read-only REPEATABLE READ transaction: every statement in it reads one
+   * snapshot, which has every write committed before the call (on a standby too).
+   */
+  snapshot<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+}
+
+/** `work` in one REPEATABLE READ transaction of `db`: every statement in it reads one snapshot. */
+export function repeatableRead<T>(db: Pick<Database, 'transaction'>, work: (tx: Queryable) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    return work(tx);
+  });
+}
+
 export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /**
@@ -68,7 +85,7 @@ export interface Database extends Queryable {
    * (standby-reads.ts), else this database itself. Writes, claims and reads that a write
    * depends on use the database (or its transaction), never this.
    */
-  readonly reads: Queryable;
+  readonly reads: ReadSource;
   poolUse(): PoolUse;
   /**
    * Runs `work` in one transaction. On PGlite (one connection) every other query waits until

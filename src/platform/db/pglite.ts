@@ -4,7 +4,7 @@
 // forbids that by handing the callback its own `tx`.
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { copyStatement, copyText } from './copy-text.js';
-import { commitHooks, type Database, type Queryable, type Row } from './database.js';
+import { commitHooks, type Database, type Queryable, type Row, repeatableRead } from './database.js';
 import { classified, DatabaseUnavailableError } from './failures.js';
 
 const INT8_OID = 20;
@@ -76,18 +76,19 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     exec: (sql) => counted(() => outer.exec(sql)),
     copyRows: (table, columns, rows) => counted(() => outer.copyRows(table, columns, rows)),
   };
+  async function transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    if (closed) throw new DatabaseUnavailableError(new Error('the embedded database is closed'));
+    const hooks = commitHooks();
+    const result = await counted(() => pg.transaction((tx) => work(hooks.wrap(asQueryable(tx, isClosed)))));
+    hooks.committed();
+    return result;
+  }
   return {
     kind: 'pglite',
     ...counting,
-    reads: counting, // one database, no standbys
+    reads: { ...counting, snapshot: (work) => repeatableRead({ transaction }, work) }, // one database, no standbys
     poolUse: () => ({ total: 1, idle: inUse === 0 ? 1 : 0, waiting: Math.max(0, inUse - 1) }),
-    async transaction(work) {
-      if (closed) throw new DatabaseUnavailableError(new Error('the embedded database is closed'));
-      const hooks = commitHooks();
-      const result = await counted(() => pg.transaction((tx) => work(hooks.wrap(asQueryable(tx, isClosed)))));
-      hooks.committed();
-      return result;
-    },
+    transaction,
     async close() {
       if (closed) return;
       closed = true;

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { type CopyValue, copyStatement, copyText } from './copy-text.js';
-import { commitHooks, type Database, type Queryable, type QueryOptions, type Row } from './database.js';
+import { commitHooks, type Database, type Queryable, type QueryOptions, type Row, repeatableRead } from './database.js';
 import { classified, DatabaseUnavailableError } from './failures.js';
 
 const INT8_OID = 20;
@@ -187,12 +187,30 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     copyRows: (table, columns, rows) => (closed ? Promise.reject(unavailable()) : base.copyRows(table, columns, rows)),
   };
 
+  const transaction = <T>(work: (tx: Queryable) => Promise<T>): Promise<T> =>
+    checkedOut(async (client) => {
+      const hooks = commitHooks();
+      let result: T;
+      try {
+        await client.query('BEGIN');
+        result = await work(hooks.wrap(asQueryable(client)));
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw classified(error);
+      }
+      await client.query('COMMIT').catch((error: unknown) => {
+        throw classified(error, 'commit');
+      });
+      hooks.committed();
+      return result;
+    });
+
   return {
     kind: 'postgres',
     query: outer.query,
     exec: outer.exec,
     copyRows: outer.copyRows,
-    reads: outer, // the primary's own; with standbys, the runtime puts theirs in its place (standby-reads.ts)
+    reads: { ...outer, snapshot: (work) => repeatableRead({ transaction }, work) }, // the primary's own; with standbys, the runtime puts theirs in its place (standby-reads.ts)
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     pinned: (work) =>
       checkedOut(async (client, connection) => {
@@ -204,23 +222,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
           throw error;
         }
       }),
-    transaction: (work) =>
-      checkedOut(async (client) => {
-        const hooks = commitHooks();
-        let result: Awaited<ReturnType<typeof work>>;
-        try {
-          await client.query('BEGIN');
-          result = await work(hooks.wrap(asQueryable(client)));
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw classified(error);
-        }
-        await client.query('COMMIT').catch((error: unknown) => {
-          throw classified(error, 'commit');
-        });
-        hooks.committed();
-        return result;
-      }),
+    transaction,
     async close() {
       if (closed) return;
       closed = true;

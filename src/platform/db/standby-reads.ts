@@ -15,13 +15,13 @@
 // restarted in between (replaying again from an earlier point) would have broken it, so a
 // replica URL must name the standby itself, not a pooler in front of it. One that has not
 // replayed that far is waited for briefly, then the read goes to the primary. One that fails,
-// does not answer, lags beyond MAX_LAG_BYTES, keeps a read waiting, is not in recovery (promoted)
-// or belongs to another cluster is left out until a check finds it fit again. A read never
-// fails because a standby did.
+// does not answer, lags beyond MAX_LAG_BYTES, keeps a read waiting, is not in recovery
+// (promoted), belongs to another cluster or follows another timeline (a failover it has not
+// followed) is left out until a check finds it fit again. A read never fails because a standby did.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Database, Queryable, QueryOptions } from './database.js';
+import { type Database, type Queryable, type ReadSource, repeatableRead } from './database.js';
 import { DatabaseUnavailableError, databaseFailure, failureState } from './failures.js';
 import { openPostgres, type PostgresDatabase } from './postgres.js';
 
@@ -40,6 +40,12 @@ const CHECK_MS = 1_000;
 const RECHECK_MS = 100;
 /** Connections per standby. */
 const POOL_SIZE = 10;
+/**
+ * Why a standby on another timeline than the primary's is left out: after a failover, one that
+ * still follows the old primary may have replayed past the point where the histories part,
+ * writes the new primary never had, and be counted as caught up by its position alone.
+ */
+const OTHER_TIMELINE = 'it follows another timeline than the primary (a failover it has not followed)';
 /** SQLSTATE of a write (or a locking read) in a read-only transaction. */
 const READ_ONLY = '25006';
 
@@ -47,6 +53,12 @@ const READ_ONLY = '25006';
 export function parseLsn(text: string): bigint {
   const [high, low] = text.split('/');
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
+}
+
+/** A position in the WAL, and the timeline (history) it is on. */
+interface WalPosition {
+  lsn: bigint;
+  timeline: number;
 }
 
 /** What the metrics and logs say of a standby. */
@@ -67,11 +79,13 @@ interface Standby extends StandbyState {
   opening: Promise<PostgresDatabase> | null;
   /** Why it is left out (logged once as it goes out and once as it comes back); null while in use or never out. */
   outBecause: string | null;
+  /** How far it had replayed at the last check (0: unknown). */
+  replayedBefore: bigint;
 }
 
 export interface StandbyReads {
   /** Reads that take no lock: on a standby that has replayed the primary's position, else on the primary. */
-  reads: Queryable;
+  reads: ReadSource;
   standbys(): StandbyState[];
   /** Reads the primary served (none caught up, or all left out). */
   primaryReads(): number;
@@ -105,20 +119,27 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
     lagBytes: null,
     reads: 0,
     outBecause: null,
+    replayedBefore: 0n,
   }));
   let primaryReads = 0;
   let next = 0;
   let closed = false;
-  let timer: NodeJS.Timeout | null = null;
+  /** The next check's timer, and when it is due (performance.now()); null while a check runs. */
+  let due: { timer: NodeJS.Timeout; at: number } | null = null;
   let primarySystem: string | null = null;
+  /** The primary's position at the last check. */
+  let positionBefore: bigint | null = null;
 
   // The primary's position, asked once for every read that arrived before the question was sent.
-  let asking: Promise<bigint> | null = null;
-  const primaryPosition = (): Promise<bigint> => {
+  // Its timeline is the first 8 hex digits of the WAL file's name.
+  let asking: Promise<WalPosition> | null = null;
+  const primaryPosition = (): Promise<WalPosition> => {
     asking ??= Promise.resolve().then(async () => {
       asking = null;
-      const [row] = await primary.query<{ lsn: string }>('SELECT pg_current_wal_flush_lsn()::text AS lsn');
-      return parseLsn(row!.lsn);
+      const [row] = await primary.query<{ lsn: string; file: string }>(
+        'SELECT lsn::text AS lsn, pg_walfile_name(lsn) AS file FROM pg_current_wal_flush_lsn() AS lsn',
+      );
+      return { lsn: parseLsn(row!.lsn), timeline: Number.parseInt(row!.file.slice(0, 8), 16) };
     });
     return asking;
   };
@@ -138,31 +159,43 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
     return db;
   };
 
-  /** How far the server behind `connection` has replayed (0: it is not in recovery, so it replays nothing more), and which cluster it is. */
+  /**
+   * How far the server behind `connection` has replayed (0: it is not in recovery, so it
+   * replays nothing more), on which timeline, and which cluster it is. The timeline is the one
+   * it receives (pg_stat_wal_receiver shows it to roles with pg_read_all_stats), else its last
+   * restartpoint's: a standby that streams from nowhere is on the history it last knew.
+   */
   const replayedOn = async (connection: Queryable) => {
     const [row] = await withinTime(
-      connection.query<{ lsn: string | null; recovering: boolean; system: string }>(
-        'SELECT pg_last_wal_replay_lsn()::text AS lsn, pg_is_in_recovery() AS recovering, (SELECT system_identifier::text FROM pg_control_system()) AS system',
+      connection.query<{ lsn: string | null; recovering: boolean; timeline: number; system: string }>(
+        `SELECT pg_last_wal_replay_lsn()::text AS lsn, pg_is_in_recovery() AS recovering,
+                COALESCE((SELECT received_tli FROM pg_stat_wal_receiver), (SELECT timeline_id FROM pg_control_checkpoint())) AS timeline,
+                (SELECT system_identifier::text FROM pg_control_system()) AS system`,
       ),
       ANSWER_MS,
       'how far the standby has replayed',
     );
-    return { replayed: row!.recovering && row!.lsn !== null ? parseLsn(row!.lsn) : 0n, system: row!.system };
+    return { replayed: row!.recovering && row!.lsn !== null ? parseLsn(row!.lsn) : 0n, timeline: row!.timeline, system: row!.system };
   };
 
   const leaveOut = (standby: Standby, because: string, error?: unknown): void => {
     if (standby.outBecause === null) logger.warn({ standby: standby.name, err: error }, `standby left out of reads: ${because}`);
     standby.inUse = false;
     standby.outBecause = because;
+    schedule(RECHECK_MS); // not the second a standby in use waits between checks
   };
 
   /** Whether the standby behind `connection` has replayed the primary's position, waiting up to CATCH_UP_MS for it. */
-  const caughtUp = async (standby: Standby, connection: Queryable, primaryAt: Promise<bigint>): Promise<boolean> => {
+  const caughtUp = async (standby: Standby, connection: Queryable, primaryAt: Promise<WalPosition>): Promise<boolean> => {
     const [position, first] = await Promise.all([primaryAt, replayedOn(connection)]);
+    if (first.timeline !== position.timeline && first.replayed !== 0n) {
+      leaveOut(standby, OTHER_TIMELINE);
+      return false;
+    }
     // The wait is the standby's: it starts once both have answered, however long the primary took.
     const started = performance.now();
     for (let replayed = first.replayed; ; replayed = (await replayedOn(connection)).replayed) {
-      if (replayed >= position) return true;
+      if (replayed >= position.lsn) return true;
       if (replayed === 0n || performance.now() - started > CATCH_UP_MS) {
         leaveOut(standby, replayed === 0n ? 'it is not in recovery (promoted?)' : `it kept a read waiting ${CATCH_UP_MS} ms to replay the primary's position`);
         return false;
@@ -179,19 +212,23 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
     return [...using.slice(next), ...using.slice(0, next)];
   };
 
-  async function read<T>(sql: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): Promise<T[]> {
+  /**
+   * `onStandby` on a connection of a standby that has replayed the primary's position, else
+   * `onPrimary`. `what` names the read in the log when it proves to be a write.
+   */
+  async function routed<T>(onStandby: (connection: Queryable) => Promise<T>, onPrimary: () => Promise<T>, what: string): Promise<T> {
     const using = rotation();
     if (using.length > 0) {
       const position = primaryPosition();
       position.catch(() => undefined); // a primary that does not answer fails the read on it below
       for (const standby of using) {
         try {
-          const rows = await (await opened(standby)).pinned(async (connection) =>
-            (await caughtUp(standby, connection, position)) ? connection.query<T>(sql, params, options) : null,
+          const done = await (await opened(standby)).pinned(async (connection) =>
+            (await caughtUp(standby, connection, position)) ? { answer: await onStandby(connection) } : null,
           );
-          if (rows === null) continue;
+          if (done === null) continue;
           standby.reads++;
-          return rows;
+          return done.answer;
         } catch (error) {
           // A value the statement itself got wrong fails on the primary the same way; and a
           // primary that did not tell its position is the primary's failure, not the standby's.
@@ -206,32 +243,54 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
           )
             throw error;
           if (failureState(error) === READ_ONLY)
-            logger.error({ err: error, sql }, 'a write or a locking read was sent as a read: it runs on the primary, but its caller is wrong');
+            logger.error({ err: error, sql: what }, 'a write or a locking read was sent as a read: it runs on the primary, but its caller is wrong');
           leaveOut(standby, 'a read on it failed', error);
         }
       }
     }
     primaryReads++;
-    return primary.query<T>(sql, params, options);
+
+    return onPrimary();
   }
 
-  /** One standby's lag and fitness; one left out comes back once fit and caught up to the position asked before it was read. */
-  async function checkOne(standby: Standby, position: bigint, system: string): Promise<void> {
+  /**
+   * `work` in one read-only REPEATABLE READ transaction on the standby's connection: its
+   * snapshot is taken at its first statement, after the replay position was checked. A failure
+   * leaves the connection to pinned(), which closes it (no ROLLBACK needed).
+   */
+  async function inStandbySnapshot<T>(connection: Queryable, work: (tx: Queryable) => Promise<T>): Promise<T> {
+    await connection.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const answer = await work(connection);
+    await connection.query('COMMIT');
+    return answer;
+  }
+
+  /**
+   * One standby's lag and fitness against the primary's `position` now. One left out comes back
+   * once fit and caught up: past `position`, or, under a steady stream of writes (where a
+   * standby that replays each within milliseconds is rarely past the position of this very
+   * moment), past `positionBefore`, the primary's at the check before, and still replaying.
+   */
+  async function checkOne(standby: Standby, { lsn: position, timeline }: WalPosition, positionBefore: bigint, system: string): Promise<void> {
     try {
       // On a connection of its own, which a check that gets no answer lets go (pinned).
       const ready = await withinTime(opened(standby), ANSWER_MS * 5, 'connecting to the standby');
-      const { replayed, system: its } = await withinTime(ready.pinned(replayedOn), ANSWER_MS * 2, 'checking the standby');
+      const { replayed, timeline: its, system: itsSystem } = await withinTime(ready.pinned(replayedOn), ANSWER_MS * 2, 'checking the standby');
       const lag = position > replayed ? Number(position - replayed) : 0;
+      const replaying = standby.replayedBefore !== 0n && replayed > standby.replayedBefore;
+      standby.replayedBefore = replayed;
       standby.lagBytes = replayed === 0n ? null : lag;
-      if (its !== system) leaveOut(standby, 'it belongs to another cluster than the primary (system identifier)');
+      if (itsSystem !== system) leaveOut(standby, 'it belongs to another cluster than the primary (system identifier)');
       else if (replayed === 0n) leaveOut(standby, 'it is not in recovery (promoted?)');
+      else if (its !== timeline) leaveOut(standby, OTHER_TIMELINE);
       else if (lag > MAX_LAG_BYTES) leaveOut(standby, `it lags ${lag} bytes behind the primary`);
-      else if (!standby.inUse && replayed >= position) {
+      else if (!standby.inUse && (replayed >= position || (replaying && replayed >= positionBefore))) {
         if (standby.outBecause !== null) logger.info({ standby: standby.name }, 'standby back in use for reads');
         standby.inUse = true;
         standby.outBecause = null;
       }
     } catch (error) {
+      standby.replayedBefore = 0n;
       standby.lagBytes = null;
       leaveOut(standby, 'it cannot be reached', error);
     }
@@ -240,39 +299,53 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
   async function check(): Promise<void> {
     primarySystem ??= (await primary.query<{ system: string }>('SELECT system_identifier::text AS system FROM pg_control_system()'))[0]!.system;
     const position = await primaryPosition();
+    const before = positionBefore ?? position.lsn;
+    positionBefore = position.lsn;
     // Each on its own clock: a standby that does not answer holds no other's check.
-    await Promise.all(standbys.map((standby) => checkOne(standby, position, primarySystem!)));
+    await Promise.all(standbys.map((standby) => checkOne(standby, position, before, primarySystem!)));
   }
 
-  const schedule = () => {
-    if (closed) return;
-    timer = setTimeout(
-      () => {
-        check()
-          .catch((error) => logger.warn({ err: error }, 'the standbys could not be checked (the primary did not answer)'))
-          .finally(schedule);
-      },
-      standbys.some((standby) => !standby.inUse) ? RECHECK_MS : CHECK_MS,
-    );
-    timer.unref();
+  const runCheck = () => {
+    due = null;
+    void check()
+      .catch((error) => logger.warn({ err: error }, 'the standbys could not be checked (the primary did not answer)'))
+      .finally(() => schedule(standbys.some((standby) => !standby.inUse) ? RECHECK_MS : CHECK_MS));
   };
+  /** A check in `ms`, unless one is due sooner. */
+  function schedule(ms: number): void {
+    if (closed) return;
+    if (due) {
+      if (due.at <= performance.now() + ms) return;
+      clearTimeout(due.timer);
+    }
+    const timer = setTimeout(runCheck, ms);
+    timer.unref();
+    due = { timer, at: performance.now() + ms };
+  }
 
   return {
     reads: {
-      query: (sql, params, options) => read(sql, params, options),
+      query: (sql, params, options) =>
+        routed(
+          (connection) => connection.query(sql, params, options),
+          () => primary.query(sql, params, options),
+          sql,
+        ),
+      snapshot: (work) =>
+        routed(
+          (connection) => inStandbySnapshot(connection, work),
+          () => repeatableRead(primary, work),
+          'a snapshot',
+        ),
       exec: (sql) => primary.exec(sql),
       copyRows: (table, columns, rows) => primary.copyRows(table, columns, rows),
     },
     standbys: () => standbys.map(({ name, inUse, lagBytes, reads }) => ({ name, inUse, lagBytes, reads })),
     primaryReads: () => primaryReads,
-    start() {
-      void check()
-        .catch((error) => logger.warn({ err: error }, 'the standbys could not be checked (the primary did not answer)'))
-        .finally(schedule);
-    },
+    start: runCheck,
     async close() {
       closed = true;
-      if (timer) clearTimeout(timer);
+      if (due) clearTimeout(due.timer);
       await Promise.all(standbys.map(async (standby) => (await standby.opening?.catch(() => null))?.close() ?? standby.db?.close()));
     },
   };

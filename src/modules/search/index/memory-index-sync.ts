@@ -11,20 +11,26 @@
 // wait for the next, which they all share. A timer catches up every second between searches,
 // so each stays short.
 //
+// With standbys (db.reads), the catch-ups and builds read on one that has replayed the primary's
+// position, and the cut-off on the primary just after (memory-index.store.ts, LogRead): every
+// snapshot read has all that the one before it had, whichever server each was read on.
+//
 // Given a file, a process saves its index there when it stops and loads it when it starts
 // (memory-index-file.ts), then catches up from the saved position as if it had never stopped.
 // The log is purged by the retention sweeper (purgeSearchLog, memory-index.store.ts).
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { sharedCatchUp } from '../../../platform/catch-up.js';
-import type { Database, Queryable } from '../../../platform/db/database.js';
+import type { Database } from '../../../platform/db/database.js';
 import type { SqlParams } from '../../../platform/db/sql-params.js';
+import { receivedUpTo } from '../../corpus/event-view.js';
 import type { CompiledFilter, EventFilter } from '../../filters/filter.js';
 import type { EventOrder, EventPosition } from '../../filters/filter.store.js';
 import { compileWithRoleIds, type IndexCandidates } from '../../filters/filtered-events.js';
 import { MemoryIndex } from './memory-index.js';
 import { loadOnStart, type PlacedIndex, saveOnStop } from './memory-index-file.js';
-import { changedSinceSql, memoryIndexStore as store, type LogPosition } from './memory-index.store.js';
+import { changedSinceSql, type LogPosition, type LogRead, memoryIndexStore as store } from './memory-index.store.js';
 import type { IndexedMatch } from './search-tally.js';
 
 /** Events read per statement catching up. */
@@ -43,6 +49,9 @@ const IDLE_WINDOW_MS = 10;
 const CANDIDATES_FRESH_MS = 30_000;
 /** Dead numbers held before a rebuild, beyond the live ones. */
 const GARBAGE_ALLOWED = 100_000;
+/** Reads of a log whose snapshot is behind the index's (LogRead.behind) before the catch-up fails, and the wait between them. */
+const BEHIND_TRIES = 20;
+const BEHIND_WAIT_MS = 5;
 
 /** The index at a snapshot, the cut-off read in it, and where it stands in the change log. */
 export interface IndexAtSnapshot {
@@ -58,33 +67,45 @@ interface Held extends PlacedIndex {
   caughtUpAt: number;
 }
 
-async function inSnapshot<T>(db: Database, work: (tx: Queryable) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-    return work(tx);
-  });
+/**
+ * Reads of the log (`read`), again while its snapshot is behind the index's (LogRead.behind):
+ * on the primary after a standby's, that lasts the moment a commit takes to become visible.
+ */
+async function notBehind<T extends { log: LogRead }>(read: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    const done = await read();
+    if (!done.log.behind) return done;
+    if (tries === BEHIND_TRIES) throw new Error(`the database's snapshot stayed behind the search index's for ${BEHIND_TRIES} reads`);
+    await sleep(BEHIND_WAIT_MS);
+  }
 }
+
+/** The cut-off read with `log`: in its snapshot, or on a standby, on the primary just after it (LogRead.countedUpTo). */
+const cutOffOf = async (db: Database, log: LogRead): Promise<number> => log.countedUpTo ?? (await receivedUpTo(db));
 
 /**
  * Brings `index` from `from` to a snapshot taken now: the changed events' facts replace what
- * it held of them. Answers null when the log was purged past `from` (rebuild instead).
+ * it held of them. Answers null when the log was purged past `from` (rebuild instead). Reads
+ * on a standby that has replayed the primary's position (db.reads), else on the primary.
  */
 async function advance(db: Database, index: MemoryIndex, from: LogPosition): Promise<{ position: LogPosition; countedUpTo: number } | null> {
   // Mostly nothing has changed: one statement, whose snapshot holds the position and the cut-off.
-  const glance = await store.readLog(db, from);
+  const { log: glance } = await notBehind(async () => ({ log: await store.readLog(db.reads, from) }));
   if (glance.purgedPast) return null;
-  if (glance.changed.length === 0) return { position: glance.position, countedUpTo: glance.countedUpTo };
+  if (glance.changed.length === 0) return { position: glance.position, countedUpTo: await cutOffOf(db, glance) };
   // Changes, and their events' facts, in one snapshot.
-  const read = await inSnapshot(db, async (tx) => {
-    const log = await store.readLog(tx, from);
-    const facts = [];
-    for (let i = 0; i < log.changed.length; i += CHUNK) facts.push(...(await store.eventsByIds(tx, log.changed.slice(i, i + CHUNK))));
-    return { log, facts };
-  });
+  const read = await notBehind(() =>
+    db.reads.snapshot(async (tx) => {
+      const log = await store.readLog(tx, from);
+      const facts = [];
+      for (let i = 0; i < log.changed.length; i += CHUNK) facts.push(...(await store.eventsByIds(tx, log.changed.slice(i, i + CHUNK))));
+      return { log, facts };
+    }),
+  );
   if (read.log.purgedPast) return null;
   const byId = new Map(read.facts.map((event) => [event.id, event]));
   for (const id of read.log.changed) index.put(id, byId.get(id) ?? null);
-  return { position: read.log.position, countedUpTo: read.log.countedUpTo };
+  return { position: read.log.position, countedUpTo: await cutOffOf(db, read.log) };
 }
 
 /**
@@ -152,11 +173,11 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
     const fresh = new MemoryIndex();
     const epoch = (await store.identity(db)).epoch;
     // Where the log stands before the first chunk: whatever changes after it is caught up.
-    let position = (await store.readLog(db, null)).position;
+    let position = (await store.readLog(db.reads, null)).position;
     let caughtUpAt = performance.now();
     // The next chunk is read while this one is put in place and the build waits.
     const read = (after: string | null) => {
-      const reading = store.eventsAfter(db, after, BUILD_CHUNK);
+      const reading = store.eventsAfter(db.reads, after, BUILD_CHUNK);
       reading.catch(() => undefined); // a build closed meanwhile leaves its last read behind
       return reading;
     };
@@ -293,7 +314,7 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
           roleIds,
         },
         failure,
-      ] = await Promise.all([compileWithRoleIds(db, [filter]), caughtUp()]);
+      ] = await Promise.all([compileWithRoleIds(db.reads, [filter]), caughtUp()]);
       if (failure) return countsInSql(failure);
       if (!MemoryIndex.answers(compiled!)) return null;
       return readCaughtUp(({ index, countedUpTo }) => {

@@ -21,11 +21,24 @@ export interface LogPosition {
 /** A snapshot's view of the log since `after`: the changed events, and where it leaves the log. */
 export interface LogRead {
   position: LogPosition;
-  /** The last receive-sequence value handed out, read in the snapshot. */
-  countedUpTo: number;
+  /**
+   * The last receive-sequence value handed out, read in the snapshot; null on a standby, whose
+   * sequence runs up to 32 values ahead of the primary's (values logged before they are handed
+   * out): the caller reads it on the primary after the snapshot (receivedUpTo).
+   */
+  countedUpTo: number | null;
   changed: string[];
   /** The log was purged past `after`: rows may be missing, so the index must be rebuilt. */
   purgedPast: boolean;
+  /**
+   * The snapshot has not seen all that `after`'s had (nothing else is read then): a transaction
+   * `after` saw is not visible in it, or, on the primary, its xmin is below `after`'s. A standby
+   * that has replayed the primary's position is never behind a snapshot taken before (a commit
+   * is visible only once its record is flushed); the primary can be, for a moment, behind a
+   * standby's: a commit whose record is flushed (and replayed) is visible on the primary only
+   * once the committing backend has gone on, after a synchronous standby's answer if there is one.
+   */
+  behind: boolean;
 }
 
 const toXids = (values: readonly bigint[]) => values.map(String);
@@ -34,15 +47,29 @@ export const memoryIndexStore = {
   /**
    * Reads what changed since `after` (null: only where the log stands, before a build), in one
    * statement: its snapshot, or the caller's REPEATABLE READ transaction's when it is the first.
+   * On a standby too: see `LogRead.behind` and `countedUpTo`.
    */
   async readLog(db: Queryable, after: LogPosition | null): Promise<LogRead> {
-    const rows = await db.query<{ xmin: string; seq: number | null; purged_below: string; xid: string | null; event_id: string | null }>(
-      `WITH head AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin, ${RECEIVED_UP_TO} AS seq,
-                            (SELECT purged_below FROM event_search_log_horizon) AS purged_below)
-       SELECT h.xmin::text AS xmin, h.seq, h.purged_below::text AS purged_below, l.xid::text AS xid, l.event_id
+    const rows = await db.query<{
+      xmin: string;
+      seq: number | null;
+      recovering: boolean;
+      behind: boolean;
+      purged_below: string;
+      xid: string | null;
+      event_id: string | null;
+    }>(
+      `WITH snap AS (SELECT pg_current_snapshot() AS s, pg_is_in_recovery() AS recovering),
+            head AS (SELECT pg_snapshot_xmin(s) AS xmin, recovering,
+                            CASE WHEN NOT recovering THEN ${RECEIVED_UP_TO} END AS seq,
+                            COALESCE(NOT recovering AND pg_snapshot_xmin(s) < $1::text::xid8, false)
+                              OR EXISTS (SELECT FROM unnest($2::text[]::xid8[]) x WHERE x >= pg_snapshot_xmin(s) AND NOT pg_visible_in_snapshot(x, s)) AS behind,
+                            (SELECT purged_below FROM event_search_log_horizon) AS purged_below
+                       FROM snap)
+       SELECT h.xmin::text AS xmin, h.seq, h.recovering, h.behind, h.purged_below::text AS purged_below, l.xid::text AS xid, l.event_id
          FROM head h
          LEFT JOIN LATERAL (SELECT DISTINCT xid, event_id FROM event_search_log
-                             WHERE xid >= COALESCE($1::text::xid8, h.xmin) AND NOT (xid = ANY($2::text[]::xid8[]))) l ON true`,
+                             WHERE NOT h.behind AND xid >= COALESCE($1::text::xid8, h.xmin) AND NOT (xid = ANY($2::text[]::xid8[]))) l ON true`,
       [after === null ? null : String(after.xmin), toXids(after?.seen ?? [])],
     );
     const head = rows[0]!;
@@ -56,9 +83,10 @@ export const memoryIndexStore = {
     }
     return {
       position: { xmin, seen: [...seen] },
-      countedUpTo: head.seq ?? 0,
+      countedUpTo: head.recovering ? null : (head.seq ?? 0),
       changed: after === null ? [] : [...new Set(changes.map((row) => row.event_id))],
       purgedPast: BigInt(head.purged_below) > from.xmin,
+      behind: head.behind,
     };
   },
 
