@@ -10,23 +10,30 @@
 //      0.9 with replay running), and the primary's CPU per request with and without the standby
 //      (all of the primary cluster's processes, from /proc).
 //
+// With BENCH_DEMO_EVENTS, the primary first gets a demo corpus of that many events (`evmon demo`,
+// before the standby is made from it): the reads and searches then run over it, and each server
+// builds its search index once, alone, first (from the primary, and from the standby), timed
+// from its log; both then start again, loading the index they saved.
+//
 //   npx tsx bench/standby-reads.ts        (as root or as the postgres user; needs PostgreSQL's server binaries)
-//   BENCH_EVENTS=500 BENCH_ROUNDS=4 BENCH_READS=1000 BENCH_CLIENTS=8 BENCH_SECONDS=15
+//   BENCH_EVENTS=500 BENCH_ROUNDS=4 BENCH_READS=1000 BENCH_CLIENTS=8 BENCH_SECONDS=15 BENCH_DEMO_EVENTS=0
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { spawnSync } from 'node:child_process';
 import { Agent, request } from 'undici';
 import { freePort } from '../test/helpers/ports.js';
 import { ownPostgres, postgresBinDir } from '../test/helpers/own-postgres.js';
-import { OPS_TOKEN, ops, serverEnv, startServer, stopServer } from './servers.js';
+import { OPS_TOKEN, ops, ROOT, serverEnv, startServer, stopServer } from './servers.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const READS = Number(process.env.BENCH_READS ?? 1_000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const DEMO_EVENTS = Number(process.env.BENCH_DEMO_EVENTS ?? 0);
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 const insecure = new Agent({ connect: { rejectUnauthorized: false }, connections: CLIENTS + 2 });
@@ -84,20 +91,51 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'evmon-bench-standby-'));
 const servers: Awaited<ReturnType<typeof startServer>>[] = [];
 try {
   const primary = await ownPostgres(owner, bin);
+  let demoSeconds = 0;
+  if (DEMO_EVENTS > 0) {
+    const started = performance.now();
+    const demo = spawnSync(process.execPath, ['bin/evmon.js', 'demo', '--events', String(DEMO_EVENTS), '--seed', '42'], {
+      cwd: ROOT,
+      env: { ...process.env, ...serverEnv(0, path.join(root, 'demo'), primary.url) },
+      stdio: 'inherit',
+    });
+    if (demo.status !== 0) throw new Error(`evmon demo exited with ${demo.status}`);
+    demoSeconds = (performance.now() - started) / 1000;
+  }
   const standby = await ownPostgres(owner, bin, { standbyOf: primary });
   const standbyName = `127.0.0.1:${new URL(standby.url).port}/postgres`;
 
   const plainPort = await freePort();
-  servers.push(await startServer('src/main.ts', { ...serverEnv(plainPort, path.join(root, 'plain'), primary.url), EVMON_ROLE: 'api' }, plainPort, '/readyz'));
   const replicaPort = await freePort();
-  servers.push(
-    await startServer(
-      'src/main.ts',
-      { ...serverEnv(replicaPort, path.join(root, 'replica'), primary.url), EVMON_ROLE: 'api', EVMON_DATABASE_REPLICA_URLS: standby.url },
-      replicaPort,
-      '/readyz',
-    ),
-  );
+  const plainEnv = { ...serverEnv(plainPort, path.join(root, 'plain'), primary.url), EVMON_ROLE: 'api' };
+  const replicaEnv = { ...serverEnv(replicaPort, path.join(root, 'replica'), primary.url), EVMON_ROLE: 'api', EVMON_DATABASE_REPLICA_URLS: standby.url };
+  // Over a corpus, each server builds its index alone, logging at info to time it, and saves it at its stop.
+  const buildMs: Record<string, number> = {};
+  if (DEMO_EVENTS > 0) {
+    for (const [which, env, port] of [
+      ['primary', plainEnv, plainPort],
+      ['standby', replicaEnv, replicaPort],
+    ] as const) {
+      const out = path.join(root, `build-${which}`);
+      process.env.BENCH_SERVER_STDOUT = out;
+      const server = await startServer('src/main.ts', { ...env, EVMON_LOG_LEVEL: 'info' }, port, '/readyz');
+      delete process.env.BENCH_SERVER_STDOUT;
+      for (;;) {
+        const built = fs
+          .readFileSync(`${out}-${port}`, 'utf8')
+          .split('\n')
+          .find((line) => line.includes('"msg":"search index built"'));
+        if (built) {
+          buildMs[which] = JSON.parse(built).ms;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      await stopServer(server);
+    }
+  }
+  servers.push(await startServer('src/main.ts', plainEnv, plainPort, '/readyz'));
+  servers.push(await startServer('src/main.ts', replicaEnv, replicaPort, '/readyz'));
 
   // The corpus and the readers, through the server on the primary.
   const type = await ops(plainPort, 'POST', '/ops/v1/event-types', {
@@ -118,6 +156,20 @@ try {
   });
   const ids: string[] = [];
   for (let n = 0; n < EVENTS; n++) ids.push((await ops(plainPort, 'POST', '/ops/v1/articles', article(n))).incident_id);
+  // Over a corpus, the reads take its events and the searches its types.
+  const searchTypes = [type.id as string];
+  if (DEMO_EVENTS > 0) {
+    ids.splice(
+      0,
+      ids.length,
+      ...(
+        await primary.admin<{ id: string }>(
+          'SELECT id::text AS id FROM events WHERE merged_into_event_id IS NULL AND deleted_at IS NULL ORDER BY random() LIMIT 20000',
+        )
+      ).map((row) => row.id),
+    );
+    searchTypes.splice(0, 1, ...(await primary.admin<{ id: string }>('SELECT id::text AS id FROM event_types')).map((row) => row.id));
+  }
   // An account on a plan whose request budget the run never spends, with credits for its searches.
   const standard = (await ops(plainPort, 'GET', '/ops/v1/plans', undefined)).data.find((plan: { name: string }) => plan.name === 'standard');
   const { object: _object, name: _name, ...fields } = standard;
@@ -176,7 +228,11 @@ try {
           roll < 0.5
             ? await send(port, 'GET', `/v1/events/${ids[Math.floor(Math.random() * ids.length)]}`, key)
             : roll < 0.7
-              ? await send(port, 'POST', '/v1/events/search', key, { event_type_id: type.id, lookback_days: 30, limit: 10 })
+              ? await send(port, 'POST', '/v1/events/search', key, {
+                  event_type_id: searchTypes[Math.floor(Math.random() * searchTypes.length)],
+                  lookback_days: 30,
+                  limit: 10,
+                })
               : roll < 0.85
                 ? await send(port, 'GET', '/v1/sensors?limit=10', key)
                 : await send(plainPort, 'POST', '/ops/v1/articles', OPS_TOKEN, article(written++));
@@ -201,6 +257,13 @@ try {
   const cpus = os.cpus();
   const fmt = (ms: number) => ms.toFixed(2);
   console.log(`\nmachine: ${cpus.length} cores (${cpus[0]?.model.trim()}), Node ${process.version}; a primary and a standby of the bench's own (fsync off)`);
+  if (DEMO_EVENTS > 0) {
+    const [{ live }] = (await primary.admin<{ live: number }>(
+      'SELECT count(*)::int AS live FROM events WHERE merged_into_event_id IS NULL AND deleted_at IS NULL',
+    )) as [{ live: number }];
+    console.log(`demo corpus: ${DEMO_EVENTS} asked, ${live} live events, loaded in ${Math.round(demoSeconds)} s`);
+    console.log(`search index built alone: from the primary in ${buildMs.primary} ms, from the standby in ${buildMs.standby} ms`);
+  }
   console.log(`${EVENTS} events; ${ROUNDS} rounds of ${READS} reads one at a time per server; mixed load ${CLIENTS} clients × ${SECONDS} s per server`);
   console.log('| GET /v1/events/{id}, one at a time | p50 ms | p99 ms |');
   console.log('| --- | --- | --- |');

@@ -179,7 +179,7 @@ export function eventsService({ db, clock, newId, changes, logger }: EventsDeps)
 
     /** An event as the operator sees it: the search-event fields, counts as of now, and its fate. */
     async getEvent(id: string) {
-      const [event] = await loadEventViews(db, [id], { at: clock.now() });
+      const [event] = await loadEventViews(db.reads, [id], { at: clock.now() });
       if (!event) throw new ProblemError('not-found', `No event with id ${id}.`);
       return event;
     },
