@@ -299,6 +299,9 @@ describe('reads on a hot standby', {
     for (let n = 25; n < 30; n++) await ingestThenRead(n);
     assert.ok((await scrape(reader.http)).value('evmon_db_reads_total', { target: standby }) > onStandby, 'the standby serves again');
 
+    assert.doesNotMatch(reader.output(), /catching up the search index failed/, 'every search counted from the index, caught up');
+    assert.doesNotMatch(reader.output(), /counts in SQL/);
+
     // A sensor made through one process is read at once through the other, alone and in its list.
     const owner = await corpus.account(0, ['SENSORS_READ', 'SENSORS_WRITE']);
     for (let n = 0; n < 10; n++) {

@@ -64,15 +64,16 @@ export interface PoolUse {
 export interface ReadSource extends Queryable {
   /**
    * Runs `work` in one read-only REPEATABLE READ transaction: every statement in it reads one
-   * snapshot, which has every write committed before the call (on a standby too).
+   * snapshot, which has every write committed before the call (on a standby too). `work` may
+   * run twice (on the primary, after a standby failed it): it must do nothing but read.
    */
   snapshot<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
 }
 
-/** `work` in one REPEATABLE READ transaction of `db`: every statement in it reads one snapshot. */
-export function repeatableRead<T>(db: Pick<Database, 'transaction'>, work: (tx: Queryable) => Promise<T>): Promise<T> {
+/** `work` in one read-only REPEATABLE READ transaction of `db`: every statement in it reads one snapshot. */
+export function readOnlySnapshot<T>(db: Pick<Database, 'transaction'>, work: (tx: Queryable) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
-    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     return work(tx);
   });
 }

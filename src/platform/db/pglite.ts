@@ -4,7 +4,7 @@
 // forbids that by handing the callback its own `tx`.
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { copyStatement, copyText } from './copy-text.js';
-import { commitHooks, type Database, type Queryable, type Row, repeatableRead } from './database.js';
+import { commitHooks, type Database, type Queryable, type Row, readOnlySnapshot } from './database.js';
 import { classified, DatabaseUnavailableError } from './failures.js';
 
 const INT8_OID = 20;
@@ -86,7 +86,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   return {
     kind: 'pglite',
     ...counting,
-    reads: { ...counting, snapshot: (work) => repeatableRead({ transaction }, work) }, // one database, no standbys
+    reads: { ...counting, snapshot: (work) => readOnlySnapshot({ transaction }, work) }, // one database, no standbys
     poolUse: () => ({ total: 1, idle: inUse === 0 ? 1 : 0, waiting: Math.max(0, inUse - 1) }),
     transaction,
     async close() {

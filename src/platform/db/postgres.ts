@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { type CopyValue, copyStatement, copyText } from './copy-text.js';
-import { commitHooks, type Database, type Queryable, type QueryOptions, type Row, repeatableRead } from './database.js';
+import { commitHooks, type Database, type Queryable, type QueryOptions, type Row, readOnlySnapshot } from './database.js';
 import { classified, DatabaseUnavailableError } from './failures.js';
 
 const INT8_OID = 20;
@@ -210,7 +210,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     query: outer.query,
     exec: outer.exec,
     copyRows: outer.copyRows,
-    reads: { ...outer, snapshot: (work) => repeatableRead({ transaction }, work) }, // the primary's own; with standbys, the runtime puts theirs in its place (standby-reads.ts)
+    reads: { ...outer, snapshot: (work) => readOnlySnapshot({ transaction }, work) }, // the primary's own; with standbys, the runtime puts theirs in its place (standby-reads.ts)
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     pinned: (work) =>
       checkedOut(async (client, connection) => {

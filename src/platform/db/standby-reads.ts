@@ -21,7 +21,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { type Database, type Queryable, type ReadSource, repeatableRead } from './database.js';
+import { type Database, type Queryable, type ReadSource, readOnlySnapshot } from './database.js';
 import { DatabaseUnavailableError, databaseFailure, failureState } from './failures.js';
 import { openPostgres, type PostgresDatabase } from './postgres.js';
 
@@ -79,8 +79,6 @@ interface Standby extends StandbyState {
   opening: Promise<PostgresDatabase> | null;
   /** Why it is left out (logged once as it goes out and once as it comes back); null while in use or never out. */
   outBecause: string | null;
-  /** How far it had replayed at the last check (0: unknown). */
-  replayedBefore: bigint;
 }
 
 export interface StandbyReads {
@@ -119,16 +117,15 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
     lagBytes: null,
     reads: 0,
     outBecause: null,
-    replayedBefore: 0n,
   }));
   let primaryReads = 0;
   let next = 0;
   let closed = false;
-  /** The next check's timer, and when it is due (performance.now()); null while a check runs. */
+  /** The next check's timer, and when it is due (performance.now()); null while none is set. */
   let due: { timer: NodeJS.Timeout; at: number } | null = null;
+  /** A check is running: it sets the next when it ends. */
+  let checking = false;
   let primarySystem: string | null = null;
-  /** The primary's position at the last check. */
-  let positionBefore: bigint | null = null;
 
   // The primary's position, asked once for every read that arrived before the question was sent.
   // Its timeline is the first 8 hex digits of the WAL file's name.
@@ -266,31 +263,36 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
   }
 
   /**
-   * One standby's lag and fitness against the primary's `position` now. One left out comes back
-   * once fit and caught up: past `position`, or, under a steady stream of writes (where a
-   * standby that replays each within milliseconds is rarely past the position of this very
-   * moment), past `positionBefore`, the primary's at the check before, and still replaying.
+   * One standby's lag and fitness against the primary's `position`, asked just before. One left
+   * out comes back once fit and past `position` within CATCH_UP_MS, as a read waits for it:
+   * under a steady stream of writes a standby that replays each within milliseconds is seldom
+   * past the position of the very moment it is asked, and one that takes longer would keep the
+   * reads waiting, and be left out again.
    */
-  async function checkOne(standby: Standby, { lsn: position, timeline }: WalPosition, positionBefore: bigint, system: string): Promise<void> {
+  async function checkOne(standby: Standby, { lsn: position, timeline }: WalPosition, system: string): Promise<void> {
     try {
       // On a connection of its own, which a check that gets no answer lets go (pinned).
       const ready = await withinTime(opened(standby), ANSWER_MS * 5, 'connecting to the standby');
-      const { replayed, timeline: its, system: itsSystem } = await withinTime(ready.pinned(replayedOn), ANSWER_MS * 2, 'checking the standby');
+      const asked = performance.now();
+      let { replayed, timeline: its, system: itsSystem } = await withinTime(ready.pinned(replayedOn), ANSWER_MS * 2, 'checking the standby');
       const lag = position > replayed ? Number(position - replayed) : 0;
-      const replaying = standby.replayedBefore !== 0n && replayed > standby.replayedBefore;
-      standby.replayedBefore = replayed;
       standby.lagBytes = replayed === 0n ? null : lag;
       if (itsSystem !== system) leaveOut(standby, 'it belongs to another cluster than the primary (system identifier)');
       else if (replayed === 0n) leaveOut(standby, 'it is not in recovery (promoted?)');
       else if (its !== timeline) leaveOut(standby, OTHER_TIMELINE);
       else if (lag > MAX_LAG_BYTES) leaveOut(standby, `it lags ${lag} bytes behind the primary`);
-      else if (!standby.inUse && (replayed >= position || (replaying && replayed >= positionBefore))) {
-        if (standby.outBecause !== null) logger.info({ standby: standby.name }, 'standby back in use for reads');
-        standby.inUse = true;
-        standby.outBecause = null;
+      else if (!standby.inUse) {
+        if (replayed < position) {
+          await sleep(Math.max(0, CATCH_UP_MS - (performance.now() - asked)));
+          ({ replayed } = await withinTime(ready.pinned(replayedOn), ANSWER_MS * 2, 'checking the standby'));
+        }
+        if (replayed >= position) {
+          if (standby.outBecause !== null) logger.info({ standby: standby.name }, 'standby back in use for reads');
+          standby.inUse = true;
+          standby.outBecause = null;
+        }
       }
     } catch (error) {
-      standby.replayedBefore = 0n;
       standby.lagBytes = null;
       leaveOut(standby, 'it cannot be reached', error);
     }
@@ -299,21 +301,23 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
   async function check(): Promise<void> {
     primarySystem ??= (await primary.query<{ system: string }>('SELECT system_identifier::text AS system FROM pg_control_system()'))[0]!.system;
     const position = await primaryPosition();
-    const before = positionBefore ?? position.lsn;
-    positionBefore = position.lsn;
     // Each on its own clock: a standby that does not answer holds no other's check.
-    await Promise.all(standbys.map((standby) => checkOne(standby, position, before, primarySystem!)));
+    await Promise.all(standbys.map((standby) => checkOne(standby, position, primarySystem!)));
   }
 
   const runCheck = () => {
     due = null;
+    checking = true;
     void check()
       .catch((error) => logger.warn({ err: error }, 'the standbys could not be checked (the primary did not answer)'))
-      .finally(() => schedule(standbys.some((standby) => !standby.inUse) ? RECHECK_MS : CHECK_MS));
+      .finally(() => {
+        checking = false;
+        schedule(standbys.some((standby) => !standby.inUse) ? RECHECK_MS : CHECK_MS);
+      });
   };
-  /** A check in `ms`, unless one is due sooner. */
+  /** A check in `ms`, unless one is due sooner or one is running (it sets the next as it ends, 100 ms later while one is out). */
   function schedule(ms: number): void {
-    if (closed) return;
+    if (closed || checking) return;
     if (due) {
       if (due.at <= performance.now() + ms) return;
       clearTimeout(due.timer);
@@ -334,7 +338,7 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
       snapshot: (work) =>
         routed(
           (connection) => inStandbySnapshot(connection, work),
-          () => repeatableRead(primary, work),
+          () => readOnlySnapshot(primary, work),
           'a snapshot',
         ),
       exec: (sql) => primary.exec(sql),

@@ -80,8 +80,8 @@ async function notBehind<T extends { log: LogRead }>(read: () => Promise<T>): Pr
   }
 }
 
-/** The cut-off read with `log`: in its snapshot, or on a standby, on the primary just after it (LogRead.countedUpTo). */
-const cutOffOf = async (db: Database, log: LogRead): Promise<number> => log.countedUpTo ?? (await receivedUpTo(db));
+/** The cut-off read with `log`: in its snapshot, or on a standby, on the primary as soon as it is read (LogRead.countedUpTo). */
+const cutOffOf = (db: Database, log: LogRead): Promise<number> => (log.countedUpTo !== null ? Promise.resolve(log.countedUpTo) : receivedUpTo(db));
 
 /**
  * Brings `index` from `from` to a snapshot taken now: the changed events' facts replace what
@@ -97,15 +97,18 @@ async function advance(db: Database, index: MemoryIndex, from: LogPosition): Pro
   const read = await notBehind(() =>
     db.reads.snapshot(async (tx) => {
       const log = await store.readLog(tx, from);
+      // Asked now, while the facts are read: a large catch-up takes a while.
+      const countedUpTo = cutOffOf(db, log);
+      countedUpTo.catch(() => undefined); // awaited below, unless the facts' read fails first
       const facts = [];
       for (let i = 0; i < log.changed.length; i += CHUNK) facts.push(...(await store.eventsByIds(tx, log.changed.slice(i, i + CHUNK))));
-      return { log, facts };
+      return { log, facts, countedUpTo: await countedUpTo };
     }),
   );
   if (read.log.purgedPast) return null;
   const byId = new Map(read.facts.map((event) => [event.id, event]));
   for (const id of read.log.changed) index.put(id, byId.get(id) ?? null);
-  return { position: read.log.position, countedUpTo: await cutOffOf(db, read.log) };
+  return { position: read.log.position, countedUpTo: read.countedUpTo };
 }
 
 /**
@@ -172,8 +175,10 @@ export function memoryIndexSync(db: Database, logger: Logger, { file = null, bef
     const started = performance.now();
     const fresh = new MemoryIndex();
     const epoch = (await store.identity(db)).epoch;
-    // Where the log stands before the first chunk: whatever changes after it is caught up.
-    let position = (await store.readLog(db.reads, null)).position;
+    // Where the log stands before the first chunk: whatever changes after it is caught up. Read
+    // on the primary: a chunk read there may not yet see a commit a standby has replayed
+    // (LogRead.behind), and a position read on that standby would count it as seen.
+    let position = (await store.readLog(db, null)).position;
     let caughtUpAt = performance.now();
     // The next chunk is read while this one is put in place and the build waits.
     const read = (after: string | null) => {

@@ -31,11 +31,13 @@ export interface LogRead {
   /** The log was purged past `after`: rows may be missing, so the index must be rebuilt. */
   purgedPast: boolean;
   /**
-   * The snapshot has not seen all that `after`'s had (nothing else is read then): a transaction
-   * `after` saw is not visible in it, or, on the primary, its xmin is below `after`'s. A standby
-   * that has replayed the primary's position is never behind a snapshot taken before (a commit
-   * is visible only once its record is flushed); the primary can be, for a moment, behind a
-   * standby's: a commit whose record is flushed (and replayed) is visible on the primary only
+   * The snapshot has not seen all that `after`'s had (nothing else is read then): the log rows
+   * of a transaction `after` saw (those the sweep keeps) are not visible in it, or, on the
+   * primary, its xmin is below `after`'s. Asked of the rows: on a standby,
+   * pg_visible_in_snapshot() counts every transaction below the snapshot's xmax as ended. A
+   * standby that has replayed the primary's position is never behind a snapshot taken before (a
+   * commit is visible only once its record is flushed); the primary can be, for a moment, behind
+   * a standby's: a commit whose record is flushed (and replayed) is visible on the primary only
    * once the committing backend has gone on, after a synchronous standby's answer if there is one.
    */
   behind: boolean;
@@ -63,7 +65,9 @@ export const memoryIndexStore = {
             head AS (SELECT pg_snapshot_xmin(s) AS xmin, recovering,
                             CASE WHEN NOT recovering THEN ${RECEIVED_UP_TO} END AS seq,
                             COALESCE(NOT recovering AND pg_snapshot_xmin(s) < $1::text::xid8, false)
-                              OR EXISTS (SELECT FROM unnest($2::text[]::xid8[]) x WHERE x >= pg_snapshot_xmin(s) AND NOT pg_visible_in_snapshot(x, s)) AS behind,
+                              OR EXISTS (SELECT FROM unnest($2::text[]::xid8[]) x
+                                          WHERE x >= pg_snapshot_xmin(s) AND x >= (SELECT purged_below FROM event_search_log_horizon)
+                                            AND NOT EXISTS (SELECT FROM event_search_log l WHERE l.xid = x)) AS behind,
                             (SELECT purged_below FROM event_search_log_horizon) AS purged_below
                        FROM snap)
        SELECT h.xmin::text AS xmin, h.seq, h.recovering, h.behind, h.purged_below::text AS purged_below, l.xid::text AS xid, l.event_id
