@@ -158,16 +158,17 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
 
   /**
    * How far the server behind `connection` has replayed (0: it is not in recovery, so it
-   * replays nothing more), on which timeline, and which cluster it is. The timeline is the one
-   * it receives (pg_stat_wal_receiver shows it to roles with pg_read_all_stats), else its last
-   * restartpoint's: a standby that streams from nowhere is on the history it last knew.
+   * replays nothing more), and on which timeline: the one it receives (pg_stat_wal_receiver
+   * shows it to roles with pg_read_all_stats), else its last restartpoint's (a standby that
+   * streams from nowhere is on the history it last knew). With `cluster`, which cluster it is
+   * too: the checks ask, not each read, since pg_control_system() reads the control file.
    */
-  const replayedOn = async (connection: Queryable) => {
+  const replayedOn = async (connection: Queryable, { cluster = false } = {}) => {
     const [row] = await withinTime(
-      connection.query<{ lsn: string | null; recovering: boolean; timeline: number; system: string }>(
+      connection.query<{ lsn: string | null; recovering: boolean; timeline: number; system: string | null }>(
         `SELECT pg_last_wal_replay_lsn()::text AS lsn, pg_is_in_recovery() AS recovering,
                 COALESCE((SELECT received_tli FROM pg_stat_wal_receiver), (SELECT timeline_id FROM pg_control_checkpoint())) AS timeline,
-                (SELECT system_identifier::text FROM pg_control_system()) AS system`,
+                ${cluster ? '(SELECT system_identifier::text FROM pg_control_system())' : 'NULL'} AS system`,
       ),
       ANSWER_MS,
       'how far the standby has replayed',
@@ -246,7 +247,6 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
       }
     }
     primaryReads++;
-
     return onPrimary();
   }
 
@@ -274,7 +274,13 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
       // On a connection of its own, which a check that gets no answer lets go (pinned).
       const ready = await withinTime(opened(standby), ANSWER_MS * 5, 'connecting to the standby');
       const asked = performance.now();
-      let { replayed, timeline: its, system: itsSystem } = await withinTime(ready.pinned(replayedOn), ANSWER_MS * 2, 'checking the standby');
+      const replayNow = (cluster: boolean) =>
+        withinTime(
+          ready.pinned((connection) => replayedOn(connection, { cluster })),
+          ANSWER_MS * 2,
+          'checking the standby',
+        );
+      let { replayed, timeline: its, system: itsSystem } = await replayNow(true);
       const lag = position > replayed ? Number(position - replayed) : 0;
       standby.lagBytes = replayed === 0n ? null : lag;
       if (itsSystem !== system) leaveOut(standby, 'it belongs to another cluster than the primary (system identifier)');
@@ -284,7 +290,7 @@ export function standbyReads(primary: Database, urls: readonly string[], logger:
       else if (!standby.inUse) {
         if (replayed < position) {
           await sleep(Math.max(0, CATCH_UP_MS - (performance.now() - asked)));
-          ({ replayed } = await withinTime(ready.pinned(replayedOn), ANSWER_MS * 2, 'checking the standby'));
+          ({ replayed } = await replayNow(false));
         }
         if (replayed >= position) {
           if (standby.outBecause !== null) logger.info({ standby: standby.name }, 'standby back in use for reads');
